@@ -1,0 +1,302 @@
+"""``Game``: one Concordia game, a thin object around one state array.
+
+All rules live in :mod:`concordia_env.rules` as functions of the array; this class holds
+the array and the map, forwards to the compiled functions, and translates their status
+codes into Python errors. ``clone()`` is an array copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import actions as A
+from .cards import (
+    CARD_KIND,
+    GODS,
+    NUM_CARD_TYPES,
+    NUM_GOODS,
+    NUM_KINDS,
+)
+from .describe import describe, explain_illegal
+from .errors import IllegalActionError
+from .maps import MAP_NAMES, Map, load
+from .rules import engine
+from .rules.legal import fill_legal
+from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts
+from .rules.setup import new_state
+from .state import (
+    CITY_GOOD,
+    CONCORDIA_HOLDER,
+    CURRENT_PLAYER,
+    DECISION_COUNT,
+    DISPLAY,
+    HOUSES,
+    MAP_ID,
+    MAX_CITIES,
+    NUM_PLAYERS,
+    P_COLONISTS,
+    P_DISCARD,
+    P_DISCARD_TOP,
+    P_GOODS,
+    P_HAND,
+    P_MONEY,
+    PHASE,
+    PHASE_GAME_OVER,
+    PHASE_NAMES,
+    PRAEFECTUS_MAGNUS,
+    STATE_SIZE,
+    TURN_COUNT,
+    TURN_PLAYER,
+    player_base,
+)
+
+NUM_ACTIONS = A.NUM_ACTIONS
+#: keys of score_breakdown besides the gods
+SCORE_KEYS: tuple[str, ...] = (*GODS, "special_squares", "concordia")
+
+
+class Game:
+    """One game of Concordia.
+
+    Create with :meth:`Game.new` (or :meth:`Game.from_json`). Every decision is one
+    action index in ``0..NUM_ACTIONS-1``; :meth:`legal_mask` says which are allowed for
+    :attr:`current_player`, :meth:`step` applies one.
+    """
+
+    __slots__ = ("_mask", "map", "state")
+
+    def __init__(self, state: np.ndarray, map: Map | str) -> None:
+        self.map = load(map) if isinstance(map, str) else map
+        state = np.ascontiguousarray(state, dtype=np.int32)
+        if state.shape != (STATE_SIZE,):
+            raise ValueError(f"a game state is an int32 array of length {STATE_SIZE}, got shape {state.shape}")
+        if MAP_NAMES[int(state[MAP_ID])] != self.map.name:
+            raise ValueError(f"state is for map {MAP_NAMES[int(state[MAP_ID])]!r}, not {self.map.name!r}")
+        self.state = state
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def new(
+        cls,
+        map: str = "imperium",
+        num_players: int = 4,
+        seed: int | None = 0,
+        *,
+        intermediate_scoring: bool = False,
+        display_costs: str = "standard",
+        start_player: int | None = None,
+    ) -> Game:
+        """A new game after setup (RULES §2).
+
+        ``seed`` fixes the city tokens, the stack and the start player;
+        ``intermediate_scoring`` turns on RULES §8; ``display_costs`` picks the
+        ``"standard"`` or ``"alternative"`` display slot costs; ``start_player`` fixes the
+        start player instead of drawing it. A map/player-count combination the rules do
+        not allow raises ``ValueError``.
+        """
+        m = load(map)
+        return cls(new_state(m, num_players, seed, intermediate_scoring, display_costs, start_player), m)
+
+    def clone(self) -> Game:
+        return Game(self.state.copy(), self.map)
+
+    # ------------------------------------------------------------------ decisions
+    @property
+    def num_players(self) -> int:
+        return int(self.state[NUM_PLAYERS])
+
+    @property
+    def current_player(self) -> int:
+        """Who takes the pending decision (-1 once the game is over).
+
+        Usually the player whose turn it is; when produced goods overflow another
+        player's storehouse, that player chooses what to keep.
+        """
+        return int(self.state[CURRENT_PLAYER])
+
+    @property
+    def turn_player(self) -> int:
+        return int(self.state[TURN_PLAYER])
+
+    @property
+    def phase(self) -> int:
+        """The pending decision as a ``state.PHASE_*`` number."""
+        return int(self.state[PHASE])
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    @property
+    def turn_count(self) -> int:
+        return int(self.state[TURN_COUNT])
+
+    @property
+    def decision_count(self) -> int:
+        return int(self.state[DECISION_COUNT])
+
+    def legal_mask(self) -> np.ndarray:
+        """Bool array of length NUM_ACTIONS: which actions are legal now (all False when over)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        if not self.is_over():
+            fill_legal(self.state, self.map.tables, mask)
+        return mask
+
+    def legal_actions(self) -> np.ndarray:
+        return np.flatnonzero(self.legal_mask())
+
+    def step(self, action: int) -> None:
+        """Apply one action; an illegal one raises IllegalActionError and changes nothing."""
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(-1, f"an action is an integer index, got {action!r}") from None
+        if a != action:
+            raise IllegalActionError(-1, f"an action is an integer index, got {action!r}")
+        code = engine.step(self.state, self.map.tables, a, self._mask)
+        if code != engine.STEP_OK:
+            reason = explain_illegal(self.state, self.map, a)
+            text = describe(self.state, self.map, a) if 0 <= a < NUM_ACTIONS else None
+            raise IllegalActionError(a, reason, text)
+
+    def describe_action(self, action: int) -> str:
+        """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
+        return describe(self.state, self.map, int(action))
+
+    # ------------------------------------------------------------------ end and scores
+    def is_over(self) -> bool:
+        return int(self.state[PHASE]) == PHASE_GAME_OVER
+
+    def score_breakdown(self, player: int) -> dict[str, int]:
+        """VP per god plus ``special_squares``, ``concordia`` and ``total``, as if the game ended now."""
+        self._check_player(player)
+        parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
+        score_parts(self.state, self.map.tables, player, parts, True)
+        out = {god: int(parts[g]) for g, god in enumerate(GODS)}
+        if self.map.special_squares:
+            out["special_squares"] = int(parts[SPECIAL_PART])
+        out["concordia"] = int(parts[CONCORDIA_PART])
+        out["total"] = int(parts.sum())
+        return out
+
+    def scores(self) -> np.ndarray:
+        """Total VP per player as if the game ended now."""
+        return np.array([self.score_breakdown(p)["total"] for p in range(self.num_players)], dtype=np.int64)
+
+    def final_scores(self) -> np.ndarray:
+        """VP per player; only once the game is over."""
+        if not self.is_over():
+            raise RuntimeError("final_scores() is only defined once the game is over; see score_breakdown()")
+        return self.scores()
+
+    def tie_break_order(self) -> list[int]:
+        """Players in the order they win ties: the Praefectus Magnus holder, then passing right."""
+        pm, n = int(self.state[PRAEFECTUS_MAGNUS]), self.num_players
+        return [(pm - k) % n for k in range(n)]
+
+    def ranking(self) -> list[int]:
+        """Players from first to last place (most VP first, ties broken by RULES §7)."""
+        scores = self.scores()
+        priority = {p: k for k, p in enumerate(self.tie_break_order())}
+        return sorted(range(self.num_players), key=lambda p: (-scores[p], priority[p]))
+
+    def winner(self) -> int:
+        """The winner (RULES §7 tie-break); only once the game is over."""
+        if not self.is_over():
+            raise RuntimeError("winner() is only defined once the game is over")
+        return self.ranking()[0]
+
+    # ------------------------------------------------------------------ public view
+    def money(self, player: int) -> int:
+        return int(self.state[player_base(player) + P_MONEY])
+
+    def goods(self, player: int) -> np.ndarray:
+        b = player_base(player) + P_GOODS
+        return self.state[b : b + NUM_GOODS].copy()
+
+    def colonist_locations(self, player: int) -> np.ndarray:
+        """Six location codes (land slots 0-2, sea 3-5); see :mod:`concordia_env.state`."""
+        b = player_base(player) + P_COLONISTS
+        return self.state[b : b + 6].copy()
+
+    def hand(self, player: int) -> np.ndarray:
+        """Card counts per card type in the player's hand."""
+        b = player_base(player) + P_HAND
+        return self.state[b : b + NUM_CARD_TYPES].copy()
+
+    def discard(self, player: int) -> np.ndarray:
+        b = player_base(player) + P_DISCARD
+        return self.state[b : b + NUM_CARD_TYPES].copy()
+
+    def discard_top(self, player: int) -> int:
+        return int(self.state[player_base(player) + P_DISCARD_TOP])
+
+    def hand_kinds(self, player: int) -> np.ndarray:
+        """Number of cards per card kind in hand."""
+        counts = np.zeros(NUM_KINDS, dtype=np.int64)
+        np.add.at(counts, CARD_KIND, self.hand(player))
+        return counts
+
+    def houses(self) -> np.ndarray:
+        """Bool array [player, place]: who has a house where."""
+        n = self.num_players
+        return self.state[HOUSES : HOUSES + n * MAX_CITIES].reshape(n, MAX_CITIES)[:, : len(self.map.places)] == 1
+
+    def city_goods(self) -> np.ndarray:
+        """Good index of each place's city token (-1 for the capital and special squares)."""
+        return self.state[CITY_GOOD : CITY_GOOD + len(self.map.places)].copy()
+
+    def display(self) -> np.ndarray:
+        """Card type in each display slot (-1 empty)."""
+        return self.state[DISPLAY : DISPLAY + 7].copy()
+
+    @property
+    def praefectus_magnus(self) -> int:
+        return int(self.state[PRAEFECTUS_MAGNUS])
+
+    @property
+    def concordia_holder(self) -> int | None:
+        holder = int(self.state[CONCORDIA_HOLDER])
+        return holder if holder >= 0 else None
+
+    # ------------------------------------------------------------------ serialisation
+    def to_json(self, indent: int | None = 1) -> str:
+        from .position import to_json
+
+        return to_json(self, indent=indent)
+
+    def to_dict(self) -> dict[str, Any]:
+        from .position import to_dict
+
+        return to_dict(self)
+
+    @classmethod
+    def from_json(cls, text: str) -> Game:
+        from .position import from_json
+
+        return from_json(text)
+
+    def observation(self, player: int) -> np.ndarray:
+        """Flat float32 vector from ``player``'s point of view (see :mod:`concordia_env.observation`)."""
+        from .observation import observe
+
+        self._check_player(player)
+        return observe(self, player)
+
+    # ------------------------------------------------------------------ misc
+    def _check_player(self, player: int) -> None:
+        if not 0 <= int(player) < self.num_players:
+            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and other.map.name == self.map.name and np.array_equal(self.state, other.state)
+
+    def __hash__(self) -> int:
+        return hash((self.map.name, self.state.tobytes()))
+
+    def __repr__(self) -> str:
+        status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"
+        return f"Game({self.map.name}, {self.num_players} players, turn {self.turn_count}, {status})"

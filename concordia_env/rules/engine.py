@@ -1,0 +1,91 @@
+"""The compiled entry points: check and apply one action, batches, random playouts.
+
+These are the only rule functions the Python classes call. Each returns a status code
+instead of raising (compiled code cannot raise informative errors cheaply); the
+:class:`~concordia_env.game.Game` turns a refusal into ``IllegalActionError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from ..state import PHASE, PHASE_GAME_OVER
+from ._jit import njit
+from .effects import apply_action, end_action
+from .legal import fill_legal, only_done_is_legal
+
+STEP_OK = 0
+STEP_OUT_OF_RANGE = 1
+STEP_GAME_OVER = 2
+STEP_ILLEGAL = 3
+
+
+@njit
+def advance(s, m, mask):
+    """Close decisions that offer nothing but "done" (e.g. a Mercator with nothing to trade)."""
+    while s[PHASE] != PHASE_GAME_OVER and only_done_is_legal(s, m, mask):
+        end_action(s, m)
+
+
+@njit
+def step(s, m, a, mask):
+    """Apply action ``a`` if legal; return a STEP_* code. ``mask`` is scratch space."""
+    if a < 0 or a >= NUM_ACTIONS:
+        return STEP_OUT_OF_RANGE
+    if s[PHASE] == PHASE_GAME_OVER:
+        return STEP_GAME_OVER
+    fill_legal(s, m, mask)
+    if not mask[a]:
+        return STEP_ILLEGAL
+    apply_action(s, m, a)
+    advance(s, m, mask)
+    return STEP_OK
+
+
+@njit
+def legal_masks(states, m, out):
+    """Legal masks of a batch of states (one row each)."""
+    for i in range(states.shape[0]):
+        if states[i, PHASE] == PHASE_GAME_OVER:
+            out[i, :] = False
+        else:
+            fill_legal(states[i], m, out[i])
+
+
+@njit
+def step_batch(states, m, actions, codes):
+    """Step every row of a batch; codes[i] gets the STEP_* code of row i."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(states.shape[0]):
+        codes[i] = step(states[i], m, actions[i], mask)
+
+
+@njit
+def random_legal_action(s, m, mask):
+    """A uniformly random legal action (numba's global RNG; seed it with ``seed_rng``)."""
+    fill_legal(s, m, mask)
+    count = mask.sum()
+    pick = np.random.randint(count)
+    for a in range(NUM_ACTIONS):
+        if mask[a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@njit
+def seed_rng(seed):
+    np.random.seed(seed)
+
+
+@njit
+def random_playout(s, m, max_decisions):
+    """Play uniformly random legal actions until the game ends; return decisions made."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    n = 0
+    while s[PHASE] != PHASE_GAME_OVER and n < max_decisions:
+        step(s, m, random_legal_action(s, m, mask), mask)
+        n += 1
+    return n

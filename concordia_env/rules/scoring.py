@@ -1,0 +1,130 @@
+"""Final scoring (RULES §7): VP per god, the Concordia card, special squares, tie-break.
+
+``score_parts`` fills one row of VP per scoring category for a player *as if the game
+ended now*; the final score is the same computation once the game is over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import (
+    BRICK,
+    CARD_GOD,
+    CARD_KIND,
+    CONCORDIA_VP,
+    FIRST_SPECIALIST,
+    JUPITER,
+    KIND_MINERVA_VP,
+    KIND_SPECIALIST_GOOD,
+    MARS,
+    MERCURIUS,
+    MINERVA,
+    NUM_CARD_TYPES,
+    NUM_GODS,
+    NUM_GOODS,
+    SATURNUS,
+    SPECIAL_SQUARE_VP,
+    VESTA,
+)
+from ..maps import M_CITY_PROVINCE, M_CITY_SPECIAL, M_NUM_CITIES, M_NUM_PROVINCES
+from ..state import (
+    CITY_GOOD,
+    COLONISTS_PER_PLAYER,
+    CONCORDIA_HOLDER,
+    HOUSES,
+    MAX_CITIES,
+    P_COLONISTS,
+    P_DISCARD,
+    P_HAND,
+    P_MONEY,
+)
+from ._jit import njit
+from .common import colonists_on_board, goods_value, pbase
+
+#: score categories: the six gods, then the special squares (Aegyptus), then Concordia
+SPECIAL_PART = NUM_GODS
+CONCORDIA_PART = NUM_GODS + 1
+NUM_SCORE_PARTS = NUM_GODS + 2
+#: per-card caps of the gods that have one (RULES §7)
+JUPITER_CAP = 15
+MERCURIUS_CAP = 10
+MARS_CAP = 12
+
+
+@njit
+def cards_owned(s, p, t):
+    b = pbase(p)
+    return s[b + P_HAND + t] + s[b + P_DISCARD + t]
+
+
+@njit
+def god_card_counts(s, p, out):
+    for g in range(NUM_GODS):
+        out[g] = 0
+    for t in range(NUM_CARD_TYPES):
+        out[CARD_GOD[t]] += cards_owned(s, p, t)
+
+
+@njit
+def houses_by_good(s, m, p, out):
+    """Own houses per good of their city."""
+    for g in range(NUM_GOODS):
+        out[g] = 0
+    for c in range(m[M_NUM_CITIES]):
+        if s[HOUSES + p * MAX_CITIES + c] == 1:
+            out[s[CITY_GOOD + c]] += 1
+
+
+@njit
+def provinces_with_house(s, m, p):
+    seen = np.zeros(m[M_NUM_PROVINCES], dtype=np.bool_)
+    for c in range(m[M_NUM_CITIES]):
+        if s[HOUSES + p * MAX_CITIES + c] == 1:
+            seen[m[M_CITY_PROVINCE + c]] = True
+    return seen.sum()
+
+
+@njit
+def colonists_on_squares(s, m, p):
+    n = 0
+    b = pbase(p) + P_COLONISTS
+    for i in range(COLONISTS_PER_PLAYER):
+        loc = s[b + i]
+        if 0 <= loc < MAX_CITIES and m[M_CITY_SPECIAL + loc] == 1:
+            n += 1
+    return n
+
+
+@njit
+def score_parts(s, m, p, out, with_concordia):
+    """VP of player p per category (``out`` has NUM_SCORE_PARTS entries)."""
+    gods = np.zeros(NUM_GODS, dtype=np.int32)
+    god_card_counts(s, p, gods)
+    by_good = np.zeros(NUM_GOODS, dtype=np.int32)
+    houses_by_good(s, m, p, by_good)
+    houses = by_good.sum()
+    kinds_produced = 0
+    for g in range(NUM_GOODS):
+        if by_good[g] > 0:
+            kinds_produced += 1
+    out[VESTA] = gods[VESTA] * ((s[pbase(p) + P_MONEY] + goods_value(s, p)) // 10)
+    out[JUPITER] = gods[JUPITER] * min(houses - by_good[BRICK], JUPITER_CAP)
+    out[SATURNUS] = gods[SATURNUS] * provinces_with_house(s, m, p)
+    out[MERCURIUS] = gods[MERCURIUS] * min(2 * kinds_produced, MERCURIUS_CAP)
+    out[MARS] = gods[MARS] * min(2 * colonists_on_board(s, p), MARS_CAP)
+    minerva = 0
+    for t in range(NUM_CARD_TYPES):
+        kind = CARD_KIND[t]
+        if kind >= FIRST_SPECIALIST:
+            minerva += cards_owned(s, p, t) * KIND_MINERVA_VP[kind] * by_good[KIND_SPECIALIST_GOOD[kind]]
+    out[MINERVA] = minerva
+    out[SPECIAL_PART] = SPECIAL_SQUARE_VP * colonists_on_squares(s, m, p)
+    out[CONCORDIA_PART] = CONCORDIA_VP if (with_concordia and s[CONCORDIA_HOLDER] == p) else 0
+
+
+@njit
+def total_score(s, m, p, with_concordia):
+    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
+    score_parts(s, m, p, parts, with_concordia)
+    return parts.sum()

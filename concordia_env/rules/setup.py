@@ -1,0 +1,150 @@
+"""A new game from a seed (RULES §2). Plain Python: it runs once per game.
+
+The seed drives one ``numpy.random.Generator``; the draws happen in a fixed order (city
+tokens letter by letter, then each deck, then the start player), so a seed always gives
+the same game.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import (
+    CARD_DECK,
+    CITY_TOKENS,
+    COLONISTS_PER_PLAYER,
+    DISPLAY_SLOTS,
+    DISPLAY_VARIANTS,
+    NUM_CARD_TYPES,
+    NUM_SALE_CARDS,
+    START_GOODS,
+    START_HAND_COUNTS,
+    START_MONEY,
+)
+from ..maps import Map
+from ..state import (
+    ACTION_KIND,
+    BONUS_COIN_SIDE,
+    BONUS_GOOD,
+    CITY_GOOD,
+    CONCORDIA_HOLDER,
+    CURRENT_PLAYER,
+    DISPLAY,
+    FINAL_TURNS_LEFT,
+    FIRST_SEA_SLOT,
+    LOC_STOREHOUSE,
+    MAP_ID,
+    NILE_MARKER,
+    NUM_PLAYERS,
+    OPT_DISPLAY_COSTS,
+    OPT_INTERMEDIATE,
+    P_COLONISTS,
+    P_DISCARD_TOP,
+    P_GOODS,
+    P_HAND,
+    P_MONEY,
+    PHASE,
+    PHASE_PLAY_CARD,
+    PLAYED_KIND,
+    PRAEFECTUS_MAGNUS,
+    STACK,
+    STACK_END,
+    STACK_TOP,
+    STATE_SIZE,
+    TURN_PLAYER,
+    player_base,
+)
+
+
+def check_setup(m: Map, num_players: int) -> None:
+    """Refuse a map/player-count combination the rules do not allow (RULES §2.1)."""
+    if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool):
+        raise ValueError(f"num_players must be an int, got {num_players!r}")
+    if num_players not in m.players:
+        allowed = ", ".join(str(n) for n in m.players)
+        raise ValueError(f"the {m.title} map is played by {allowed} players, not {num_players}")
+
+
+def empty_state(m: Map, num_players: int, intermediate_scoring: bool, display_costs: str) -> np.ndarray:
+    """A state with the header filled in and every player owning nothing yet."""
+    check_setup(m, num_players)
+    if display_costs not in DISPLAY_VARIANTS:
+        raise ValueError(f"display_costs must be one of {DISPLAY_VARIANTS}, got {display_costs!r}")
+    s = np.zeros(STATE_SIZE, dtype=np.int32)
+    s[MAP_ID] = m.map_id
+    s[NUM_PLAYERS] = num_players
+    s[OPT_INTERMEDIATE] = int(bool(intermediate_scoring))
+    s[OPT_DISPLAY_COSTS] = DISPLAY_VARIANTS.index(display_costs)
+    s[CITY_GOOD : CITY_GOOD + len(m.places)] = -1
+    s[BONUS_GOOD : BONUS_GOOD + len(m.provinces)] = -1
+    s[DISPLAY : DISPLAY + DISPLAY_SLOTS] = -1
+    s[STACK : STACK + NUM_SALE_CARDS] = -1
+    s[CONCORDIA_HOLDER] = -1
+    s[FINAL_TURNS_LEFT] = -1
+    s[PLAYED_KIND] = -1
+    s[ACTION_KIND] = -1
+    s[NILE_MARKER] = -1
+    s[PHASE] = PHASE_PLAY_CARD
+    for p in range(num_players):
+        b = player_base(p)
+        s[b + P_COLONISTS : b + P_COLONISTS + COLONISTS_PER_PLAYER] = LOC_STOREHOUSE
+        s[b + P_DISCARD_TOP] = -1
+    return s
+
+
+def most_valuable_goods(m: Map, s: np.ndarray) -> None:
+    """Each province's bonus marker shows the most valuable good of its cities (RULES §2.3)."""
+    for v, (name, cities) in enumerate(m.provinces.items()):
+        if name == m.variable_bonus_province:
+            continue  # Gavdos: no marker until someone produces there
+        s[BONUS_GOOD + v] = max(s[CITY_GOOD + m.place_index(c)] for c in cities)
+        s[BONUS_COIN_SIDE + v] = 0
+
+
+def new_state(
+    m: Map,
+    num_players: int,
+    seed: int | None,
+    intermediate_scoring: bool = False,
+    display_costs: str = "standard",
+    start_player: int | None = None,
+) -> np.ndarray:
+    """Set up a new game (RULES §2)."""
+    s = empty_state(m, num_players, intermediate_scoring, display_costs)
+    rng = np.random.default_rng(seed)
+    # 2. city tokens, shuffled per letter, one per city of that letter
+    for letter in m.letters_used:
+        cities = [c for c in m.cities if m.letters.get(c) == letter]
+        tokens = rng.permutation(CITY_TOKENS[letter])
+        for city, good in zip(cities, tokens, strict=True):
+            s[CITY_GOOD + m.place_index(city)] = good
+    # 3. bonus markers
+    most_valuable_goods(m, s)
+    # 4. decks I..players, each shuffled, stacked with deck I on top; 7 into the display
+    stack: list[int] = []
+    for deck in range(1, num_players + 1):
+        cards = [t for t in range(NUM_CARD_TYPES) if CARD_DECK[t] == deck]
+        stack.extend(int(t) for t in rng.permutation(cards))
+    s[DISPLAY : DISPLAY + DISPLAY_SLOTS] = stack[:DISPLAY_SLOTS]
+    rest = stack[DISPLAY_SLOTS:]
+    s[STACK : STACK + len(rest)] = rest
+    s[STACK_TOP] = 0
+    s[STACK_END] = len(rest)
+    # 5./6. players: colonists, goods, hand; start player, money by turn position, PM
+    if start_player is None:
+        start_player = int(rng.integers(num_players))
+    if not 0 <= start_player < num_players:
+        raise ValueError(f"start_player must be in 0..{num_players - 1}, got {start_player}")
+    capital = m.place_index(m.capital)
+    for p in range(num_players):
+        b = player_base(p)
+        s[b + P_COLONISTS] = capital  # one land colonist in the capital
+        s[b + P_COLONISTS + FIRST_SEA_SLOT] = capital  # one sea colonist in the capital
+        s[b + P_GOODS : b + P_GOODS + len(START_GOODS)] = START_GOODS
+        s[b + P_HAND : b + P_HAND + NUM_CARD_TYPES] = START_HAND_COUNTS
+        s[b + P_MONEY] = START_MONEY[(p - start_player) % num_players]
+    s[TURN_PLAYER] = s[CURRENT_PLAYER] = start_player
+    s[PRAEFECTUS_MAGNUS] = (start_player - 1) % num_players
+    if m.nile_route:
+        s[NILE_MARKER] = m.province_index(m.nile_route[0])
+    return s
