@@ -97,9 +97,8 @@ HOUSES = _L.field("HOUSES", MAX_PLAYERS * MAX_CITIES, doc="[player, place] 1 if 
 BONUS_GOOD = _L.field("BONUS_GOOD", MAX_PROVINCES, doc="good of each province's bonus marker, -1 none (Gavdos)")
 BONUS_COIN_SIDE = _L.field("BONUS_COIN_SIDE", MAX_PROVINCES, doc="1 coin side up, 0 goods side up")
 DISPLAY = _L.field("DISPLAY", DISPLAY_SLOTS, doc="card type in each display slot, -1 empty")
-STACK = _L.field("STACK", NUM_SALE_CARDS, doc="the stack, top first; entries before STACK_TOP are drawn")
-STACK_TOP = _L.field("STACK_TOP", doc="index in STACK of the next card to draw")
-STACK_END = _L.field("STACK_END", doc="number of cards the stack held at setup")
+STACK = _L.field("STACK", NUM_SALE_CARDS, doc="the stack, bottom first: the top card is STACK[STACK_SIZE-1]")
+STACK_SIZE = _L.field("STACK_SIZE", doc="cards left in the stack (entries beyond are -1)")
 
 # --------------------------------------------------------------------------- players
 _P = Layout()

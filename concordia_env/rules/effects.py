@@ -110,8 +110,7 @@ from ..state import (
     PRAEFECTUS_MAGNUS,
     SLOTS_BOUGHT,
     STACK,
-    STACK_END,
-    STACK_TOP,
+    STACK_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
     TURN_COUNT,
@@ -487,10 +486,10 @@ def slide_and_refill(s, p):
             s[DISPLAY + slot] = -1
             s[DISPLAY + filled] = card
             filled += 1
-    while filled < DISPLAY_SLOTS and s[STACK_TOP] < s[STACK_END]:
-        s[DISPLAY + filled] = s[STACK + s[STACK_TOP]]
-        s[STACK + s[STACK_TOP]] = -1
-        s[STACK_TOP] += 1
+    while filled < DISPLAY_SLOTS and s[STACK_SIZE] > 0:
+        s[STACK_SIZE] -= 1
+        s[DISPLAY + filled] = s[STACK + s[STACK_SIZE]]
+        s[STACK + s[STACK_SIZE]] = -1
         filled += 1
     if filled == 0 and s[SLOTS_BOUGHT] != 0:
         trigger_end(s, p)

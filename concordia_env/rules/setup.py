@@ -48,8 +48,7 @@ from ..state import (
     PLAYED_KIND,
     PRAEFECTUS_MAGNUS,
     STACK,
-    STACK_END,
-    STACK_TOP,
+    STACK_SIZE,
     STATE_SIZE,
     TURN_PLAYER,
     player_base,
@@ -127,9 +126,8 @@ def new_state(
         stack.extend(int(t) for t in rng.permutation(cards))
     s[DISPLAY : DISPLAY + DISPLAY_SLOTS] = stack[:DISPLAY_SLOTS]
     rest = stack[DISPLAY_SLOTS:]
-    s[STACK : STACK + len(rest)] = rest
-    s[STACK_TOP] = 0
-    s[STACK_END] = len(rest)
+    s[STACK : STACK + len(rest)] = rest[::-1]  # stored bottom first
+    s[STACK_SIZE] = len(rest)
     # 5./6. players: colonists, goods, hand; start player, money by turn position, PM
     if start_player is None:
         start_player = int(rng.integers(num_players))

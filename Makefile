@@ -1,0 +1,37 @@
+# Two commands do everything on a fresh machine:
+#   make run    set up .venv (if missing) and run the main job
+#   make test   set up .venv (if missing) and run the test suite (what CI runs)
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+# torch first, pinned to the CPU wheel, so that stable-baselines3 does not pull a CUDA build
+TORCH  ?= torch==2.13.0
+
+.PHONY: run test lint bench setup clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[all]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m training.selfplay --config training/configs/quick.yaml
+
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m pytest -n 2 -q
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.throughput
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

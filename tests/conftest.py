@@ -1,0 +1,12 @@
+"""Shared test settings."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+# compiled rule functions are loaded from numba's on-disk cache after the first run;
+# the first test to touch them pays the compile time, so hypothesis must not time it
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
