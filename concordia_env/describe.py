@@ -43,9 +43,16 @@ from .state import (
     P_MONEY,
     PATH_LOC_BASE,
     PHASE,
+    PHASE_ARCHITECT_BUILD,
+    PHASE_ARCHITECT_MOVE,
     PHASE_BONUS_GOOD,
+    PHASE_BUY_CARDS,
+    PHASE_COLONIST,
+    PHASE_COLONIST_SETTLE,
     PHASE_GAME_OVER,
+    PHASE_MERCATOR,
     PHASE_NAMES,
+    PHASE_TRIBUNE_COLONIST,
     STEPS_LEFT,
     TURN_PLAYER,
     house_index,
@@ -67,6 +74,18 @@ _RANGE_PHASES = {
     "SETTLE": ("Colonist: settle or tax", "Colonist: settle more colonists"),
     "TAX": ("Colonist: settle or tax",),
     "TRIBUNE_COLONIST": ("Tribune: buy a colonist",),
+}
+
+
+#: what "done" means in each decision that has it
+_DONE_TEXT = {
+    PHASE_TRIBUNE_COLONIST: "Tribune: buy no colonist",
+    PHASE_ARCHITECT_MOVE: "Architect: end the action (no more moves, no houses)",
+    PHASE_ARCHITECT_BUILD: "Architect: build no more houses",
+    PHASE_MERCATOR: "Mercator: stop trading",
+    PHASE_BUY_CARDS: "buy no more cards",
+    PHASE_COLONIST: "Colonist: settle no colonist",
+    PHASE_COLONIST_SETTLE: "Colonist: settle no more colonists",
 }
 
 
@@ -151,8 +170,7 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
         return "Colonist: collect the tax"
     if name == "TRIBUNE_COLONIST":
         return f"Tribune: buy a {PATH_KINDS[i]} colonist into {m.capital} (pays {goods_text(COLONIST_COST)})"
-    phase = int(s[PHASE])
-    return "done: " + (PHASE_NAMES[phase] if phase != PHASE_GAME_OVER else "nothing") + " ends"
+    return _DONE_TEXT.get(int(s[PHASE]), "done")
 
 
 def explain_illegal(s: np.ndarray, m: Map, action: int) -> str:
