@@ -152,6 +152,17 @@ def trigger_end(s, p):
 
 
 @njit
+def clear_action_context(s):
+    """Forget the finished action, so that every turn boundary looks the same."""
+    s[PLAYED_KIND] = -1
+    s[ACTION_KIND] = -1
+    s[STEPS_LEFT] = 0
+    s[TRADED_GOODS] = 0
+    s[BUYS_LEFT] = 0
+    s[SLOTS_BOUGHT] = 0
+
+
+@njit
 def end_turn(s):
     p = s[TURN_PLAYER]
     n = num_players(s)
@@ -159,8 +170,7 @@ def end_turn(s):
         s[PRAEFECTUS_MAGNUS] = (s[PRAEFECTUS_MAGNUS] - 1) % n
         s[PM_PASS_PENDING] = 0
     s[TURN_COUNT] += 1
-    s[PLAYED_KIND] = -1
-    s[ACTION_KIND] = -1
+    clear_action_context(s)
     if s[FINAL_TURNS_LEFT] > 0:
         s[FINAL_TURNS_LEFT] -= 1
         if s[FINAL_TURNS_LEFT] == 0:
