@@ -1,7 +1,8 @@
 """Generate the layout documents from the code, so they can never drift from it.
 
-``python -m concordia_env.docgen`` rewrites ``docs/state-layout.md``, ``docs/action-space.md``
-and ``docs/map-tables.md``; a test checks that the committed files equal the output.
+``python -m concordia_env.docgen`` rewrites ``docs/state-layout.md``, ``docs/action-space.md``,
+``docs/map-tables.md`` and ``docs/observation.md``; a test checks that the committed files equal
+the output.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from .actions import ACTION_LAYOUT, NUM_ACTIONS
 from .maps import MAP_TABLE_LAYOUT, MAP_TABLE_SIZE, MAX_CITIES, MAX_PATHS, MAX_PROVINCES
+from .observation import observation_md
 from .state import PHASE_NAMES, describe_layout
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -49,6 +51,7 @@ GENERATED = {
     "state-layout.md": state_layout_md,
     "action-space.md": action_space_md,
     "map-tables.md": map_tables_md,
+    "observation.md": observation_md,
 }
 
 

@@ -1,0 +1,283 @@
+"""Concordia as a single-agent Gymnasium environment (``"Concordia-v0"``), e.g. for Stable-Baselines3.
+
+The learner plays one seat; the other seats are played by fixed opponents inside
+``reset()`` and ``step()``, which return only when the learner must decide again (or the
+game is over). This includes storehouse-overflow choices: when an opponent's Prefect
+overflows the learner's storehouse, ``step()`` returns in the middle of the opponent's
+turn with the learner to choose a good to keep.
+
+| | |
+| --- | --- |
+| Creation | ``SingleAgentEnv(opponents="random", map="italia")`` or ``gymnasium.make("Concordia-v0", ...)`` |
+| Observation space | ``Box(float32, (OBS_SIZE,))``: ``game.observation(learner_seat)`` (see ``docs/observation.md``) |
+| Action space | ``Discrete(NUM_ACTIONS)`` (see :mod:`concordia_env.actions`); ``sample()`` draws a legal action |
+| Action mask | ``env.action_masks()`` (bool, for ``sb3_contrib.MaskablePPO``) and ``info["action_mask"]`` |
+| Reward | as in the PettingZoo env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), for the learner |
+
+Options
+-------
+* ``opponents``: one opponent (used for every other seat) or a list with one per other
+  seat, in seat order skipping the learner. Each is an agent spec string resolved by
+  ``agents.from_spec`` (``"random"``, ``"heuristic"``, ``"mcts:50"``, ``"policy:path"``), an
+  ``agents.Agent`` instance, or a callable ``f(game) -> action``. Agents are reseeded from
+  the episode's generator at every ``reset``, so a seeded episode is reproducible (a plain
+  callable keeps whatever randomness it has). Spec strings keep the env picklable, which
+  ``SubprocVecEnv`` needs.
+* ``seat``: the learner's seat, an int or ``"random"`` (drawn anew each episode).
+* ``map``, ``num_players``, ``reward``, ``render_mode``, ``seed`` and the engine's game
+  options (``intermediate_scoring``, ``display_costs``, ``start_player``).
+* ``max_turns``: optional cap on the game's turns; the episode is then *truncated*
+  (a policy that never builds nor buys could otherwise play forever). ``None`` (default):
+  games end by the rules only.
+* ``illegal_action``: ``"raise"`` (default) or ``"penalize"``, see below.
+
+Rewards (see :mod:`concordia_env.pettingzoo_env` for the table): the terminal kinds are 0
+until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now
+between consecutive learner decisions (starting from 0), so an episode's rewards sum to the
+learner's final VP. ``info`` at the end holds ``"final_scores"`` (array by seat),
+``"winner"`` (seat), ``"score_breakdown"`` (the learner's) and ``"learner_seat"``.
+
+Illegal actions: with ``illegal_action="raise"`` (default) a learner action the rules do
+not allow raises :class:`~concordia_env.IllegalActionError` and leaves the game unchanged
+(mask the policy with ``action_masks()``). With ``illegal_action="penalize"`` it ends the
+episode instead: reward −1, ``terminated=True``, ``info["illegal_action"]`` the message
+(the PettingZoo env's ``TerminateIllegalWrapper`` semantics). Gymnasium's
+``check_env`` needs "penalize": its step-determinism check samples an action *before* a
+seeded reset, legal in the old position but maybe not in the new one.
+
+Seeding: ``reset(seed=s)`` plays ``Game.new(..., seed=s)`` and draws the seat and the
+opponents' seeds from ``s``; ``reset()`` draws everything from the episode generator,
+which the constructor's ``seed`` starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+
+from .actions import NUM_ACTIONS
+from .errors import IllegalActionError
+from .game import Game
+from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, observe
+from .pettingzoo_env import (
+    ILLEGAL_ACTION_MODES,
+    ILLEGAL_REWARD,
+    RENDER_FPS,
+    RENDER_MODES,
+    Rewarder,
+    check_render_mode,
+    render_game,
+)
+
+OpponentSpec = Any  # str | agents.Agent | Callable[[Game], int]
+#: seeds drawn for games and opponents are below this bound
+SEED_BOUND = 2**63 - 1
+
+
+class LegalActionSpace(spaces.Discrete):
+    """``Discrete(NUM_ACTIONS)`` whose unmasked ``sample()`` draws a legal action of the pending decision.
+
+    The env raises on illegal actions, yet generic tools sample the action space blindly
+    (Gymnasium's and Stable-Baselines3's env checkers, quick random baselines); with this
+    space they get a uniformly random *legal* action. An explicit ``mask`` or
+    ``probability`` is used as given. A copy or pickle of the space is a plain
+    ``Discrete`` (it does not drag the env along).
+    """
+
+    def __init__(self, legal_mask: Callable[[], np.ndarray]) -> None:
+        super().__init__(NUM_ACTIONS)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
+        if mask is None and probability is None:
+            legal = self._legal_mask()
+            if legal.any():
+                mask = legal.astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return (spaces.Discrete, (int(self.n),))
+
+
+class _CallableOpponent:
+    """Adapts a plain ``f(game) -> action`` to the agent interface (``act`` and ``reset``)."""
+
+    def __init__(self, func: Callable[[Game], int]) -> None:
+        self.func = func
+
+    def reset(self, seed: int | None = None) -> None:
+        """A plain callable has no seed to set."""
+
+    def act(self, game: Game) -> int:
+        return int(self.func(game))
+
+
+def resolve_opponent(spec: OpponentSpec) -> Any:
+    """An object with ``act(game)`` and ``reset(seed)`` from a spec string, an Agent or a callable."""
+    import agents  # the agent registry lives beside the package (imported lazily: it may pull torch)
+
+    if isinstance(spec, str):
+        return agents.from_spec(spec)
+    if isinstance(spec, agents.Agent):
+        return spec
+    if callable(spec):
+        return _CallableOpponent(spec)
+    raise TypeError(f"an opponent is a spec string, an agents.Agent or a callable f(game) -> action; got {spec!r}")
+
+
+class SingleAgentEnv(gymnasium.Env, EzPickle):
+    """One learner seat against fixed opponents; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
+
+    def __init__(
+        self,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
+        seat: int | str = "random",
+        map: str = "italia",
+        num_players: int = 2,
+        reward: str = "win",
+        render_mode: str | None = None,
+        seed: int | None = None,
+        max_turns: int | None = None,
+        illegal_action: str = "raise",
+        **game_options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            opponents,
+            seat,
+            map,
+            num_players,
+            reward,
+            render_mode,
+            seed,
+            max_turns,
+            illegal_action,
+            **game_options,
+        )
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}; got {illegal_action!r}")
+        self.render_mode = check_render_mode(render_mode)
+        self.illegal_action = illegal_action
+        self._map_name = map
+        self._num_players = num_players
+        self._game_options = game_options
+        self.game = Game.new(map, num_players, seed=0, **game_options)  # fails early on bad options
+        self._seat_option = self._check_seat(seat, num_players)
+        self.seat = 0 if seat == "random" else int(seat)
+        self._opponents = self._build_opponents(opponents, num_players)
+        self._rewarder = Rewarder(reward)
+        self._init_seed = seed
+        self._max_turns = max_turns
+        self._mask: np.ndarray | None = None
+        self._episode_over = False
+        self._viewer: Any = None
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        self.action_space = LegalActionSpace(self.action_masks)
+
+    @staticmethod
+    def _check_seat(seat: int | str, num_players: int) -> int | str:
+        if seat == "random":
+            return seat
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < num_players:
+            return int(seat)
+        raise ValueError(f"seat must be 'random' or an int in 0..{num_players - 1}; got {seat!r}")
+
+    @staticmethod
+    def _build_opponents(opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int) -> list[Any]:
+        if isinstance(opponents, str) or callable(opponents) or not isinstance(opponents, Sequence):
+            return [resolve_opponent(opponents) for _ in range(num_players - 1)]
+        if len(opponents) != num_players - 1:
+            raise ValueError(f"give one opponent or {num_players - 1} (one per other seat); got {len(opponents)}")
+        return [resolve_opponent(spec) for spec in opponents]
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        if seed is None:
+            seed = self._init_seed  # the constructor's seed starts the first episode (if no reset seed does)
+        self._init_seed = None
+        super().reset(seed=seed)
+        rng = self.np_random
+        game_seed = seed if seed is not None else int(rng.integers(SEED_BOUND))
+        self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
+        if self._seat_option == "random":
+            self.seat = int(rng.integers(self._num_players))
+        for opponent in self._opponents:
+            opponent.reset(int(rng.integers(SEED_BOUND)))
+        self._rewarder.reset(self._num_players)
+        self._episode_over = False
+        self._play_opponents()
+        # rewards earned before the learner's first decision (score_delta: the starting VP)
+        # are paid with the first step, so that the episode's rewards still add up
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if self._episode_over:
+            raise RuntimeError("the episode is over; call reset() first")
+        try:
+            self.game.step(action)
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise  # the game is unchanged
+            return self._end_illegally(err)
+        self._play_opponents()
+        reward = float(self._rewarder.after(self.game)[self.seat])
+        terminated = self.game.is_over()
+        truncated = not terminated and self._max_turns is not None and self.game.turn_count >= self._max_turns
+        self._episode_over = terminated or truncated
+        if truncated:
+            self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner's pending decision (bool; all False once the episode is over)."""
+        if self._mask is None:
+            self._mask = self.game.legal_mask()
+        return self._mask
+
+    def render(self) -> Any:
+        out, self._viewer = render_game(self.game, self.render_mode, self._viewer)
+        return out
+
+    def close(self) -> None:
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+
+    # ------------------------------------------------------------------ internals
+    def _play_opponents(self) -> None:
+        """Let the opponents decide until the learner must (or the game is over)."""
+        game = self.game
+        others = [p for p in range(self._num_players) if p != self.seat]
+        opponent_of = dict(zip(others, self._opponents, strict=True))
+        while not game.is_over() and game.current_player != self.seat:
+            game.step(opponent_of[game.current_player].act(game))
+        self._mask = None
+
+    def _end_illegally(self, err: IllegalActionError) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """illegal_action="penalize": the episode terminates with ILLEGAL_REWARD (the game stays as it was)."""
+        self._episode_over = True
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        info = self._info()
+        info["illegal_action"] = str(err)
+        return self._observation(), ILLEGAL_REWARD, True, False, info
+
+    def _observation(self) -> np.ndarray:
+        return observe(self.game, self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        game = self.game
+        info: dict[str, Any] = {"action_mask": self.action_masks(), "phase": game.phase_name, "learner_seat": self.seat}
+        if game.is_over():
+            info["final_scores"] = game.final_scores()
+            info["winner"] = game.winner()
+            info["score_breakdown"] = game.score_breakdown(self.seat)
+        return info

@@ -1,0 +1,223 @@
+"""``VectorGame``: n games of one map stepped together on a 2-D state array (one game per row).
+
+The batch runs the very same compiled rules as :class:`~concordia_env.Game`
+(``rules.engine.step_batch`` and ``legal_masks``) plus the batched observation, so one
+Python call advances all n games by one decision each. It is meant for throughput:
+self-play data collection, random playouts, search over many positions.
+
+Each row has its own current player (``current_players``); ``observations()`` shows each
+game from its current player's point of view; ``step(actions)`` takes one action per row.
+
+Rewards
+-------
+``step`` returns ``rewards`` of shape (n, num_players): every player's reward in every
+game for that step, with the same ``reward=`` options as the PettingZoo env ("win"
+(default), "rank", "vp", "score_delta"; see :mod:`concordia_env.pettingzoo_env`). The
+terminal kinds are non-zero only in the step that finishes a game.
+
+Autoreset
+---------
+A game that ends in ``step`` is reset within that same step ("same-step" autoreset, as in
+Stable-Baselines3 and Gymnasium's ``AutoresetMode.SAME_STEP``): ``dones[i]`` is True, the
+row already holds the next game, and ``observations()``, ``legal_masks()`` and
+``current_players`` describe the new game. What the finished game looked like is kept in
+the infos returned by that ``step`` (and in ``last_infos``):
+
+* ``infos["_final"]``: bool (n,), the rows that finished (the same as ``dones``);
+* ``infos["final_scores"]``: int (n, num_players), the finished games' final VP (0 elsewhere);
+* ``infos["final_observation"]``: object array (n,), for a finished row the final position
+  seen from every seat (float32, (num_players, OBS_SIZE)), else None;
+* ``infos["final_info"]``: object array (n,), for a finished row a dict with
+  ``final_scores``, ``winner``, ``ranking``, ``seed``, ``decisions`` and ``state`` (the
+  final state row), else None.
+
+Seeds
+-----
+Row i's k-th game (k = 0, 1, ...) is ``Game.new(map, num_players, seed=seed + i + k * n,
+**game_options)``: all games of a batch have distinct seeds, and a row's sequence does not
+depend on how fast the other rows finish. ``seed=None`` picks a random base seed
+(``self.seed`` tells which).
+
+Illegal actions
+---------------
+``step`` checks every row before changing any: if some row's action is illegal it raises
+:class:`~concordia_env.IllegalActionError` naming the first such row (``err.row``), and no
+row changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .actions import NUM_ACTIONS
+from .errors import IllegalActionError
+from .game import Game
+from .maps import load
+from .observation import OBS_SIZE, observe_batch_into, scores_batch_into
+from .pettingzoo_env import check_reward, final_rewards
+from .rules.engine import legal_masks, step_batch
+from .state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
+
+#: random base seeds (``seed=None``) are drawn below this bound
+SEED_BOUND = 2**31
+
+
+class VectorGame:
+    """n games of one map and player count, one state per row of ``states``.
+
+    Change ``states`` only through :meth:`step` and :meth:`reset`: the legal masks of the
+    rows are cached between steps.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        map: str = "imperium",
+        num_players: int = 4,
+        seed: int | None = 0,
+        reward: str = "win",
+        **game_options: Any,
+    ) -> None:
+        if not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive int, got {n!r}")
+        self.n = int(n)
+        self.map = load(map)
+        self.num_players = num_players
+        self.reward = check_reward(reward)
+        self._game_options = game_options
+        self.states = np.empty((self.n, STATE_SIZE), dtype=np.int32)
+        self.game_counts = np.zeros(self.n, dtype=np.int64)
+        self.dones = np.zeros(self.n, dtype=np.bool_)
+        self.last_infos: dict[str, Any] = {}
+        self._masks = np.zeros((self.n, NUM_ACTIONS), dtype=np.bool_)
+        self._masks_valid = False
+        self._scores = np.zeros((self.n, num_players), dtype=np.int64)
+        self._codes = np.zeros(self.n, dtype=np.int64)
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ setup
+    def game_seed(self, row: int, k: int) -> int:
+        """The seed of row ``row``'s ``k``-th game."""
+        return self.seed + row + k * self.n
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start every row over with its first game (row i: ``seed + i``)."""
+        self.seed = int(np.random.default_rng().integers(SEED_BOUND)) if seed is None else int(seed)
+        self.game_counts[:] = 0
+        for i in range(self.n):
+            self._new_game(i)
+        self.dones[:] = False
+        self.last_infos = {}
+        self._masks_valid = False
+
+    def _new_game(self, row: int) -> None:
+        seed = self.game_seed(row, int(self.game_counts[row]))
+        self.states[row] = Game.new(self.map.name, self.num_players, seed=seed, **self._game_options).state
+        self._scores[row] = 0
+
+    # ------------------------------------------------------------------ views
+    @property
+    def current_players(self) -> np.ndarray:
+        """Who decides in each row (n,)."""
+        return self.states[:, CURRENT_PLAYER].astype(np.int64)
+
+    def legal_masks(self) -> np.ndarray:
+        """Legal actions of each row's pending decision, bool (n, NUM_ACTIONS). Do not modify it."""
+        if not self._masks_valid:
+            legal_masks(self.states, self.map.tables, self._masks)
+            self._masks_valid = True
+        return self._masks
+
+    def observations(self, players: np.ndarray | None = None) -> np.ndarray:
+        """Each row from its current player's view (or ``players[i]``'s): float32 (n, OBS_SIZE)."""
+        if players is None:
+            players = self.current_players
+        else:
+            players = np.asarray(players, dtype=np.int64)
+            if players.shape != (self.n,) or players.min() < 0 or players.max() >= self.num_players:
+                raise ValueError(f"players must be {self.n} seats in 0..{self.num_players - 1}")
+        out = np.empty((self.n, OBS_SIZE), dtype=np.float32)
+        observe_batch_into(self.states, self.map.tables, players, out)
+        return out
+
+    def game(self, row: int) -> Game:
+        """Row ``row`` as a :class:`Game` (a copy: stepping it does not change the batch)."""
+        return Game(self.states[row].copy(), self.map)
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
+        actions = self._check_actions(actions)
+        step_batch(self.states, self.map.tables, actions, self._codes)
+        self._masks_valid = False
+        self.dones = self.states[:, PHASE] == PHASE_GAME_OVER
+        rewards = self._step_rewards()
+        infos = self._finish_and_reset(np.flatnonzero(self.dones))
+        self.last_infos = infos
+        return rewards, self.dones, infos
+
+    def _check_actions(self, actions: np.ndarray) -> np.ndarray:
+        """The actions as int64 (n,), or IllegalActionError for the first illegal row (nothing changed)."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"actions must be an integer array of shape ({self.n},), got {actions.dtype} {actions.shape}"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = in_range & self.legal_masks()[np.arange(self.n), np.clip(actions, 0, NUM_ACTIONS - 1)]
+        if not legal.all():
+            row = int(np.flatnonzero(~legal)[0])
+            self._raise_illegal(row, int(actions[row]))
+        return actions
+
+    def _raise_illegal(self, row: int, action: int) -> None:
+        try:
+            self.game(row).step(action)  # a copy: produces the engine's explanation
+        except IllegalActionError as err:
+            error = IllegalActionError(action, f"row {row}: {err.reason}")
+            error.row = row
+            raise error from None
+        raise AssertionError(f"row {row}: the batch mask refused action {action} that the game accepts")
+
+    def _step_rewards(self) -> np.ndarray:
+        rewards = np.zeros((self.n, self.num_players), dtype=np.float32)
+        if self.reward == "score_delta":
+            scores = np.empty_like(self._scores)
+            scores_batch_into(self.states, self.map.tables, scores)
+            rewards[:] = scores - self._scores
+            self._scores = scores
+        else:
+            for row in np.flatnonzero(self.dones):
+                rewards[row] = final_rewards(Game(self.states[row], self.map), self.reward)
+        return rewards
+
+    def _finish_and_reset(self, finished: np.ndarray) -> dict[str, Any]:
+        infos: dict[str, Any] = {"_final": self.dones.copy()}
+        if finished.size == 0:
+            return infos
+        final_scores = np.zeros((self.n, self.num_players), dtype=np.int64)
+        final_obs = np.full(self.n, None, dtype=object)
+        final_info = np.full(self.n, None, dtype=object)
+        seats = np.arange(self.num_players, dtype=np.int64)
+        for row in finished:
+            game = self.game(row)
+            final_scores[row] = game.final_scores()
+            states = np.repeat(game.state[None, :], self.num_players, axis=0)
+            obs = np.empty((self.num_players, OBS_SIZE), dtype=np.float32)
+            observe_batch_into(states, self.map.tables, seats, obs)
+            final_obs[row] = obs
+            final_info[row] = {
+                "final_scores": final_scores[row].copy(),
+                "winner": game.winner(),
+                "ranking": game.ranking(),
+                "seed": self.game_seed(row, int(self.game_counts[row])),
+                "decisions": game.decision_count,
+                "state": game.state,
+            }
+            self.game_counts[row] += 1
+            self._new_game(row)
+        infos.update(final_scores=final_scores, final_observation=final_obs, final_info=final_info)
+        return infos

@@ -1,0 +1,185 @@
+"""The observation vector: fixed size, rotated seats, hidden stack order, values that match the game."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import concordia_env.observation as O
+from concordia_env import Game, maps
+from concordia_env.cards import CARD_KIND, GODS, NUM_GOODS, NUM_KINDS, NUM_SALE_CARDS, NUM_START_TYPES, STOREHOUSE_SLOTS
+from concordia_env.state import MAX_CITIES, MAX_PLAYERS, NUM_PHASES, STACK, STACK_SIZE
+
+
+def played(map: str = "imperium", num_players: int = 4, seed: int = 0, decisions: int = 150) -> Game:
+    """A game after ``decisions`` random legal decisions (a position with some of everything)."""
+    game = Game.new(map, num_players, seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(decisions):
+        if game.is_over():
+            break
+        legal = game.legal_actions()
+        game.step(int(legal[rng.integers(len(legal))]))
+    return game
+
+
+def block(obs: np.ndarray, k: int) -> np.ndarray:
+    """Relative seat k's player block."""
+    start = O.O_PLAYERS + k * O.PLAYER_OBS_SIZE
+    return obs[start : start + O.PLAYER_OBS_SIZE]
+
+
+def field(obs: np.ndarray, offset: int, length: int = 1) -> np.ndarray:
+    return obs[offset : offset + length]
+
+
+@pytest.mark.parametrize("map_name", maps.MAP_NAMES)
+def test_length_dtype_and_bounds_on_every_map_and_player_count(map_name: str) -> None:
+    for n in maps.load(map_name).players:
+        game = played(map_name, n, seed=n, decisions=120)
+        for p in range(n):
+            obs = game.observation(p)
+            assert obs.shape == (O.OBS_SIZE,) and obs.dtype == np.float32
+            assert np.all(np.isfinite(obs))
+            assert np.all(obs >= O.OBS_LOW) and np.all(obs <= O.OBS_HIGH)
+            assert field(obs, O.O_PLAYER_COUNT, 4).tolist() == [float(n == k) for k in range(2, 6)]
+            assert field(obs, O.O_MAP, O.NUM_MAPS).tolist() == [float(m == map_name) for m in maps.MAP_NAMES]
+            for k in range(MAX_PLAYERS):  # seats beyond the player count are empty
+                assert block(obs, k)[O.Q_PRESENT] == float(k < n)
+                if k >= n:
+                    assert not block(obs, k).any()
+
+
+def test_layout_is_contiguous_and_documented() -> None:
+    for layout in (O.OBS_LAYOUT, O.PLAYER_OBS_LAYOUT):
+        expected = 0
+        for name, offset, length, doc in layout.fields:
+            assert offset == expected and length > 0 and doc, name
+            expected += length
+        assert expected == layout.size
+    assert O.OBS_SIZE == O.O_PLAYERS + MAX_PLAYERS * O.PLAYER_OBS_SIZE
+    assert O.describe_observation() in O.__doc__
+    assert "| `MONEY` |" in O.describe_observation()
+
+
+def test_docs_file_is_current() -> None:
+    from pathlib import Path
+
+    docs = Path(O.__file__).resolve().parent.parent / "docs" / "observation.md"
+    assert docs.read_text() == O.observation_md(), "run `python -m concordia_env.observation` to refresh it"
+
+
+@pytest.mark.parametrize(("map_name", "n"), [("italia", 2), ("imperium", 4), ("aegyptus", 5)])
+def test_rotation_swaps_the_player_blocks(map_name: str, n: int) -> None:
+    game = played(map_name, n, seed=3, decisions=200)
+    obs = [game.observation(p) for p in range(n)]
+    board = slice(O.O_CITY_GOOD, O.O_PLAYERS)
+    for p in range(n):
+        assert np.array_equal(obs[p][board], obs[0][board]), "the board looks the same to everyone"
+        for q in range(n):
+            for k in range(n):
+                # relative seat k of p is player (p + k) % n, which is relative seat (p + k - q) % n of q
+                assert np.array_equal(block(obs[p], k), block(obs[q], (p + k - q) % n))
+    if n == 2:  # the plain statement: two observers see each other's data swapped
+        assert np.array_equal(block(obs[0], 0), block(obs[1], 1))
+        assert np.array_equal(block(obs[0], 1), block(obs[1], 0))
+    assert not np.array_equal(block(obs[0], 0), block(obs[0], 1)), "the position should tell players apart"
+
+
+def test_seat_references_are_relative() -> None:
+    game = played("imperium", 4, seed=5, decisions=37)
+    turn, decider = game.turn_player, game.current_player
+    for p in range(4):
+        obs = game.observation(p)
+        assert np.flatnonzero(field(obs, O.O_TURN_SEAT, MAX_PLAYERS)).tolist() == [(turn - p) % 4]
+        assert np.flatnonzero(field(obs, O.O_DECIDER_SEAT, MAX_PLAYERS)).tolist() == [(decider - p) % 4]
+        assert obs[O.O_OBSERVER_DECIDES] == float(p == decider)
+
+
+def test_stack_order_is_hidden() -> None:
+    game = Game.new("imperium", 4, seed=11)
+    size = int(game.state[STACK_SIZE])
+    assert size > 2
+    shuffled = game.clone()
+    rng = np.random.default_rng(0)
+    shuffled.state[STACK : STACK + size] = rng.permutation(game.state[STACK : STACK + size])
+    assert not np.array_equal(shuffled.state, game.state)
+    for p in range(4):
+        assert np.array_equal(game.observation(p), shuffled.observation(p))
+    # the composition is shown: removing a card from the stack changes the observation
+    fewer = game.clone()
+    fewer.state[STACK_SIZE] -= 1
+    assert not np.array_equal(game.observation(0), fewer.observation(0))
+    in_stack = field(game.observation(0), O.O_STACK_CARDS, NUM_SALE_CARDS)
+    expected = np.zeros(NUM_SALE_CARDS)
+    expected[game.state[STACK : STACK + size] - NUM_START_TYPES] = 1
+    assert np.array_equal(in_stack, expected)
+    assert game.observation(0)[O.O_STACK_SIZE] == pytest.approx(size / NUM_SALE_CARDS)
+
+
+def test_values_match_the_game_accessors() -> None:
+    game = played("imperium", 4, seed=7, decisions=300)
+    assert not game.is_over()
+    p = 2
+    obs = game.observation(p)
+    assert np.flatnonzero(field(obs, O.O_PHASE, NUM_PHASES)).tolist() == [game.phase]
+    for k in range(4):
+        q = (p + k) % 4
+        b = block(obs, k)
+        assert b[O.Q_MONEY] == pytest.approx(game.money(q) / 50)
+        assert np.allclose(b[O.Q_GOODS : O.Q_GOODS + NUM_GOODS], game.goods(q) / STOREHOUSE_SLOTS)
+        houses = np.zeros(MAX_CITIES)
+        houses[: game.houses().shape[1]] = game.houses()[q]
+        assert np.array_equal(b[O.Q_HOUSES : O.Q_HOUSES + MAX_CITIES], houses)
+        assert np.allclose(b[O.Q_HAND : O.Q_HAND + NUM_KINDS] * O.KIND_MAX, game.hand_kinds(q))
+        breakdown = game.score_breakdown(q)
+        assert b[O.Q_SCORE_TOTAL] * 100 == pytest.approx(breakdown["total"])
+        gods = b[O.Q_SCORE_PARTS : O.Q_SCORE_PARTS + len(GODS)] * 50
+        assert np.allclose(gods, [breakdown[g] for g in GODS])
+        assert b[O.Q_PRAEFECTUS_MAGNUS] == float(game.praefectus_magnus == q)
+        top = game.discard_top(q)
+        top_kind = np.flatnonzero(b[O.Q_DISCARD_TOP : O.Q_DISCARD_TOP + NUM_KINDS]).tolist()
+        assert top_kind == ([] if top < 0 else [int(CARD_KIND[top])])
+    city_goods = game.city_goods()
+    one_hot = field(obs, O.O_CITY_GOOD, MAX_CITIES * NUM_GOODS).reshape(MAX_CITIES, NUM_GOODS)
+    for c, g in enumerate(city_goods):
+        assert one_hot[c].tolist() == [float(g == k) for k in range(NUM_GOODS)]
+    kinds = field(obs, O.O_DISPLAY_KIND, 7 * NUM_KINDS).reshape(7, NUM_KINDS)
+    for slot, card in enumerate(game.display()):
+        assert np.flatnonzero(kinds[slot]).tolist() == ([] if card < 0 else [int(CARD_KIND[card])])
+
+
+def test_colonists_are_counted_where_they_stand() -> None:
+    game = played("italia", 3, seed=1, decisions=250)
+    capital = game.map.place_index(game.map.capital)
+    for p in range(3):
+        b = block(game.observation(p), 0)
+        total = (
+            b[O.Q_COLONISTS_STOREHOUSE : O.Q_COLONISTS_STOREHOUSE + 2].sum()
+            + b[O.Q_COLONISTS_PLACE : O.Q_COLONISTS_PLACE + 2 * MAX_CITIES].sum()
+            + b[O.Q_COLONISTS_PATH : O.Q_COLONISTS_PATH + maps.MAX_PATHS].sum()
+        )
+        assert total * 3 == pytest.approx(6)
+        locations = game.colonist_locations(p)
+        in_capital = b[O.Q_COLONISTS_PLACE + 2 * capital : O.Q_COLONISTS_PLACE + 2 * capital + 2] * 3
+        assert in_capital.tolist() == pytest.approx(
+            [np.sum(locations[:3] == capital), np.sum(locations[3:] == capital)]
+        )
+
+
+def test_batch_equals_single_observations() -> None:
+    games = [played("creta", 3, seed=s, decisions=40 + 30 * s) for s in range(5)]
+    states = np.stack([g.state for g in games])
+    players = np.array([s % 3 for s in range(5)])
+    batch = O.observe_batch(states, games[0].map.tables, players)
+    for i, game in enumerate(games):
+        assert np.array_equal(batch[i], game.observation(int(players[i])))
+
+
+def test_finished_game_has_no_decider_and_scores_match() -> None:
+    game = played("creta", 2, seed=4, decisions=5000)
+    assert game.is_over()
+    obs = game.observation(0)
+    assert not field(obs, O.O_DECIDER_SEAT, MAX_PLAYERS).any() and obs[O.O_OBSERVER_DECIDES] == 0
+    assert obs[O.O_END_TRIGGERED] == 1
+    assert np.array_equal(O.player_scores(game), game.final_scores())

@@ -1,0 +1,123 @@
+"""VectorGame: the batch plays exactly like n single games, resets itself, refuses illegal actions whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from concordia_env import Game, IllegalActionError, VectorGame
+from concordia_env import actions as A
+from concordia_env.observation import OBS_SIZE
+from concordia_env.pettingzoo_env import Rewarder
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row, chosen vectorised."""
+    return np.argmax(np.where(masks, rng.random(masks.shape), -1.0), axis=1)
+
+
+@pytest.mark.parametrize("reward", ["win", "score_delta", "rank"])
+def test_batch_matches_single_games(reward: str) -> None:
+    n, seed = 3, 40
+    vec = VectorGame(n, map="creta", num_players=2, seed=seed, reward=reward)
+    games = [Game.new("creta", 2, seed=seed + i) for i in range(n)]
+    rewarders = [Rewarder(reward) for _ in range(n)]
+    for r in rewarders:
+        r.reset(2)
+    game_number = [0] * n
+    finished = 0
+    rng = np.random.default_rng(0)
+    for _ in range(1400):
+        masks = vec.legal_masks()
+        assert np.array_equal(masks, np.stack([g.legal_mask() for g in games]))
+        assert vec.current_players.tolist() == [g.current_player for g in games]
+        actions = random_legal(masks, rng)
+        rewards, dones, infos = vec.step(actions)
+        for i, game in enumerate(games):
+            game.step(int(actions[i]))
+            assert np.allclose(rewards[i], rewarders[i].after(game))
+            assert dones[i] == game.is_over()
+            if game.is_over():
+                finished += 1
+                assert infos["_final"][i]
+                assert infos["final_scores"][i].tolist() == game.final_scores().tolist()
+                info = infos["final_info"][i]
+                assert info["winner"] == game.winner() and info["ranking"] == game.ranking()
+                assert np.array_equal(info["state"], game.state)
+                assert info["seed"] == seed + i + game_number[i] * n
+                final_obs = infos["final_observation"][i]
+                assert final_obs.shape == (2, OBS_SIZE)
+                assert all(np.array_equal(final_obs[p], game.observation(p)) for p in range(2))
+                # autoreset: the row's next game uses the documented seed
+                game_number[i] += 1
+                games[i] = Game.new("creta", 2, seed=vec.game_seed(i, game_number[i]))
+                assert vec.game_seed(i, game_number[i]) == seed + i + game_number[i] * n
+                rewarders[i].reset(2)
+            else:
+                assert infos["_final"][i] == False  # noqa: E712 (numpy bool)
+        assert np.array_equal(vec.states, np.stack([g.state for g in games]))
+    assert finished >= 2, "the test should see games finish and reset"
+    assert vec.game_counts.tolist() == game_number
+
+
+def test_observations_are_from_each_current_players_view() -> None:
+    vec = VectorGame(4, map="imperium", num_players=4, seed=3)
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        vec.step(random_legal(vec.legal_masks(), rng))
+    obs = vec.observations()
+    assert obs.shape == (4, OBS_SIZE) and obs.dtype == np.float32
+    for i in range(4):
+        game = vec.game(i)
+        assert np.array_equal(obs[i], game.observation(game.current_player))
+    seat0 = vec.observations(np.zeros(4, dtype=np.int64))
+    assert all(np.array_equal(seat0[i], vec.game(i).observation(0)) for i in range(4))
+    with pytest.raises(ValueError):
+        vec.observations(np.full(4, 4))
+
+
+def test_illegal_action_names_the_row_and_changes_nothing() -> None:
+    vec = VectorGame(5, map="italia", num_players=3, seed=7)
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        vec.step(random_legal(vec.legal_masks(), rng))
+    before = vec.states.copy()
+    actions = random_legal(vec.legal_masks(), rng)
+    bad_row = 3
+    actions[bad_row] = int(np.flatnonzero(~vec.legal_masks()[bad_row])[0])
+    with pytest.raises(IllegalActionError) as info:
+        vec.step(actions)
+    assert info.value.row == bad_row and "row 3" in str(info.value)
+    assert info.value.action == actions[bad_row]
+    assert np.array_equal(vec.states, before)
+    actions[bad_row] = A.NUM_ACTIONS + 5  # out of range is illegal too
+    with pytest.raises(IllegalActionError):
+        vec.step(actions)
+    assert np.array_equal(vec.states, before)
+    with pytest.raises(ValueError):
+        vec.step(actions[:2])
+
+
+def test_reset_and_seeds() -> None:
+    vec = VectorGame(2, map="aegyptus", num_players=3, seed=100)
+    assert vec.game(1) == Game.new("aegyptus", 3, seed=101)
+    vec.step(random_legal(vec.legal_masks(), np.random.default_rng(0)))
+    vec.reset(seed=5)
+    assert vec.game(0) == Game.new("aegyptus", 3, seed=5) and vec.game_counts.tolist() == [0, 0]
+    other = VectorGame(2, map="aegyptus", num_players=3, seed=None)
+    assert other.game(0) == Game.new("aegyptus", 3, seed=other.seed)
+    with pytest.raises(ValueError):
+        VectorGame(2, map="italia", num_players=5)
+
+
+def test_throughput_benchmark_runs(tmp_path) -> None:
+    import json
+
+    from benchmarks import throughput
+
+    out = tmp_path / "throughput.json"
+    assert throughput.main(["--seconds", "0.05", "--maps", "creta", "--batch", "8", "--json", str(out)]) == 0
+    rows = {r["name"]: r for r in json.loads(out.read_text())["results"]}
+    assert rows["connect_four_v3 (AEC)"]["ratio"] == 1.0
+    assert all(r["steps"] > 0 and r["steps_per_second"] > 0 for r in rows.values())
+    assert {"engine creta 4p", "engine, all maps", "VectorGame(8) creta 4p", "AEC env creta 4p"} <= set(rows)
