@@ -1,0 +1,329 @@
+"""What a rendering shows, gathered once from a :class:`~concordia_env.game.Game`.
+
+Both renderers (the text board and the board picture) draw the same facts; collecting them
+here keeps the two in agreement and keeps the drawing code free of state offsets.
+
+Everything the public ``Game`` API offers is read through it. The few facts it does not
+offer yet (bonus markers, stack size, Nile marker, pending-decision context, goods waiting
+for an overflow choice) are read from ``game.state`` through the named offsets of
+:mod:`concordia_env.state`, one small helper each, so that each can be swapped for a
+``Game`` accessor once one exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cards import (
+    BONUS_MARKER_COINS,
+    CARD_COST,
+    CARD_ID,
+    COLONISTS_PER_PLAYER,
+    GOODS,
+    KIND_NAMES,
+    LAND_COLONISTS,
+    NUM_GOODS,
+    SLOT_ANY_COST,
+    SLOT_FIXED_COST,
+    STOREHOUSE_SLOTS,
+)
+from ..game import Game
+from ..maps import LAND, SEA, Map
+from ..state import (
+    ACTION_KIND,
+    BONUS_COIN_SIDE,
+    BONUS_GOOD,
+    BUYS_LEFT,
+    FINAL_TURNS_LEFT,
+    INCOMING,
+    LOC_STOREHOUSE,
+    NILE_MARKER,
+    OPT_DISPLAY_COSTS,
+    PATH_LOC_BASE,
+    PHASE_ARCHITECT_MOVE,
+    PHASE_BUY_CARDS,
+    PHASE_MERCATOR,
+    PHASE_OVERFLOW,
+    PHASE_PREFECT,
+    PLAYED_KIND,
+    STACK_SIZE,
+    STEPS_LEFT,
+    TRADED_GOODS,
+)
+
+# --------------------------------------------------------------------------- state helpers
+# One helper per fact the Game API does not expose yet (see the module docstring).
+
+
+def bonus_markers(game: Game) -> list[tuple[int, bool]]:
+    """(good, coin side up) of each province's bonus marker; good -1 when there is none (Gavdos)."""
+    s = game.state
+    return [(int(s[BONUS_GOOD + v]), bool(s[BONUS_COIN_SIDE + v])) for v in range(len(game.map.provinces))]
+
+
+def stack_size(game: Game) -> int:
+    """Cards left in the face-down stack."""
+    return int(game.state[STACK_SIZE])
+
+
+def nile_marker(game: Game) -> int | None:
+    """Province holding the Nile food marker (Aegyptus), None elsewhere."""
+    v = int(game.state[NILE_MARKER])
+    return v if v >= 0 else None
+
+
+def steps_left(game: Game) -> int:
+    """Architect movement steps not yet used."""
+    return int(game.state[STEPS_LEFT])
+
+
+def traded_goods(game: Game) -> list[int]:
+    """Goods already sold or bought in the pending Mercator action."""
+    bits = int(game.state[TRADED_GOODS])
+    return [g for g in range(NUM_GOODS) if bits >> g & 1]
+
+
+def buys_left(game: Game) -> int:
+    """Cards the pending Senator/Consul may still buy."""
+    return int(game.state[BUYS_LEFT])
+
+
+def incoming_goods(game: Game, player: int) -> np.ndarray:
+    """Goods produced for ``player`` that wait for the overflow choice."""
+    b = INCOMING + player * NUM_GOODS
+    return game.state[b : b + NUM_GOODS].copy()
+
+
+def played_kind(game: Game) -> int:
+    """Kind of the card played this turn, -1 before one is played."""
+    return int(game.state[PLAYED_KIND])
+
+
+def action_kind(game: Game) -> int:
+    """Kind whose action is carried out (differs from the played kind after a Diplomat), -1."""
+    return int(game.state[ACTION_KIND])
+
+
+def final_turns_left(game: Game) -> int | None:
+    """Turns left before the final scoring once the end is triggered, else None."""
+    left = int(game.state[FINAL_TURNS_LEFT])
+    return left if left >= 0 else None
+
+
+def display_variant(game: Game) -> int:
+    """Index of the display slot cost variant (0 standard, 1 alternative)."""
+    return int(game.state[OPT_DISPLAY_COSTS])
+
+
+# --------------------------------------------------------------------------- the snapshot
+@dataclass(frozen=True)
+class Colonist:
+    """One colonist on the board: its kind and where it stands."""
+
+    kind: int  # maps.LAND or maps.SEA
+    location: int  # a place id, or PATH_LOC_BASE + path id
+
+    @property
+    def on_path(self) -> bool:
+        return self.location >= PATH_LOC_BASE
+
+    @property
+    def path(self) -> int:
+        return self.location - PATH_LOC_BASE
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    index: int
+    money: int
+    goods: np.ndarray  # units per good
+    free_slots: int  # storehouse slots free for goods
+    houses: tuple[int, ...]  # place ids
+    colonists: tuple[Colonist, ...]  # on the board
+    stored_colonists: tuple[int, int]  # (land, sea) still in the storehouse
+    hand: tuple[tuple[int, int], ...]  # (card type, count), card types in order
+    discard_top: int  # card type, -1 empty
+    score: int
+    incoming: np.ndarray  # goods waiting for an overflow choice
+
+    @property
+    def hand_size(self) -> int:
+        return sum(n for _, n in self.hand)
+
+
+@dataclass(frozen=True)
+class SlotView:
+    """One display slot with the price a Senator pays: the card's own cost plus the slot's."""
+
+    slot: int
+    card: int  # card type, -1 empty
+    fixed: np.ndarray  # goods units to pay (card cost + slot's named goods)
+    any_good: int  # units of a good of the buyer's choice ("any" under the slot)
+
+
+@dataclass(frozen=True)
+class ProvinceView:
+    index: int
+    name: str
+    numeral: str | None
+    cities: tuple[int, ...]  # place ids
+    bonus_good: int  # -1: no marker (Gavdos before / after use)
+    coin_side: bool
+    nile: bool  # holds the Nile food marker
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the renderers show, as plain Python values."""
+
+    map: Map
+    num_players: int
+    turn_count: int
+    decision_count: int
+    current_player: int
+    turn_player: int
+    phase: int
+    phase_name: str
+    game_over: bool
+    praefectus_magnus: int
+    concordia_holder: int | None
+    players: tuple[PlayerView, ...]
+    display: tuple[SlotView, ...]
+    stack_size: int
+    provinces: tuple[ProvinceView, ...]
+    city_goods: np.ndarray  # per place, -1 capital/square
+    houses: np.ndarray  # bool [player, place]
+    context: tuple[str, ...]  # pending-decision details in words
+    ranking: tuple[int, ...]  # players from first to last place (tie-break included)
+
+    @property
+    def capital(self) -> int:
+        return self.map.place_index(self.map.capital)
+
+
+def snapshot(game: Game) -> Snapshot:
+    """Collect what a rendering shows of ``game``."""
+    m = game.map
+    markers = bonus_markers(game)
+    nile = nile_marker(game)
+    houses = game.houses()
+    provinces = tuple(
+        ProvinceView(
+            index=v,
+            name=name,
+            numeral=m.province_numerals.get(name),
+            cities=tuple(m.place_index(c) for c in cities),
+            bonus_good=markers[v][0],
+            coin_side=markers[v][1],
+            nile=nile == v,
+        )
+        for v, (name, cities) in enumerate(m.provinces.items())
+    )
+    return Snapshot(
+        map=m,
+        num_players=game.num_players,
+        turn_count=game.turn_count,
+        decision_count=game.decision_count,
+        current_player=game.current_player,
+        turn_player=game.turn_player,
+        phase=game.phase,
+        phase_name=game.phase_name,
+        game_over=game.is_over(),
+        praefectus_magnus=game.praefectus_magnus,
+        concordia_holder=game.concordia_holder,
+        players=tuple(_player_view(game, p, houses) for p in range(game.num_players)),
+        display=_display_view(game),
+        stack_size=stack_size(game),
+        provinces=provinces,
+        city_goods=game.city_goods(),
+        houses=houses,
+        context=pending_context(game),
+        ranking=tuple(game.ranking()),
+    )
+
+
+def _player_view(game: Game, p: int, houses: np.ndarray) -> PlayerView:
+    locations = game.colonist_locations(p)
+    goods = game.goods(p)
+    board: list[Colonist] = []
+    stored = [0, 0]
+    for slot in range(COLONISTS_PER_PLAYER):
+        kind = LAND if slot < LAND_COLONISTS else SEA
+        if locations[slot] == LOC_STOREHOUSE:
+            stored[kind] += 1
+        else:
+            board.append(Colonist(kind, int(locations[slot])))
+    hand = game.hand(p)
+    return PlayerView(
+        index=p,
+        money=game.money(p),
+        goods=goods,
+        free_slots=STOREHOUSE_SLOTS - int(goods.sum()) - sum(stored),
+        houses=tuple(int(c) for c in np.flatnonzero(houses[p])),
+        colonists=tuple(board),
+        stored_colonists=(stored[0], stored[1]),
+        hand=tuple((int(t), int(hand[t])) for t in np.flatnonzero(hand)),
+        discard_top=game.discard_top(p),
+        score=game.score_breakdown(p)["total"],
+        incoming=incoming_goods(game, p),
+    )
+
+
+def _display_view(game: Game) -> tuple[SlotView, ...]:
+    variant = display_variant(game)
+    slots = []
+    for slot, card in enumerate(game.display()):
+        card = int(card)
+        own = CARD_COST[card] if card >= 0 else np.zeros(NUM_GOODS, dtype=np.int32)
+        slots.append(SlotView(slot, card, own + SLOT_FIXED_COST[variant, slot], int(SLOT_ANY_COST[variant, slot])))
+    return tuple(slots)
+
+
+def pending_context(game: Game) -> tuple[str, ...]:
+    """Details of the pending decision a reader needs beyond its name (steps left, kinds traded, ...)."""
+    out: list[str] = []
+    played, acting = played_kind(game), action_kind(game)
+    if played >= 0 and acting >= 0 and acting != played:
+        out.append(f"{KIND_NAMES[played]} copies {KIND_NAMES[acting]}")
+    phase = game.phase
+    if phase == PHASE_ARCHITECT_MOVE:
+        out.append(f"Architect steps left: {steps_left(game)}")
+    elif phase == PHASE_MERCATOR:
+        traded = traded_goods(game)
+        names = ", ".join(GOODS[g] for g in traded) if traded else "none yet"
+        out.append(f"Mercator kinds traded: {names} (at most 2)")
+    elif phase == PHASE_PREFECT:
+        coins = sum(int(BONUS_MARKER_COINS[g]) for g, coin_side in bonus_markers(game) if coin_side and g >= 0)
+        out.append(f"cash bonus now: {coins + game.map.cash_bonus_extra} sestertii")
+    elif phase == PHASE_BUY_CARDS:
+        out.append(f"cards that may still be bought: {buys_left(game)}")
+    elif phase == PHASE_OVERFLOW and game.current_player >= 0:
+        waiting = incoming_goods(game, game.current_player)
+        out.append(f"goods waiting for storage: {goods_text(waiting)}")
+    final = final_turns_left(game)
+    if final is not None and not game.is_over():
+        out.append(f"end triggered: {final} final turn(s) left")
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- words
+GOOD_LETTERS = "".join(g[0].upper() for g in GOODS)
+
+
+def goods_text(counts: np.ndarray | list[int], any_units: int = 0) -> str:
+    """``"2 tool, 1 cloth + 1 any"``; ``"-"`` when nothing."""
+    parts = [f"{int(n)} {GOODS[g]}" for g, n in enumerate(counts) if n]
+    text = ", ".join(parts)
+    if any_units:
+        text = f"{text} + {any_units} any" if text else f"{any_units} any"
+    return text or "-"
+
+
+def card_text(card: int) -> str:
+    return CARD_ID[card] if card >= 0 else "-"
+
+
+def player_label(p: int | None) -> str:
+    return f"P{p}" if p is not None and p >= 0 else "-"
