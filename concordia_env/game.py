@@ -13,11 +13,14 @@ import numpy as np
 
 from . import actions as A
 from .cards import (
+    CARD_COST,
     CARD_KIND,
     GODS,
     NUM_CARD_TYPES,
     NUM_GOODS,
     NUM_KINDS,
+    SLOT_ANY_COST,
+    SLOT_FIXED_COST,
 )
 from .describe import describe, explain_illegal
 from .errors import IllegalActionError
@@ -27,15 +30,23 @@ from .rules.legal import fill_legal
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts
 from .rules.setup import new_state
 from .state import (
+    ACTION_KIND,
+    BONUS_COIN_SIDE,
+    BONUS_GOOD,
+    BUYS_LEFT,
     CITY_GOOD,
     CONCORDIA_HOLDER,
     CURRENT_PLAYER,
     DECISION_COUNT,
     DISPLAY,
+    FINAL_TURNS_LEFT,
     HOUSES,
+    INCOMING,
     MAP_ID,
     MAX_CITIES,
+    NILE_MARKER,
     NUM_PLAYERS,
+    OPT_DISPLAY_COSTS,
     P_COLONISTS,
     P_DISCARD,
     P_DISCARD_TOP,
@@ -45,8 +56,12 @@ from .state import (
     PHASE,
     PHASE_GAME_OVER,
     PHASE_NAMES,
+    PLAYED_KIND,
     PRAEFECTUS_MAGNUS,
+    STACK_SIZE,
     STATE_SIZE,
+    STEPS_LEFT,
+    TRADED_GOODS,
     TURN_COUNT,
     TURN_PLAYER,
     player_base,
@@ -252,6 +267,72 @@ class Game:
     def display(self) -> np.ndarray:
         """Card type in each display slot (-1 empty)."""
         return self.state[DISPLAY : DISPLAY + 7].copy()
+
+    def bonus_markers(self) -> list[tuple[int, bool]]:
+        """(good, coin side up) of each province's bonus marker; good -1 when there is none (Gavdos)."""
+        s = self.state
+        return [(int(s[BONUS_GOOD + v]), bool(s[BONUS_COIN_SIDE + v])) for v in range(len(self.map.provinces))]
+
+    @property
+    def stack_size(self) -> int:
+        """Cards left in the face-down stack (their order is hidden; see observation)."""
+        return int(self.state[STACK_SIZE])
+
+    def display_price(self, slot: int) -> tuple[np.ndarray, int]:
+        """A Senator's price of the card in ``slot``: (goods: own cost + slot's named goods, 'any' units)."""
+        card = int(self.state[DISPLAY + slot])
+        if card < 0:
+            raise ValueError(f"display slot {slot + 1} is empty")
+        variant = self.display_costs_variant
+        return CARD_COST[card] + SLOT_FIXED_COST[variant, slot], int(SLOT_ANY_COST[variant, slot])
+
+    @property
+    def display_costs_variant(self) -> int:
+        """0 for the standard display slot costs, 1 for the alternative ones."""
+        return int(self.state[OPT_DISPLAY_COSTS])
+
+    @property
+    def nile_marker(self) -> int | None:
+        """Province holding the Nile food marker (Aegyptus), None elsewhere."""
+        v = int(self.state[NILE_MARKER])
+        return v if v >= 0 else None
+
+    # ------------------------------------------------------------------ pending decision context
+    @property
+    def played_kind(self) -> int:
+        """Kind of the card played this turn (cards.K_*), -1 before one is played."""
+        return int(self.state[PLAYED_KIND])
+
+    @property
+    def action_kind(self) -> int:
+        """Kind whose action is carried out (the copied one after a Diplomat), -1."""
+        return int(self.state[ACTION_KIND])
+
+    @property
+    def steps_left(self) -> int:
+        """Architect movement steps not yet used."""
+        return int(self.state[STEPS_LEFT])
+
+    def traded_goods(self) -> list[int]:
+        """Goods already sold or bought in the pending Mercator action."""
+        bits = int(self.state[TRADED_GOODS])
+        return [g for g in range(NUM_GOODS) if bits >> g & 1]
+
+    @property
+    def buys_left(self) -> int:
+        """Cards the pending Senator/Consul may still buy."""
+        return int(self.state[BUYS_LEFT])
+
+    def incoming_goods(self, player: int) -> np.ndarray:
+        """Goods produced for ``player`` that wait for a storehouse-overflow choice."""
+        b = INCOMING + player * NUM_GOODS
+        return self.state[b : b + NUM_GOODS].copy()
+
+    @property
+    def final_turns_left(self) -> int | None:
+        """Turn ends left before the final scoring once the end is triggered, else None."""
+        left = int(self.state[FINAL_TURNS_LEFT])
+        return left if left >= 0 else None
 
     @property
     def praefectus_magnus(self) -> int:

@@ -21,7 +21,7 @@ from concordia_env.render.__main__ import main as render_main
 from concordia_env.render.frame import frame_layout
 from concordia_env.render.geometry import board_geometry
 from concordia_env.render.text import TEXT_WIDTH
-from concordia_env.render.view import bonus_markers, incoming_goods, snapshot, steps_left, traded_goods
+from concordia_env.render.view import snapshot
 from concordia_env.state import PHASE_ARCHITECT_MOVE, PHASE_MERCATOR, PHASE_OVERFLOW, PHASE_PREFECT
 
 #: a small picture keeps the tests fast; the layout scales with the width
@@ -97,30 +97,30 @@ def test_text_names_the_nile_marker_and_special_squares() -> None:
 
 def test_text_shows_the_architect_steps_left() -> None:
     game = play_until(Game.new("italia", 3, seed=5), 5, lambda g: g.phase == PHASE_ARCHITECT_MOVE)
-    assert f"Architect steps left: {steps_left(game)}" in render_text(game)
+    assert f"Architect steps left: {game.steps_left}" in render_text(game)
 
 
 def test_text_shows_the_mercator_kinds_traded() -> None:
     def traded_once(g: Game) -> bool:
-        return g.phase == PHASE_MERCATOR and bool(traded_goods(g))
+        return g.phase == PHASE_MERCATOR and bool(g.traded_goods())
 
     game = play_until(Game.new("imperium", 4, seed=2), 2, traded_once)
-    kinds = ", ".join(GOODS[g] for g in traded_goods(game))
+    kinds = ", ".join(GOODS[g] for g in game.traded_goods())
     assert f"Mercator kinds traded: {kinds}" in render_text(game)
 
 
 def test_text_shows_the_cash_bonus_a_prefect_would_take() -> None:
     def prefect_with_coins(g: Game) -> bool:
-        return g.phase == PHASE_PREFECT and any(coin_side for _, coin_side in bonus_markers(g))
+        return g.phase == PHASE_PREFECT and any(coin_side for _, coin_side in g.bonus_markers())
 
     game = play_until(Game.new("creta", 3, seed=1), 1, prefect_with_coins)
-    coins = sum(int(BONUS_MARKER_COINS[g]) for g, coin_side in bonus_markers(game) if coin_side)
+    coins = sum(int(BONUS_MARKER_COINS[g]) for g, coin_side in game.bonus_markers() if coin_side)
     assert f"cash bonus now: {coins + 2} sestertii" in render_text(game)  # Creta pays 2 more
 
 
 def test_text_shows_goods_waiting_for_an_overflow_choice() -> None:
     game = play_until(Game.new("aegyptus", 4, seed=0), 0, lambda g: g.phase == PHASE_OVERFLOW)
-    waiting = incoming_goods(game, game.current_player)
+    waiting = game.incoming_goods(game.current_player)
     parts = [f"{n} {GOODS[g]}" for g, n in enumerate(waiting) if n]
     text = render_text(game)
     assert "goods waiting for storage: " + ", ".join(parts) in text

@@ -3,11 +3,7 @@
 Both renderers (the text board and the board picture) draw the same facts; collecting them
 here keeps the two in agreement and keeps the drawing code free of state offsets.
 
-Everything the public ``Game`` API offers is read through it. The few facts it does not
-offer yet (bonus markers, stack size, Nile marker, pending-decision context, goods waiting
-for an overflow choice) are read from ``game.state`` through the named offsets of
-:mod:`concordia_env.state`, one small helper each, so that each can be swapped for a
-``Game`` accessor once one exists.
+Everything is read through the public ``Game`` API; nothing here knows state offsets.
 """
 
 from __future__ import annotations
@@ -32,89 +28,14 @@ from ..cards import (
 from ..game import Game
 from ..maps import LAND, SEA, Map
 from ..state import (
-    ACTION_KIND,
-    BONUS_COIN_SIDE,
-    BONUS_GOOD,
-    BUYS_LEFT,
-    FINAL_TURNS_LEFT,
-    INCOMING,
     LOC_STOREHOUSE,
-    NILE_MARKER,
-    OPT_DISPLAY_COSTS,
     PATH_LOC_BASE,
     PHASE_ARCHITECT_MOVE,
     PHASE_BUY_CARDS,
     PHASE_MERCATOR,
     PHASE_OVERFLOW,
     PHASE_PREFECT,
-    PLAYED_KIND,
-    STACK_SIZE,
-    STEPS_LEFT,
-    TRADED_GOODS,
 )
-
-# --------------------------------------------------------------------------- state helpers
-# One helper per fact the Game API does not expose yet (see the module docstring).
-
-
-def bonus_markers(game: Game) -> list[tuple[int, bool]]:
-    """(good, coin side up) of each province's bonus marker; good -1 when there is none (Gavdos)."""
-    s = game.state
-    return [(int(s[BONUS_GOOD + v]), bool(s[BONUS_COIN_SIDE + v])) for v in range(len(game.map.provinces))]
-
-
-def stack_size(game: Game) -> int:
-    """Cards left in the face-down stack."""
-    return int(game.state[STACK_SIZE])
-
-
-def nile_marker(game: Game) -> int | None:
-    """Province holding the Nile food marker (Aegyptus), None elsewhere."""
-    v = int(game.state[NILE_MARKER])
-    return v if v >= 0 else None
-
-
-def steps_left(game: Game) -> int:
-    """Architect movement steps not yet used."""
-    return int(game.state[STEPS_LEFT])
-
-
-def traded_goods(game: Game) -> list[int]:
-    """Goods already sold or bought in the pending Mercator action."""
-    bits = int(game.state[TRADED_GOODS])
-    return [g for g in range(NUM_GOODS) if bits >> g & 1]
-
-
-def buys_left(game: Game) -> int:
-    """Cards the pending Senator/Consul may still buy."""
-    return int(game.state[BUYS_LEFT])
-
-
-def incoming_goods(game: Game, player: int) -> np.ndarray:
-    """Goods produced for ``player`` that wait for the overflow choice."""
-    b = INCOMING + player * NUM_GOODS
-    return game.state[b : b + NUM_GOODS].copy()
-
-
-def played_kind(game: Game) -> int:
-    """Kind of the card played this turn, -1 before one is played."""
-    return int(game.state[PLAYED_KIND])
-
-
-def action_kind(game: Game) -> int:
-    """Kind whose action is carried out (differs from the played kind after a Diplomat), -1."""
-    return int(game.state[ACTION_KIND])
-
-
-def final_turns_left(game: Game) -> int | None:
-    """Turns left before the final scoring once the end is triggered, else None."""
-    left = int(game.state[FINAL_TURNS_LEFT])
-    return left if left >= 0 else None
-
-
-def display_variant(game: Game) -> int:
-    """Index of the display slot cost variant (0 standard, 1 alternative)."""
-    return int(game.state[OPT_DISPLAY_COSTS])
 
 
 # --------------------------------------------------------------------------- the snapshot
@@ -206,8 +127,8 @@ class Snapshot:
 def snapshot(game: Game) -> Snapshot:
     """Collect what a rendering shows of ``game``."""
     m = game.map
-    markers = bonus_markers(game)
-    nile = nile_marker(game)
+    markers = game.bonus_markers()
+    nile = game.nile_marker
     houses = game.houses()
     provinces = tuple(
         ProvinceView(
@@ -235,7 +156,7 @@ def snapshot(game: Game) -> Snapshot:
         concordia_holder=game.concordia_holder,
         players=tuple(_player_view(game, p, houses) for p in range(game.num_players)),
         display=_display_view(game),
-        stack_size=stack_size(game),
+        stack_size=game.stack_size,
         provinces=provinces,
         city_goods=game.city_goods(),
         houses=houses,
@@ -267,12 +188,12 @@ def _player_view(game: Game, p: int, houses: np.ndarray) -> PlayerView:
         hand=tuple((int(t), int(hand[t])) for t in np.flatnonzero(hand)),
         discard_top=game.discard_top(p),
         score=game.score_breakdown(p)["total"],
-        incoming=incoming_goods(game, p),
+        incoming=game.incoming_goods(p),
     )
 
 
 def _display_view(game: Game) -> tuple[SlotView, ...]:
-    variant = display_variant(game)
+    variant = game.display_costs_variant
     slots = []
     for slot, card in enumerate(game.display()):
         card = int(card)
@@ -284,25 +205,25 @@ def _display_view(game: Game) -> tuple[SlotView, ...]:
 def pending_context(game: Game) -> tuple[str, ...]:
     """Details of the pending decision a reader needs beyond its name (steps left, kinds traded, ...)."""
     out: list[str] = []
-    played, acting = played_kind(game), action_kind(game)
+    played, acting = game.played_kind, game.action_kind
     if played >= 0 and acting >= 0 and acting != played:
         out.append(f"{KIND_NAMES[played]} copies {KIND_NAMES[acting]}")
     phase = game.phase
     if phase == PHASE_ARCHITECT_MOVE:
-        out.append(f"Architect steps left: {steps_left(game)}")
+        out.append(f"Architect steps left: {game.steps_left}")
     elif phase == PHASE_MERCATOR:
-        traded = traded_goods(game)
+        traded = game.traded_goods()
         names = ", ".join(GOODS[g] for g in traded) if traded else "none yet"
         out.append(f"Mercator kinds traded: {names} (at most 2)")
     elif phase == PHASE_PREFECT:
-        coins = sum(int(BONUS_MARKER_COINS[g]) for g, coin_side in bonus_markers(game) if coin_side and g >= 0)
+        coins = sum(int(BONUS_MARKER_COINS[g]) for g, coin_side in game.bonus_markers() if coin_side and g >= 0)
         out.append(f"cash bonus now: {coins + game.map.cash_bonus_extra} sestertii")
     elif phase == PHASE_BUY_CARDS:
-        out.append(f"cards that may still be bought: {buys_left(game)}")
+        out.append(f"cards that may still be bought: {game.buys_left}")
     elif phase == PHASE_OVERFLOW and game.current_player >= 0:
-        waiting = incoming_goods(game, game.current_player)
+        waiting = game.incoming_goods(game.current_player)
         out.append(f"goods waiting for storage: {goods_text(waiting)}")
-    final = final_turns_left(game)
+    final = game.final_turns_left
     if final is not None and not game.is_over():
         out.append(f"end triggered: {final} final turn(s) left")
     return tuple(out)
