@@ -165,12 +165,11 @@ class Game:
 
     def step(self, action: int) -> None:
         """Apply one action; an illegal one raises IllegalActionError and changes nothing."""
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(-1, f"an action is an integer index, got {action!r}") from None
-        if a != action:
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]  # a 0-d array, as policies often return
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise IllegalActionError(-1, f"an action is an integer index, got {action!r}")
+        a = int(action)
         code = engine.step(self.state, self.map.tables, a, self._mask)
         if code != engine.STEP_OK:
             reason = explain_illegal(self.state, self.map, a)

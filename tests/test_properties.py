@@ -85,7 +85,7 @@ def check_invariants(game: Game) -> None:
     sale_counts = owned.sum(axis=0)
     np.add.at(sale_counts, display[display >= 0], 1)
     np.add.at(sale_counts, s[STACK : STACK + s[STACK_SIZE]], 1)
-    in_play = CARD_DECK <= n
+    in_play = n >= CARD_DECK
     # every sale card of the decks in use exists exactly once, the others never
     assert (sale_counts[NUM_START_TYPES:][in_play[NUM_START_TYPES:]] == 1).all()
     assert (sale_counts[NUM_START_TYPES:][~in_play[NUM_START_TYPES:]] == 0).all()

@@ -6,14 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
-from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CITY_TOKENS, K_ARCHITECT, K_COLONIST, K_PREFECT, K_TRIBUNE
-from concordia_env.maps import UNREACHABLE
-from concordia_env.rules.legal import distance_to_path
-from concordia_env.state import NILE_MARKER, PATH_LOC_BASE, STEPS_LEFT
-from tests.builders import (
+from builders import (
     add_house,
     clear_colonists,
     colonist_at,
@@ -30,6 +23,13 @@ from tests.builders import (
     set_praefectus_magnus,
     set_turn,
 )
+
+from concordia_env import Game
+from concordia_env import actions as A
+from concordia_env.cards import CITY_TOKENS, K_ARCHITECT, K_COLONIST, K_PREFECT, K_TRIBUNE
+from concordia_env.maps import UNREACHABLE
+from concordia_env.rules.legal import distance_to_path
+from concordia_env.state import NILE_MARKER, PATH_LOC_BASE, STEPS_LEFT
 
 MAP = "aegyptus"
 LAND0, SEA0, SEA1 = 0, 3, 4
@@ -132,9 +132,7 @@ def test_red_sea_is_reached_only_by_settling() -> None:
     m = game.map
     red_sea = [i for i, (kind, a, b) in enumerate(m.paths) if kind == 1 and m.sea_path_kinds[(a, b)] == "red_sea"]
     assert len(red_sea) == 9  # six Red Sea routes and the three lines to the frankincense square
-    sea_reachable = [
-        i for i, (kind, a, b) in enumerate(m.paths) if kind == 1 and m.sea_path_kinds[(a, b)] != "red_sea"
-    ]
+    sea_reachable = [i for i, (kind, a, b) in enumerate(m.paths) if kind == 1 and m.sea_path_kinds[(a, b)] != "red_sea"]
     memphis = m.place_index("Memphis")
     for p in red_sea:
         assert distance_to_path(m.tables, memphis, p) >= UNREACHABLE

@@ -6,13 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
-from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CITY_TOKENS, GOOD_INDEX, K_PREFECT, K_SENATOR
-from concordia_env.maps import MAP_NAMES
-from concordia_env.state import BONUS_GOOD, PHASE, PHASE_BONUS_GOOD, PHASE_PLAY_CARD
-from tests.builders import (
+from builders import (
     add_house,
     clear_colonists,
     goods_of,
@@ -28,6 +22,12 @@ from tests.builders import (
     set_praefectus_magnus,
     set_turn,
 )
+
+from concordia_env import Game
+from concordia_env import actions as A
+from concordia_env.cards import CITY_TOKENS, GOOD_INDEX, K_PREFECT, K_SENATOR
+from concordia_env.maps import MAP_NAMES
+from concordia_env.state import BONUS_GOOD, PHASE, PHASE_BONUS_GOOD, PHASE_PLAY_CARD
 
 MAP = "creta"
 GAVDOS = "Gaudos"
