@@ -1,0 +1,303 @@
+"""The results database: one SQLite file holding every finished game, replayable exactly.
+
+Why SQLite: it is embedded (nothing to start), one file is easy to copy next to a
+report, and its transactions make an interrupted tournament safe to resume. Each game is
+written in its own transaction under a unique key ``(tournament, game_index)``, so a
+killed run loses at most the games still being played, and a rerun never counts a game
+twice.
+
+A row holds everything needed to replay the game move by move: the map, the player
+count, the setup options and seed (``Game.new(map, players, seed, **options)``) and the
+full action list. Tournaments and games played by a person (``agents.play --save``) share
+this format, so ``python -m benchmarks.replay`` replays either.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+#: bumped when the tables change, so an old file is refused instead of misread
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournaments (
+    id          TEXT PRIMARY KEY,
+    config_json TEXT NOT NULL,
+    created     REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS games (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    tournament_id   TEXT NOT NULL REFERENCES tournaments(id),
+    game_index      INTEGER NOT NULL,
+    seed            INTEGER NOT NULL,
+    map             TEXT NOT NULL,
+    players         INTEGER NOT NULL,
+    options_json    TEXT NOT NULL,
+    seats_json      TEXT NOT NULL,
+    num_actions     INTEGER NOT NULL,
+    scores_json     TEXT NOT NULL,
+    winner          INTEGER NOT NULL,
+    ranking_json    TEXT NOT NULL,
+    breakdowns_json TEXT NOT NULL,
+    actions_json    TEXT NOT NULL,
+    think_json      TEXT NOT NULL,
+    decisions_json  TEXT NOT NULL,
+    duration        REAL NOT NULL,
+    finished        REAL NOT NULL,
+    UNIQUE (tournament_id, game_index)
+);
+"""
+
+#: the columns ``add_game`` fills, in the order of its values
+_GAME_COLUMNS = (
+    "tournament_id",
+    "game_index",
+    "seed",
+    "map",
+    "players",
+    "options_json",
+    "seats_json",
+    "num_actions",
+    "scores_json",
+    "winner",
+    "ranking_json",
+    "breakdowns_json",
+    "actions_json",
+    "think_json",
+    "decisions_json",
+    "duration",
+    "finished",
+)
+_INSERT_GAME = (
+    f"INSERT OR IGNORE INTO games ({', '.join(_GAME_COLUMNS)}) VALUES ({', '.join('?' * len(_GAME_COLUMNS))})"
+)
+
+
+@dataclass
+class GameRecord:
+    """One finished game: its setup, who sat where, every action, and the result.
+
+    ``seats[s]`` is the agent spec of seat ``s`` (``"human"`` for a person);
+    ``ranking`` lists seats from first to last place (ties broken by the rules), so
+    ``ranking[0] == winner``. ``think_seconds`` and ``decisions`` are per seat.
+    """
+
+    tournament_id: str
+    game_index: int
+    seed: int
+    map: str
+    players: int
+    options: dict[str, Any]
+    seats: list[str]
+    actions: list[int]
+    scores: list[int]
+    winner: int
+    ranking: list[int]
+    breakdowns: list[dict[str, int]]
+    think_seconds: list[float]
+    decisions: list[int]
+    duration: float
+    #: ``len(actions)``, kept apart so that records read without their actions still know it
+    num_actions: int = -1
+    #: the database row id (what ``benchmarks.replay`` takes); ``None`` until stored
+    game_id: int | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.num_actions < 0:
+            self.num_actions = len(self.actions)
+
+    def ranks(self) -> list[int]:
+        """Place of each seat, 1 for the winner."""
+        place = [0] * self.players
+        for position, seat in enumerate(self.ranking):
+            place[seat] = position + 1
+        return place
+
+    def outcome(self) -> dict[str, Any]:
+        """Everything that must be equal when a game is replayed or played again from its seed.
+
+        Timings are left out: they differ between runs and machines.
+        """
+        out = asdict(self)
+        for volatile in ("think_seconds", "duration", "game_id"):
+            out.pop(volatile)
+        return out
+
+
+@dataclass(frozen=True)
+class TournamentInfo:
+    tournament_id: str
+    config: dict[str, Any]
+    games: int
+    first_game_id: int | None
+    last_game_id: int | None
+
+
+class Store:
+    """A results database file (created on first use); use as a context manager or ``close()``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        # autocommit mode: every write opens its own explicit transaction
+        self.conn = sqlite3.connect(self.path, isolation_level=None)
+        self.conn.row_factory = sqlite3.Row
+        # WAL lets `replay` read while a tournament writes; a commit survives a killed process
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self._check_schema()
+
+    def _check_schema(self) -> None:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        has_tables = self.conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'games'").fetchone()[0]
+        if has_tables and version != SCHEMA_VERSION:
+            raise RuntimeError(f"{self.path} has results schema {version}; this code reads schema {SCHEMA_VERSION}")
+        self.conn.executescript(_SCHEMA)
+        self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # ------------------------------------------------------------------ tournaments
+    def register_tournament(self, tournament_id: str, config: dict[str, Any]) -> None:
+        """Record a tournament's configuration; a known id is kept as it is (that is a resume)."""
+        self.conn.execute(
+            "INSERT OR IGNORE INTO tournaments (id, config_json, created) VALUES (?, ?, ?)",
+            (tournament_id, json.dumps(config, sort_keys=True), time.time()),
+        )
+
+    def tournament_config(self, tournament_id: str) -> dict[str, Any] | None:
+        row = self.conn.execute("SELECT config_json FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def tournaments(self) -> list[TournamentInfo]:
+        """Every tournament in the file with its number of finished games, oldest first."""
+        rows = self.conn.execute(
+            "SELECT t.id, t.config_json, count(g.id), min(g.id), max(g.id) FROM tournaments t "
+            "LEFT JOIN games g ON g.tournament_id = t.id GROUP BY t.id ORDER BY t.created"
+        ).fetchall()
+        return [TournamentInfo(r[0], json.loads(r[1]), r[2], r[3], r[4]) for r in rows]
+
+    # ------------------------------------------------------------------ games
+    def add_game(self, record: GameRecord) -> int:
+        """Store one finished game in its own transaction; returns its row id.
+
+        A game already stored under the same ``(tournament, index)`` is kept: games are
+        deterministic in their seed, so the second copy is the same game.
+        """
+        with self._transaction():
+            cursor = self.conn.execute(
+                _INSERT_GAME,
+                (
+                    record.tournament_id,
+                    record.game_index,
+                    record.seed,
+                    record.map,
+                    record.players,
+                    json.dumps(record.options, sort_keys=True),
+                    json.dumps(record.seats),
+                    record.num_actions,
+                    json.dumps(record.scores),
+                    record.winner,
+                    json.dumps(record.ranking),
+                    json.dumps(record.breakdowns),
+                    json.dumps(record.actions, separators=(",", ":")),
+                    json.dumps(record.think_seconds),
+                    json.dumps(record.decisions),
+                    record.duration,
+                    time.time(),
+                ),
+            )
+            if cursor.rowcount == 0:
+                row = self.conn.execute(
+                    "SELECT id FROM games WHERE tournament_id = ? AND game_index = ?",
+                    (record.tournament_id, record.game_index),
+                ).fetchone()
+                record.game_id = int(row[0])
+            else:
+                record.game_id = int(cursor.lastrowid)
+        return record.game_id
+
+    def finished_indices(self, tournament_id: str) -> set[int]:
+        rows = self.conn.execute("SELECT game_index FROM games WHERE tournament_id = ?", (tournament_id,))
+        return {int(r[0]) for r in rows}
+
+    def games(self, tournament_id: str, limit_index: int | None = None, with_actions: bool = True) -> list[GameRecord]:
+        """The tournament's finished games by game index (only indices below ``limit_index`` if given).
+
+        ``with_actions=False`` leaves each record's ``actions`` empty, which saves the
+        memory of the action lists when only results are needed.
+        """
+        columns = "*" if with_actions else f"id, {', '.join(c for c in _GAME_COLUMNS if c != 'actions_json')}"
+        query = f"SELECT {columns} FROM games WHERE tournament_id = ?"
+        params: tuple[Any, ...] = (tournament_id,)
+        if limit_index is not None:
+            query += " AND game_index < ?"
+            params += (limit_index,)
+        rows = self.conn.execute(query + " ORDER BY game_index", params).fetchall()
+        return [_record_from_row(r, with_actions) for r in rows]
+
+    def game(self, game_id: int) -> GameRecord:
+        row = self.conn.execute("SELECT * FROM games WHERE id = ?", (int(game_id),)).fetchone()
+        if row is None:
+            raise KeyError(f"no game with id {game_id} in {self.path}")
+        return _record_from_row(row)
+
+    def count(self, tournament_id: str | None = None) -> int:
+        if tournament_id is None:
+            return int(self.conn.execute("SELECT count(*) FROM games").fetchone()[0])
+        return int(
+            self.conn.execute("SELECT count(*) FROM games WHERE tournament_id = ?", (tournament_id,)).fetchone()[0]
+        )
+
+    # ------------------------------------------------------------------ plumbing
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self.conn)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on error) on an autocommit connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
+
+def _record_from_row(row: sqlite3.Row, with_actions: bool = True) -> GameRecord:
+    return GameRecord(
+        tournament_id=row["tournament_id"],
+        game_index=int(row["game_index"]),
+        seed=int(row["seed"]),
+        map=row["map"],
+        players=int(row["players"]),
+        options=json.loads(row["options_json"]),
+        seats=json.loads(row["seats_json"]),
+        actions=json.loads(row["actions_json"]) if with_actions else [],
+        scores=json.loads(row["scores_json"]),
+        winner=int(row["winner"]),
+        ranking=json.loads(row["ranking_json"]),
+        breakdowns=json.loads(row["breakdowns_json"]),
+        think_seconds=json.loads(row["think_json"]),
+        decisions=json.loads(row["decisions_json"]),
+        duration=float(row["duration"]),
+        num_actions=int(row["num_actions"]),
+        game_id=int(row["id"]),
+    )

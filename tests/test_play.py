@@ -1,0 +1,118 @@
+"""``agents.play``: grouped choices, input handling, and a whole game played from piped input."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agents
+from agents.play import (
+    SHOW_ALL_LIMIT,
+    QuitError,
+    ask_human,
+    group_choices,
+    menu_text,
+    new_session,
+    numbered,
+    play,
+)
+from benchmarks.store import Store
+from concordia_env import Game
+
+ROOT = Path(__file__).resolve().parent.parent
+#: enough "take the first choice" answers for any 2-player game
+ANSWERS = 4000
+
+
+def _positions(map_name: str, players: int, seed: int, limit: int = 400) -> list[Game]:
+    """Positions along a random game, for checking the menus in every kind of decision."""
+    game, agent = Game.new(map_name, players, seed), agents.make("random", seed=seed)
+    out = []
+    while not game.is_over() and len(out) < limit:
+        out.append(game.clone())
+        game.step(agent.act(game))
+    return out
+
+
+def test_every_choice_is_a_legal_action_and_every_distinct_action_is_offered():
+    for game in _positions("imperium", 4, seed=3):
+        groups = group_choices(game)
+        order = numbered(groups)
+        legal = {int(a) for a in game.legal_actions()}
+        assert set(order) <= legal and len(order) == len(set(order))
+        offered = {game.describe_action(a) for a in order}
+        # what is left out only repeats a listed choice (an identical colonist's move)
+        assert {game.describe_action(a) for a in legal} == offered
+        assert all(g.actions and len(g.actions) == len(g.texts) for g in groups)
+
+
+def test_long_lists_are_folded_into_groups_that_can_be_listed():
+    game = next(g for g in _positions("imperium", 4, seed=5, limit=3000) if len(numbered(group_choices(g))) > 40)
+    groups = group_choices(game)
+    folded = menu_text(groups)
+    assert "[a]" in folded and len(folded.splitlines()) < len(numbered(groups))
+    everything = menu_text(groups, "*")
+    assert f"{len(numbered(groups))}." in everything and "[a]" not in everything
+    listed_a = menu_text(groups, "a")
+    assert all(f"{n}." in listed_a for n in range(1, len(groups[0].actions) + 1))
+
+
+def test_short_lists_are_shown_whole():
+    game = Game.new("italia", 2, 0)
+    groups = group_choices(game)
+    assert len(numbered(groups)) <= SHOW_ALL_LIMIT
+    text = menu_text(groups)
+    assert "[a]" not in text and "1. play the" in text
+
+
+def test_bad_input_is_asked_again_and_a_number_takes_that_choice():
+    game = Game.new("italia", 2, 0)
+    answers = iter(["", "x", "0", "999", "a", "!", "?", "2"])
+    out = io.StringIO()
+    action = ask_human(game, lambda _prompt: next(answers), out, color=False)
+    assert action == numbered(group_choices(game))[1]
+    assert out.getvalue().count("is not a choice") == 4
+
+
+def test_quitting_or_running_out_of_input_stops_the_game():
+    session = new_session("italia", 2, ["random"], human_seat=0, seed=1)
+    with pytest.raises(QuitError, match="quit"):
+        play(session, lambda _prompt: "q", io.StringIO())
+
+    def no_more(_prompt: str) -> str:
+        raise EOFError
+
+    with pytest.raises(QuitError, match="input ended"):
+        play(new_session("italia", 2, ["random"], human_seat=1, seed=1), no_more, io.StringIO())
+
+
+def test_seats_are_filled_from_one_or_several_opponent_specs():
+    assert new_session("imperium", 4, ["random"], human_seat=2, seed=0).seats == ["random", "random", "human", "random"]
+    assert new_session("italia", 3, ["random", "random"], human_seat=0, seed=0).seats == ["human", "random", "random"]
+    with pytest.raises(ValueError, match="one per opponent"):
+        new_session("italia", 3, ["random"] * 3, human_seat=0, seed=0)
+    with pytest.raises(ValueError, match="--seat"):
+        new_session("italia", 2, ["random"], human_seat=2, seed=0)
+
+
+def test_a_whole_game_from_piped_input_is_saved_and_replays(tmp_path):
+    db = tmp_path / "play.db"
+    cmd = [sys.executable, "-m", "agents.play", "--map", "italia", "--players", "2", "--vs", "random"]
+    cmd += ["--seat", "1", "--seed", "11", "--save", str(db), "--no-color"]
+    done = subprocess.run(cmd, cwd=ROOT, input="1\n" * ANSWERS, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    out = done.stdout
+    assert "=== game over ===" in out and "places: P" in out
+    assert "P0 (random): " in out and "you: " in out
+    with Store(db) as store:
+        (record,) = store.games(store.tournaments()[0].tournament_id)
+    assert record.seats == ["random", "human"] and record.seed == 11
+    assert f"saved as game {record.game_id}" in out
+
+    from benchmarks.replay import main as replay_main
+
+    assert replay_main([str(db), str(record.game_id), "--no-color"]) == 0
