@@ -16,9 +16,15 @@ from .base import Agent
 #: name -> "module:Class" (imported lazily: the policy agent needs torch)
 _REGISTRY: dict[str, str] = {
     "random": "agents.random_agent:RandomAgent",
+    "heuristic": "agents.heuristic:HeuristicAgent",
+    "mcts": "agents.mcts:MCTSAgent",
+    "policy": "agents.policy:PolicyAgent",
 }
 #: the option a command-line spec's value sets: "mcts:200" -> simulations=200
-SPEC_OPTION: dict[str, tuple[str, Callable[[str], Any]]] = {}
+SPEC_OPTION: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "mcts": ("simulations", int),
+    "policy": ("path", str),
+}
 
 
 def register(name: str, target: str, spec_option: tuple[str, Callable[[str], Any]] | None = None) -> None:

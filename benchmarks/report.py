@@ -256,8 +256,9 @@ def _plot_win_rates(plt: Any, summary: dict[str, Any]) -> Any:
     agents = summary["agents"]
     names = [a["agent"] for a in agents]
     rates = np.array([a["win_rate"] for a in agents])
-    low = rates - np.array([a["win_ci95"][0] for a in agents])
-    high = np.array([a["win_ci95"][1] for a in agents]) - rates
+    # clipped: at a rate of 0 or 1 the interval's end equals the rate up to rounding
+    low = np.clip(rates - np.array([a["win_ci95"][0] for a in agents]), 0.0, None)
+    high = np.clip(np.array([a["win_ci95"][1] for a in agents]) - rates, 0.0, None)
     fig, ax = plt.subplots(figsize=(_figure_width(len(names)), 4.2))
     x = np.arange(len(names))
     colors = plt.cm.tab10(x % 10)

@@ -62,17 +62,22 @@ def step_batch(states, m, actions, codes):
 
 
 @njit
-def random_legal_action(s, m, mask):
-    """A uniformly random legal action (numba's global RNG; seed it with ``seed_rng``)."""
-    fill_legal(s, m, mask)
-    count = mask.sum()
-    pick = np.random.randint(count)
+def random_choice(mask):
+    """A uniformly random index where ``mask`` is True (numba's global RNG; see ``seed_rng``)."""
+    pick = np.random.randint(mask.sum())
     for a in range(NUM_ACTIONS):
         if mask[a]:
             if pick == 0:
                 return a
             pick -= 1
     return -1
+
+
+@njit
+def random_legal_action(s, m, mask):
+    """A uniformly random legal action (``mask`` is scratch space)."""
+    fill_legal(s, m, mask)
+    return random_choice(mask)
 
 
 @njit

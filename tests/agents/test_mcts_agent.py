@@ -1,0 +1,108 @@
+"""MCTS: determinization, budgets, reproducibility."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from builders import (
+    clear_colonists,
+    new_game,
+    put_colonist,
+    set_city_good,
+    set_concordia_holder,
+    set_discard,
+    set_goods,
+    set_hand,
+    set_money,
+    set_turn,
+)
+
+import agents
+from agents.mcts import MCTSAgent, shuffle_stack
+from concordia_env import Game
+from concordia_env.cards import CARD_DECK
+from concordia_env.state import FINAL_TURNS_LEFT, STACK, STACK_SIZE
+
+
+def stack_of(game: Game) -> np.ndarray:
+    return game.state[STACK : STACK + int(game.state[STACK_SIZE])].copy()
+
+
+def test_shuffle_stack_keeps_each_deck_in_its_segment():
+    game = Game.new("imperium", 5, seed=1)
+    before = stack_of(game)
+    rng = np.random.default_rng(0)
+    changed = False
+    for _ in range(5):
+        state = game.state.copy()
+        shuffle_stack(state, rng)
+        after = state[STACK : STACK + len(before)]
+        assert np.array_equal(CARD_DECK[after], CARD_DECK[before]), "a deck left its segment"
+        assert sorted(after) == sorted(before)
+        assert np.array_equal(
+            np.delete(state, np.arange(STACK, STACK + len(before))),
+            np.delete(game.state, np.arange(STACK, STACK + len(before))),
+        )
+        changed |= not np.array_equal(after, before)
+    assert changed
+
+
+def decisions(agent: MCTSAgent, count: int, seed: int = 4) -> list[int]:
+    """The agent's choices over the first ``count`` decisions of a game it plays against itself."""
+    game = Game.new("italia", 2, seed=seed)
+    chosen = []
+    for _ in range(count):
+        action = agent.act(game)
+        chosen.append(action)
+        game.step(action)
+    return chosen
+
+
+def test_same_seed_same_choices():
+    first = agents.make("mcts", simulations=6, rollout="heuristic", rollout_rounds=1)
+    second = agents.make("mcts", simulations=6, rollout="heuristic", rollout_rounds=1)
+    first.reset(11)
+    second.reset(11)
+    assert decisions(first, 12) == decisions(second, 12)
+
+
+def test_simulation_budget_is_respected():
+    agent = agents.make("mcts", simulations=9)
+    game = Game.new("italia", 2, seed=0)
+    agent.act(game)
+    assert agent.last_simulations == 9
+
+
+def test_time_budget_is_respected():
+    game = Game.new("italia", 2, seed=0)
+    one = agents.make("mcts", simulations=1)
+    one.act(game)  # the first call may still load compiled code
+    start = time.perf_counter()
+    one.act(game)
+    one_simulation = time.perf_counter() - start
+    agent = agents.make("mcts", time_per_move=0.2)
+    start = time.perf_counter()
+    agent.act(game)
+    elapsed = time.perf_counter() - start
+    assert agent.last_simulations >= 1
+    # the clock is checked between simulations: at most about one simulation too long
+    assert elapsed < 0.2 + 3 * one_simulation + 0.1, f"took {elapsed:.2f}s for a 0.2s budget"
+
+
+def test_search_plays_the_scoring_card_on_the_last_turn():
+    """Last turn of the game: the Architect builds a wine house (Jupiter +1), the Tribune gains nothing."""
+    game = new_game(2, map="italia")
+    set_turn(game, 0)
+    set_concordia_holder(game, 1)
+    game.state[FINAL_TURNS_LEFT] = 1
+    set_hand(game, 0, ["Tribune", "Architect"])
+    set_discard(game, 0, [])
+    clear_colonists(game, 0)
+    put_colonist(game, 0, 0, "land:Roma-Spoletum")
+    set_city_good(game, "Spoletum", "wine")
+    set_goods(game, 0, brick=1, wine=1)
+    set_money(game, 0, 10)
+    agent = agents.make("mcts", simulations=10, rollout="heuristic", rollout_rounds=1)
+    agent.reset(0)
+    assert game.describe_action(agent.act(game)) == "play the Architect"

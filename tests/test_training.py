@@ -1,0 +1,357 @@
+"""Self-play training: config, pool, evaluation, and a tiny run that is killed and resumed.
+
+The pipeline test runs ``python -m training.selfplay`` as a subprocess with a tiny network
+and rollouts of a few hundred steps, kills it (process group) after its first checkpoint,
+resumes it in-process and checks that the timestep count continues from the checkpoint and
+that the evaluation history and the opponent pool survive; the resumed run's final model
+then serves the masking test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from concordia_env import Game
+from training.config import TrainConfig, field_names, overrides_from_args, resolve
+from training.evaluate import eval_seeds, evaluate, wilson_interval
+from training.policy_net import NumpyActor, action_logits, masked_argmax, masked_sample
+from training.pool import POOL_FILE, OpponentPool, PoolOpponent
+from training.selfplay import CHECKPOINT_DIR, STATE_FILE, SUMMARY_FILE, MarginShaping, build_parser, main
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "training" / "configs" / "quick.yaml"
+#: how long the killed run may take to write its first checkpoint (slow, shared CI machines)
+FIRST_CHECKPOINT_TIMEOUT_S = 240
+
+#: a run small enough for a test: rollouts of 2 x 128 steps, a checkpoint every two
+TINY = {
+    "name": "tiny",
+    "total_timesteps": 100_000,  # far more than the test waits for: it is killed
+    "n_envs": 2,
+    "n_steps": 128,
+    "batch_size": 128,
+    "n_epochs": 1,
+    "net_arch": [32, 32],
+    "snapshot_every": 256,
+    "max_snapshots": 50,
+    "checkpoint_every": 512,
+    "eval_every": 512,
+    "eval_games": 2,
+    "final_eval_games": 4,
+    "eval_opponents": ["random"],
+    "opponent_shares": {"snapshot": 0.5, "random": 0.5},
+    "reward": "score_delta",
+    "reward_scale": 0.05,
+    "env_options": {"max_turns": 300},
+    "time_limit_minutes": None,
+    "progress": True,
+}
+
+
+def _cli(values: dict) -> list[str]:
+    return [part for key, value in values.items() for part in (f"--{key}", json.dumps(value))]
+
+
+def _small_policy(seed: int = 0):
+    from sb3_contrib import MaskablePPO
+
+    from concordia_env.gym_env import SingleAgentEnv
+
+    model = MaskablePPO("MlpPolicy", SingleAgentEnv(), policy_kwargs={"net_arch": [16, 16]}, device="cpu", seed=seed)
+    return model.policy
+
+
+def _random_positions(count: int, seed: int) -> list[Game]:
+    """Positions reached by random play from fresh games (a few per game, any phase)."""
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        game = Game.new("italia", 2, seed=int(rng.integers(2**31)))
+        stop = int(rng.integers(1, 400))
+        for _ in range(stop):
+            if game.is_over():
+                break
+            legal = game.legal_actions()
+            game.step(int(legal[rng.integers(len(legal))]))
+        if not game.is_over():
+            positions.append(game)
+    return positions
+
+
+# ---------------------------------------------------------------------- config
+def test_quick_config_loads_and_overrides_apply():
+    base = resolve(QUICK)
+    assert base.name == "quick" and base.map == "italia" and base.num_players == 2
+    changed = resolve(QUICK, {"total_timesteps": 20000, "n_envs": 2})
+    assert (changed.total_timesteps, changed.n_envs) == (20000, 2)
+    assert changed.learning_rate == base.learning_rate  # untouched keys keep the file's value
+
+
+def test_command_line_overrides_parse_as_yaml_and_cover_every_key():
+    parser = build_parser()
+    args = parser.parse_args(["--total_timesteps", "2e4", "--net_arch", "[64, 64]", "--progress", "false"])
+    overrides = overrides_from_args(args)
+    assert set(overrides) == {"total_timesteps", "net_arch", "progress"}  # only what was given
+    config = resolve(QUICK, overrides)
+    assert config.total_timesteps == 20000 and isinstance(config.total_timesteps, int)
+    assert config.net_arch == [64, 64] and config.progress is False
+    help_text = parser.format_help()
+    assert all(f"--{name}" in help_text for name in field_names())
+
+
+def test_imperium4_config_is_four_player_imperium():
+    config = resolve(ROOT / "training" / "configs" / "imperium4.yaml")
+    assert (config.map, config.num_players) == ("imperium", 4)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"no_such_key": 1}, {"n_envs": 0}, {"total_timesteps": 1.5}, {"activation": "swish"}, {"progress": "yes"}],
+)
+def test_bad_config_values_are_refused(bad):
+    with pytest.raises(ValueError):
+        resolve(QUICK, bad)
+
+
+def test_config_round_trips_through_yaml(tmp_path):
+    config = resolve(QUICK, {"net_arch": [8], "opponent_shares": {"snapshot": 1.0}})
+    config.save(tmp_path / "c.yaml")
+    assert TrainConfig.load(tmp_path / "c.yaml") == config
+
+
+# ---------------------------------------------------------------------- evaluation maths
+def test_wilson_interval_matches_known_values():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    low, high = wilson_interval(0, 10)
+    assert low == 0.0 and high == pytest.approx(0.2775, abs=1e-4)
+    low, high = wilson_interval(200, 200)
+    assert high == 1.0 and low == pytest.approx(0.9812, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    for games in range(1, 60):
+        for wins in (0, games // 3, games):
+            low, high = wilson_interval(wins, games)
+            assert 0.0 <= low <= wins / games <= high <= 1.0
+
+
+def test_evaluation_seeds_are_fresh_per_evaluation():
+    a, b = eval_seeds(0, 0, 50), eval_seeds(0, 1, 50)
+    assert len(set(a.tolist()) | set(b.tolist())) == 100
+    assert np.array_equal(a, eval_seeds(0, 0, 50))  # reproducible
+
+
+def test_evaluate_plays_every_seat_and_reports_consistent_numbers():
+    result = evaluate(_small_policy(), "random", 4, map="italia", num_players=2, seed=3, index=0, max_turns=400)
+    assert result.games == 4 and 0 <= result.wins <= 4
+    assert result.ci_low <= result.win_rate <= result.ci_high
+    assert result.mean_vp > 0 and result.mean_opponent_vp > 0
+
+
+def test_evaluation_caps_stalled_games_and_scores_them_as_they_stand():
+    result = evaluate(_small_policy(), "random", 2, map="italia", num_players=2, seed=0, index=0, max_turns=3)
+    assert result.truncated == 2 and result.games == 2
+    assert result.mean_vp > 0  # scored "as if the game ended now"
+
+
+# ---------------------------------------------------------------------- network and masking
+def test_numpy_actor_matches_the_torch_actor(tmp_path):
+    policy = _small_policy(seed=1)
+    observations = np.stack([g.observation(g.current_player) for g in _random_positions(8, seed=2)])
+    actor = NumpyActor.from_policy(policy)
+    np.testing.assert_allclose(actor.logits(observations), action_logits(policy, observations), rtol=1e-4, atol=1e-5)
+    actor.save(tmp_path / "a.npz")
+    np.testing.assert_array_equal(NumpyActor.load(tmp_path / "a.npz").logits(observations), actor.logits(observations))
+
+
+def test_masked_sampling_never_picks_an_illegal_action():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(64, 769)) * 10
+    masks = rng.random((64, 769)) < 0.01
+    masks[np.arange(64), rng.integers(769, size=64)] = True
+    for _ in range(20):
+        assert masks[np.arange(64), masked_sample(logits, masks, rng)].all()
+    assert masks[np.arange(64), masked_argmax(logits, masks)].all()
+
+
+def test_margin_shaping_adds_up_to_the_final_margin():
+    from concordia_env.gym_env import SingleAgentEnv
+
+    env = MarginShaping(SingleAgentEnv(opponents="random", reward="win", seed=3), coef=0.01)
+    env.reset()
+    rng, total, done, info = np.random.default_rng(0), 0.0, False, {}
+    while not done:
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        _, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
+        total += reward
+        done = terminated or truncated
+    seat, scores = info["learner_seat"], info["final_scores"]
+    win = 1.0 if info["winner"] == seat else -1.0
+    margin = scores[seat] - np.delete(scores, seat).mean()
+    assert total == pytest.approx(win + 0.01 * margin)
+
+
+# ---------------------------------------------------------------------- opponent pool
+def test_pool_snapshots_eviction_and_per_episode_draws(tmp_path):
+    policy = _small_policy()
+    pool = OpponentPool(tmp_path, {"snapshot": 1.0, "random": 0.0}, max_snapshots=2)
+    for t in (0, 100, 200):
+        pool.add_snapshot(policy, t)
+    published = json.loads((tmp_path / POOL_FILE).read_text())
+    assert [s["timesteps"] for s in published["snapshots"]] == [100, 200]
+    assert published["shares"] == {"snapshot": 1.0}  # zero shares are dropped
+    evicted = tmp_path / pool.evicted[0].path
+    assert evicted.exists()  # kept until the next checkpoint no longer refers to it
+    pool.delete_evicted()
+    assert not evicted.exists()
+
+    opponent = PoolOpponent(tmp_path / POOL_FILE, seed=0)
+    labels = set()
+    for episode in range(20):
+        opponent.reset(episode)
+        labels.add(opponent.label)
+    assert labels == {"snapshot@100", "snapshot@200"}
+    game = Game.new("italia", 2, seed=0)
+    assert game.legal_mask()[opponent.act(game)]
+
+    pool.shares = {"random": 1.0}
+    pool.publish()  # a running worker sees the change at its next episode
+    opponent.reset(0)
+    assert opponent.label == "random"
+
+
+def test_pool_restore_refuses_missing_snapshot_files(tmp_path):
+    pool = OpponentPool(tmp_path, {"snapshot": 1.0}, max_snapshots=3)
+    pool.add_snapshot(_small_policy(), 7)
+    state = pool.state()
+    (tmp_path / state["snapshots"][0]["path"]).unlink()
+    with pytest.raises(FileNotFoundError):
+        OpponentPool(tmp_path, {"snapshot": 1.0}, max_snapshots=3).restore(state)
+
+
+# ---------------------------------------------------------------------- the whole pipeline
+def _wait_for_checkpoint(proc: subprocess.Popen, state_path: Path) -> None:
+    deadline = time.monotonic() + FIRST_CHECKPOINT_TIMEOUT_S
+    while not state_path.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"the run exited early:\n{proc.stderr.read() if proc.stderr else ''}")
+        if time.monotonic() > deadline:
+            raise AssertionError("no checkpoint in time")
+        time.sleep(0.2)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill the run and its environment processes (its own process group) as a crash would."""
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def resumed_run(tmp_path_factory) -> dict:
+    """A tiny run killed after its first checkpoint and resumed to 4 more rollouts."""
+    runs = tmp_path_factory.mktemp("runs")
+    cmd = [sys.executable, "-m", "training.selfplay", "--config", str(QUICK), *_cli({**TINY, "runs_dir": str(runs)})]
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + FIRST_CHECKPOINT_TIMEOUT_S
+        while not list(runs.glob("tiny-*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        (run_dir,) = runs.glob("tiny-*")
+        _wait_for_checkpoint(proc, run_dir / CHECKPOINT_DIR / STATE_FILE)
+    finally:
+        _kill_group(proc)
+    before = json.loads((run_dir / CHECKPOINT_DIR / STATE_FILE).read_text())
+    rollout = TINY["n_steps"] * TINY["n_envs"]
+    target = before["timesteps"] + 4 * rollout
+    report = main(["--resume", str(run_dir), "--total_timesteps", str(target), "--progress", "false"])
+    after = json.loads((run_dir / CHECKPOINT_DIR / STATE_FILE).read_text())
+    return {"dir": run_dir, "before": before, "after": after, "target": target, "report": report}
+
+
+def test_killed_run_resumes_where_its_checkpoint_left_off(resumed_run):
+    before, after, run_dir = resumed_run["before"], resumed_run["after"], resumed_run["dir"]
+    assert before["timesteps"] >= TINY["checkpoint_every"] and before["sessions"] == 1
+    assert after["timesteps"] == resumed_run["target"] and after["sessions"] == 2
+    assert after["games"] > before["games"] > 0
+    # the evaluation history of the first session survives and continues
+    assert after["history"][: len(before["history"])] == before["history"]
+    assert len(after["history"]) > len(before["history"])
+    # so does the pool: every snapshot of the checkpoint is still there, and newer ones follow
+    kept = {s["path"] for s in after["pool"]["snapshots"]}
+    assert {s["path"] for s in before["pool"]["snapshots"]} <= kept
+    assert all((run_dir / path).exists() for path in kept)
+    assert max(s["timesteps"] for s in after["pool"]["snapshots"]) > before["timesteps"]
+    # the second session's log starts after the checkpoint, the first session's log is kept
+    second = (run_dir / "logs" / "progress_session1.csv").read_text().splitlines()
+    column = second[0].split(",").index("time/total_timesteps")
+    first_logged = min(int(float(line.split(",")[column])) for line in second[1:])
+    assert before["timesteps"] < first_logged <= before["timesteps"] + TINY["n_steps"] * TINY["n_envs"]
+    assert len((run_dir / "logs" / "progress.csv").read_text().splitlines()) > 1
+
+
+def test_resume_refuses_changes_the_saved_model_cannot_follow(resumed_run):
+    with pytest.raises(ValueError, match="net_arch"):
+        main(["--resume", str(resumed_run["dir"]), "--net_arch", "[8]"])
+
+
+def test_run_writes_report_plot_model_and_summary(resumed_run):
+    run_dir = resumed_run["dir"]
+    assert resumed_run["report"] == run_dir / "report.md"
+    report = (run_dir / "report.md").read_text()
+    assert "## Final evaluation" in report and 'agents.make("policy"' in report and "learning_curve.png" in report
+    png = (run_dir / "learning_curve.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+    summary = json.loads((run_dir / SUMMARY_FILE).read_text())
+    assert summary["timesteps"] == resumed_run["target"]
+    (final,) = summary["final"]
+    assert final["opponent"] == "random" and final["games"] == TINY["final_eval_games"]
+    config = resolve(run_dir / "config.yaml")
+    assert config.total_timesteps == resumed_run["target"]  # the resume's override is recorded
+    assert (run_dir / "evaluations.csv").read_text().count("\n") == len(resumed_run["after"]["history"]) + 1
+    assert list((run_dir / "logs").glob("events.out.tfevents*"))
+
+
+def test_trained_policy_never_outputs_an_illegal_action(resumed_run):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(resumed_run["dir"] / "final_model.zip", device="cpu")
+    positions = _random_positions(60, seed=4)
+    obs = np.stack([g.observation(g.current_player) for g in positions])
+    masks = np.stack([g.legal_mask() for g in positions])
+    for _ in range(30):
+        actions, _ = model.predict(obs, deterministic=False, action_masks=masks)
+        assert masks[np.arange(len(positions)), actions].all()
+    actions, _ = model.predict(obs, deterministic=True, action_masks=masks)
+    assert masks[np.arange(len(positions)), actions].all()
+
+
+def test_final_model_plays_through_the_policy_agent(resumed_run):
+    import agents
+
+    policy = agents.make("policy", path=resumed_run["dir"] / "final_model.zip")
+    for game in _random_positions(10, seed=5):
+        assert game.legal_mask()[policy.act(game)]
+
+
+def test_time_limit_stops_at_an_update_with_one_environment(tmp_path):
+    """n_envs 1 (DummyVecEnv) and a time limit of milliseconds: it stops at once, still with a report."""
+    values = {**TINY, "n_envs": 1, "time_limit_minutes": 1e-4, "eval_games": 0, "progress": False}
+    main(["--config", str(QUICK), *_cli({**values, "runs_dir": str(tmp_path)})])
+    (run_dir,) = tmp_path.glob("tiny-*")
+    summary = json.loads((run_dir / SUMMARY_FILE).read_text())
+    # it stops at an update boundary: the rollout it interrupted is dropped, not counted
+    assert summary["timesteps"] % TINY["n_steps"] == 0 and summary["timesteps"] < TINY["total_timesteps"]
+    state = json.loads((run_dir / CHECKPOINT_DIR / STATE_FILE).read_text())
+    assert state["timesteps"] == summary["timesteps"]
+    assert summary["stop_reason"].startswith("time limit")
+    assert (run_dir / "report.md").exists()
