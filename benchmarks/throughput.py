@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -108,6 +109,8 @@ def aec_runner(make_env: Callable[[], object], seed: int = 0) -> Runner:
 
 
 def connect_four() -> Runner:
+    # connect_four_v3 imports pygame (for its own rendering); keep its banner out of the report.
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     from pettingzoo.classic import connect_four_v3
 
     return aec_runner(connect_four_v3.env)
