@@ -228,15 +228,17 @@ class RecordActions(gymnasium.Wrapper):
         return self.env.unwrapped.action_masks()
 
 
-def test_maskable_ppo_takes_only_legal_actions() -> None:
+def test_maskable_ppo_takes_only_legal_actions(tmp_path) -> None:
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
 
     torch.set_num_threads(1)
     env = RecordActions(SingleAgentEnv(opponents="random", map="italia", num_players=2, seed=0))
     model = MaskablePPO(
         "MlpPolicy", env, n_steps=256, batch_size=64, n_epochs=1, seed=0, policy_kwargs={"net_arch": [32, 32]}
     )
+    model.set_logger(configure(str(tmp_path), []))  # SB3's default logger leaves a folder in /tmp
     model.learn(total_timesteps=2048)
     assert len(env.legal) >= 2048
     assert all(env.legal)
