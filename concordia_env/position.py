@@ -55,7 +55,19 @@ from .cards import (
     STOREHOUSE_SLOTS,
 )
 from .game import Game
-from .maps import LAND, M_CITY_HAS_PATH, M_PATH_KIND, PATH_KINDS, SEA, Map, load
+from .maps import (
+    LAND,
+    M_CITY_HAS_PATH,
+    M_DIST_CITY,
+    M_PATH_KIND,
+    M_PATH_SPECIAL,
+    MAX_PATHS,
+    PATH_KINDS,
+    SEA,
+    UNREACHABLE,
+    Map,
+    load,
+)
 from .rules.setup import check_setup, empty_state
 from .state import (
     ACTION_KIND,
@@ -568,6 +580,8 @@ class _Reader:
                     raise _fail(where, "no marker (good null) has no coin side: use side 'goods'")
                 continue
             good = _good(entry["good"], f"{where}.good")
+            if name == m.variable_bonus_province and side != COIN_SIDE:
+                raise _fail(where, "the Gavdos marker is put on the '?' coin side up and stays so until a cash bonus")
             if name != m.variable_bonus_province:
                 best = max(s[CITY_GOOD + self.place_index[c]] for c in m.provinces[name])
                 if good != best:
@@ -898,6 +912,33 @@ class _Reader:
                     if loc in squares:
                         raise _fail(f"players[{p}].colonists", f"one colonist per player on the {m.places[loc]} square")
                     squares.add(loc)
+            self._check_reachable(p)
+
+    def _check_reachable(self, p: int) -> None:
+        """A colonist on a path or square got there from the capital or a city with its house.
+
+        Colonists enter the board only there (Tribune, Colonist) and move only along paths of
+        their kind, so a path no such city connects to (the Red Sea without a house in a Red
+        Sea port, an island) cannot hold one.
+        """
+        s, m = self.s, self.m
+        origins = [m.places.index(m.capital)]
+        origins += [c for c in range(len(m.places)) if s[house_index(p, c)] == 1]
+        for slot in range(LAND_COLONISTS + SEA_COLONISTS):
+            loc = int(s[player_base(p) + P_COLONISTS + slot])
+            if loc >= PATH_LOC_BASE:
+                paths = [loc - PATH_LOC_BASE]
+            elif loc >= 0 and m.places[loc] in m.special_squares:
+                paths = [q for q in range(len(m.paths)) if m.tables[M_PATH_SPECIAL + q] == loc]
+            else:
+                continue
+            if not any(m.tables[M_DIST_CITY + c * MAX_PATHS + q] < UNREACHABLE for c in origins for q in paths):
+                where = _path_ids(m)[paths[0]] if loc >= PATH_LOC_BASE else f"the {m.places[loc]} square"
+                raise _fail(
+                    f"players[{p}].colonists",
+                    f"no colonist of player {p} can reach {where}: its paths connect neither to the capital "
+                    "nor to a city with a house of that player",
+                )
 
     def _check_flow(self) -> None:
         """The pending decision agrees with the card played, the players involved and the display."""

@@ -472,6 +472,18 @@ def test_aegyptus_sea_paths_are_shared_but_squares_are_not() -> None:
     with pytest.raises(PositionError, match="one colonist per player on the gold square"):
         from_dict(d)
     d["players"][0]["colonists"][2]["at"] = "frankincense"
+    with pytest.raises(PositionError, match="can reach the frankincense square"):
+        from_dict(d)  # the Red Sea is reached only by settling in an own Red Sea port
+    d["cities"]["Berenice"]["houses"] = [0]
+    assert_round_trip(from_dict(d))
+
+
+def test_a_colonist_stands_only_where_the_capital_or_an_own_house_connects() -> None:
+    d = _fresh("aegyptus", 2)
+    d["players"][1]["colonists"][1]["at"] = "sea:Klysma-Rhaithou"  # Red Sea
+    with pytest.raises(PositionError, match="player 1 can reach sea:Klysma-Rhaithou"):
+        from_dict(d)
+    d["cities"]["Rhaithou"]["houses"] = [1]
     assert_round_trip(from_dict(d))
 
 
@@ -490,6 +502,9 @@ def test_nile_marker_and_gavdos() -> None:
     assert_round_trip(from_dict(d))
     d["bonus_markers"]["Gaudos"] = {"good": None, "side": "coins"}
     with pytest.raises(PositionError, match="no marker"):
+        from_dict(d)
+    d["bonus_markers"]["Gaudos"] = {"good": "wine", "side": "goods"}
+    with pytest.raises(PositionError, match="coin side up"):
         from_dict(d)
 
 

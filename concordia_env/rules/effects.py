@@ -130,7 +130,7 @@ from .common import (
     storehouse_colonist_slot,
 )
 from .legal import buy_card_cost, copyable_top, diplomat_target, distance_to_path, traded_kinds
-from .scoring import total_score
+from .scoring import cards_score
 
 #: cards taken back by the Tribune that pay nothing; each further card pays 1 sestertius
 TRIBUNE_FREE_CARDS = 3
@@ -269,7 +269,7 @@ def intermediate_scoring(s, m, p):
     nobody gets 1.
     """
     b = pbase(p)
-    s[b + P_INTERMEDIATE_VP] = total_score(s, m, p, False)
+    s[b + P_INTERMEDIATE_VP] = cards_score(s, m, p)
     s[b + P_INTERMEDIATE_DONE] = 1
     n = num_players(s)
     for q in range(n):

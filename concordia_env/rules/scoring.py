@@ -124,7 +124,13 @@ def score_parts(s, m, p, out, with_concordia):
 
 
 @njit
-def total_score(s, m, p, with_concordia):
+def cards_score(s, m, p):
+    """VP of player p's cards alone: the six gods, without the special squares or Concordia.
+
+    This is what the intermediate scoring counts (RULES §8 scores "all their cards as in
+    §7"); the 7 VP of a colonist on an Aegyptus special square are paid "at the end of the
+    game" (RULES §9) and are not a card.
+    """
     parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
-    score_parts(s, m, p, parts, with_concordia)
-    return parts.sum()
+    score_parts(s, m, p, parts, False)
+    return parts[:NUM_GODS].sum()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders import new_game, play, set_goods, set_money
+from builders import new_game, play, put_colonist, set_goods, set_money
 
 from concordia_env import Game
 from concordia_env import actions as A
@@ -12,6 +12,8 @@ from concordia_env.state import INTERMEDIATE_PAID, P_INTERMEDIATE_DONE, P_INTERM
 #: every player at the start: Senator (Vesta) and 2 colonists on the board for the Tribune (Mars 4)
 MARS_AT_START = 4
 PRIZES = (2, 1)
+#: the start's sea colonist (colonist slots: land 0-2, sea 3-5)
+SEA_COLONIST_SLOT = 3
 
 
 def marker(game: Game, p: int) -> int:
@@ -100,3 +102,18 @@ def test_off_by_default() -> None:
         tribune(game)
     assert [game.money(p) for p in range(3)] == [50, 30, 10]
     assert not any(scored(game, p) for p in range(3))
+
+
+def test_a_colonist_on_a_special_square_is_not_a_card() -> None:
+    """Aegyptus: the square's 7 VP are paid at the end (RULES §9), not at the first Tribune."""
+    markers = []
+    for where in ("sea:Meroe-Napata", "gold"):
+        game = new_game(2, map="aegyptus", start_player=0, intermediate_scoring=True)
+        for p in range(2):
+            set_money(game, p, 0)
+            set_goods(game, p)
+        put_colonist(game, 0, SEA_COLONIST_SLOT, where)
+        play(game, K_TRIBUNE)
+        markers.append(marker(game, 0))
+    assert markers[0] == markers[1] == MARS_AT_START
+    assert game.score_breakdown(0)["total"] > MARS_AT_START, "the square still counts in the final score"
