@@ -19,7 +19,7 @@ Every measurement plays uniformly random legal moves for about ``--seconds`` of 
 * ``gym``: ``SingleAgentEnv`` steps per second (learner decisions; the random opponents'
   decisions happen inside those steps and are not counted).
 * ``vector``: ``VectorGame(batch)``: each ``step`` counts ``batch`` decisions; the loop is
-  ``legal_masks()``, random legal actions chosen vectorised in numpy, ``step()`` and
+  ``sample_actions()`` (the masks and a random legal action per row, compiled), ``step()`` and
   ``observations()`` (the target applies to this line); a second line leaves the
   observations out, to show what they cost.
 
@@ -162,13 +162,6 @@ def gym_runner(map_name: str = "italia", num_players: int = 2, seed: int = 0) ->
     return lambda seconds: timed(seconds, chunk)
 
 
-def random_legal_rows(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row: the (r+1)-th legal one for r uniform in 0..count-1."""
-    counts = np.count_nonzero(masks, axis=1)
-    picks = (rng.random(masks.shape[0]) * counts).astype(np.int16)
-    return np.argmax(np.cumsum(masks, axis=1, dtype=np.int16) > picks[:, None], axis=1)
-
-
 def vector_runner(batch: int, map_name: str = "imperium", observe: bool = True, seed: int = 0) -> Runner:
     """VectorGame random play; ``observe`` adds the batched observation of every step (as an RL loop needs)."""
     from concordia_env import VectorGame
@@ -178,7 +171,7 @@ def vector_runner(batch: int, map_name: str = "imperium", observe: bool = True, 
     vec.observations()
 
     def chunk() -> tuple[int, int]:
-        vec.step(random_legal_rows(vec.legal_masks(), rng))
+        vec.step(vec.sample_actions(rng))
         if observe:
             vec.observations()
         # no games/s: all rows start together, so a short run finishes few or many games by chance

@@ -379,8 +379,10 @@ def _fill_player(s, m, q, o, parts):
         o[Q_HOUSES + c] = s[HOUSES + q * MAX_CITIES + c]
     o[Q_HOUSE_COUNT] = houses_of(s, m, q) / HOUSES_PER_PLAYER
     for t in range(NUM_CARD_TYPES):
-        kind = CARD_KIND[t]
         owned = s[b + P_HAND + t] + s[b + P_DISCARD + t]
+        if owned == 0:
+            continue  # most card types are owned by nobody: skip their divisions
+        kind = CARD_KIND[t]
         o[Q_HAND + kind] += s[b + P_HAND + t] / KIND_MAX[kind]
         o[Q_DISCARD + kind] += s[b + P_DISCARD + t] / KIND_MAX[kind]
         o[Q_GOD_CARDS + CARD_GOD[t]] += owned / GOD_MAX[CARD_GOD[t]]

@@ -1,7 +1,7 @@
 """``VectorGame``: n games of one map stepped together on a 2-D state array (one game per row).
 
 The batch runs the very same compiled rules as :class:`~concordia_env.Game`
-(``rules.engine.step_batch`` and ``legal_masks``) plus the batched observation, so one
+(``rules.engine.apply_batch`` and ``legal_masks``) plus the batched observation, so one
 Python call advances all n games by one decision each. It is meant for throughput:
 self-play data collection, random playouts, search over many positions.
 
@@ -57,7 +57,7 @@ from .game import Game
 from .maps import load
 from .observation import OBS_SIZE, observe_batch_into, scores_batch_into
 from .pettingzoo_env import check_reward, final_rewards
-from .rules.engine import legal_masks, step_batch
+from .rules.engine import apply_batch, legal_masks, sample_rows
 from .state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
 #: random base seeds (``seed=None``) are drawn below this bound
@@ -94,7 +94,6 @@ class VectorGame:
         self._masks = np.zeros((self.n, NUM_ACTIONS), dtype=np.bool_)
         self._masks_valid = False
         self._scores = np.zeros((self.n, num_players), dtype=np.int64)
-        self._codes = np.zeros(self.n, dtype=np.int64)
         self.reset(seed)
 
     # ------------------------------------------------------------------ setup
@@ -106,6 +105,7 @@ class VectorGame:
         """Start every row over with its first game (row i: ``seed + i``)."""
         self.seed = int(np.random.default_rng().integers(SEED_BOUND)) if seed is None else int(seed)
         self.game_counts[:] = 0
+        self._rng = np.random.default_rng(self.seed)
         for i in range(self.n):
             self._new_game(i)
         self.dones[:] = False
@@ -146,11 +146,23 @@ class VectorGame:
         """Row ``row`` as a :class:`Game` (a copy: stepping it does not change the batch)."""
         return Game(self.states[row].copy(), self.map)
 
+    def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action for every row, int64 (n,), drawn in compiled code.
+
+        The batched counterpart of ``action_space.sample(mask)``: random opponents,
+        exploration, random playouts. ``rng`` defaults to a generator seeded from the
+        batch's seed, so a seeded batch samples reproducibly.
+        """
+        rng = self._rng if rng is None else rng
+        out = np.empty(self.n, dtype=np.int64)
+        sample_rows(self.legal_masks(), rng.random(self.n), out)
+        return out
+
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
         actions = self._check_actions(actions)
-        step_batch(self.states, self.map.tables, actions, self._codes)
+        apply_batch(self.states, self.map.tables, actions)
         self._masks_valid = False
         self.dones = self.states[:, PHASE] == PHASE_GAME_OVER
         rewards = self._step_rewards()

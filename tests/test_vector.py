@@ -121,3 +121,35 @@ def test_throughput_benchmark_runs(tmp_path) -> None:
     assert rows["connect_four_v3 (AEC)"]["ratio"] == 1.0
     assert all(r["steps"] > 0 and r["steps_per_second"] > 0 for r in rows.values())
     assert {"engine creta 4p", "engine, all maps", "VectorGame(8) creta 4p", "AEC env creta 4p"} <= set(rows)
+
+
+def test_sample_actions_are_legal_and_reproducible() -> None:
+    vecs = [VectorGame(16, map="aegyptus", num_players=3, seed=5) for _ in range(2)]
+    for _ in range(300):
+        picks = [vec.sample_actions() for vec in vecs]
+        assert np.array_equal(picks[0], picks[1]), "same seed, same samples"
+        masks = vecs[0].legal_masks()
+        assert masks[np.arange(16), picks[0]].all()
+        for vec, actions in zip(vecs, picks, strict=True):
+            vec.step(actions)
+
+
+def test_sample_rows_is_uniform_over_the_legal_actions() -> None:
+    from concordia_env.rules.engine import sample_rows
+
+    mask = np.zeros((1, A.NUM_ACTIONS), dtype=np.bool_)
+    legal = np.array([0, 3, 100, 500, A.NUM_ACTIONS - 1])
+    mask[0, legal] = True
+    draws = 20_000
+    uniforms = np.random.default_rng(1).random(draws)
+    out = np.empty(1, dtype=np.int64)
+    picked = []
+    for u in uniforms:
+        sample_rows(mask, np.array([u]), out)
+        picked.append(int(out[0]))
+    counts = np.array([picked.count(a) for a in legal])
+    assert counts.sum() == draws, "only legal actions are picked"
+    expected = draws / len(legal)
+    assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected)), counts
+    sample_rows(np.zeros_like(mask), np.array([0.5]), out)
+    assert out[0] == -1, "a row with no legal action gets -1"

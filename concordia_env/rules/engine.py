@@ -62,6 +62,42 @@ def step_batch(states, m, actions, codes):
 
 
 @njit
+def apply_batch(states, m, actions):
+    """Apply one action per row that the caller has already checked against the row's mask.
+
+    ``VectorGame`` checks the whole batch against its cached masks before changing any row
+    (so that an illegal action changes nothing), which makes ``step``'s own check redundant.
+    """
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(states.shape[0]):
+        apply_action(states[i], m, actions[i])
+        advance(states[i], m, mask)
+
+
+@njit
+def sample_rows(masks, uniforms, out):
+    """out[i] = the legal action of row i picked by ``uniforms[i]`` in [0, 1), or -1 if none.
+
+    The k-th legal action (in index order) for k = floor(uniforms[i] * count): uniform over
+    the legal actions when the uniforms are.
+    """
+    for i in range(masks.shape[0]):
+        count = 0
+        for a in range(masks.shape[1]):
+            count += masks[i, a]
+        out[i] = -1
+        if count == 0:
+            continue
+        pick = min(int(uniforms[i] * count), count - 1)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                if pick == 0:
+                    out[i] = a
+                    break
+                pick -= 1
+
+
+@njit
 def random_choice(mask):
     """A uniformly random index where ``mask`` is True (numba's global RNG; see ``seed_rng``)."""
     pick = np.random.randint(mask.sum())

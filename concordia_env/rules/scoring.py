@@ -27,7 +27,7 @@ from ..cards import (
     SPECIAL_SQUARE_VP,
     VESTA,
 )
-from ..maps import M_CITY_PROVINCE, M_CITY_SPECIAL, M_NUM_CITIES, M_NUM_PROVINCES
+from ..maps import M_CITY_PROVINCE, M_CITY_SPECIAL, M_NUM_CITIES
 from ..state import (
     CITY_GOOD,
     COLONISTS_PER_PLAYER,
@@ -60,6 +60,7 @@ def cards_owned(s, p, t):
 
 @njit
 def god_card_counts(s, p, out):
+    """Cards owned per god into ``out[:NUM_GODS]``."""
     for g in range(NUM_GODS):
         out[g] = 0
     for t in range(NUM_CARD_TYPES):
@@ -77,12 +78,48 @@ def houses_by_good(s, m, p, out):
 
 
 @njit
-def provinces_with_house(s, m, p):
-    seen = np.zeros(m[M_NUM_PROVINCES], dtype=np.bool_)
+def houses_of_good(s, m, p, good):
+    n = 0
+    for c in range(m[M_NUM_CITIES]):
+        if s[HOUSES + p * MAX_CITIES + c] == 1 and s[CITY_GOOD + c] == good:
+            n += 1
+    return n
+
+
+@njit
+def count_bits(bits):
+    n = 0
+    while bits:
+        n += bits & 1
+        bits >>= 1
+    return n
+
+
+@njit
+def house_summary(s, m, p):
+    """(houses, houses in brick cities, bit set of goods produced, bit set of provinces).
+
+    Bit sets rather than arrays: scoring runs for every player at every observation, and
+    small heap arrays would dominate its cost.
+    """
+    houses = 0
+    brick = 0
+    goods = 0
+    provinces = 0
     for c in range(m[M_NUM_CITIES]):
         if s[HOUSES + p * MAX_CITIES + c] == 1:
-            seen[m[M_CITY_PROVINCE + c]] = True
-    return seen.sum()
+            good = s[CITY_GOOD + c]
+            houses += 1
+            if good == BRICK:
+                brick += 1
+            goods |= 1 << good
+            provinces |= 1 << m[M_CITY_PROVINCE + c]
+    return houses, brick, goods, provinces
+
+
+@njit
+def provinces_with_house(s, m, p):
+    return count_bits(house_summary(s, m, p)[3])
 
 
 @njit
@@ -98,26 +135,25 @@ def colonists_on_squares(s, m, p):
 
 @njit
 def score_parts(s, m, p, out, with_concordia):
-    """VP of player p per category (``out`` has NUM_SCORE_PARTS entries)."""
-    gods = np.zeros(NUM_GODS, dtype=np.int32)
-    god_card_counts(s, p, gods)
-    by_good = np.zeros(NUM_GOODS, dtype=np.int32)
-    houses_by_good(s, m, p, by_good)
-    houses = by_good.sum()
-    kinds_produced = 0
-    for g in range(NUM_GOODS):
-        if by_good[g] > 0:
-            kinds_produced += 1
-    out[VESTA] = gods[VESTA] * ((s[pbase(p) + P_MONEY] + goods_value(s, p)) // 10)
-    out[JUPITER] = gods[JUPITER] * min(houses - by_good[BRICK], JUPITER_CAP)
-    out[SATURNUS] = gods[SATURNUS] * provinces_with_house(s, m, p)
-    out[MERCURIUS] = gods[MERCURIUS] * min(2 * kinds_produced, MERCURIUS_CAP)
-    out[MARS] = gods[MARS] * min(2 * colonists_on_board(s, p), MARS_CAP)
+    """VP of player p per category (``out`` has NUM_SCORE_PARTS entries).
+
+    ``out[:NUM_GODS]`` first holds the cards per god, then each is multiplied by what one
+    card of that god is worth.
+    """
+    god_card_counts(s, p, out)
+    houses, brick, goods, provinces = house_summary(s, m, p)
+    out[VESTA] *= (s[pbase(p) + P_MONEY] + goods_value(s, p)) // 10
+    out[JUPITER] *= min(houses - brick, JUPITER_CAP)
+    out[SATURNUS] *= count_bits(provinces)
+    out[MERCURIUS] *= min(2 * count_bits(goods), MERCURIUS_CAP)
+    out[MARS] *= min(2 * colonists_on_board(s, p), MARS_CAP)
     minerva = 0
     for t in range(NUM_CARD_TYPES):
         kind = CARD_KIND[t]
         if kind >= FIRST_SPECIALIST:
-            minerva += cards_owned(s, p, t) * KIND_MINERVA_VP[kind] * by_good[KIND_SPECIALIST_GOOD[kind]]
+            owned = cards_owned(s, p, t)
+            if owned > 0:
+                minerva += owned * KIND_MINERVA_VP[kind] * houses_of_good(s, m, p, KIND_SPECIALIST_GOOD[kind])
     out[MINERVA] = minerva
     out[SPECIAL_PART] = SPECIAL_SQUARE_VP * colonists_on_squares(s, m, p)
     out[CONCORDIA_PART] = CONCORDIA_VP if (with_concordia and s[CONCORDIA_HOLDER] == p) else 0
