@@ -54,14 +54,6 @@ def legal_masks(states, m, out):
 
 
 @njit
-def step_batch(states, m, actions, codes):
-    """Step every row of a batch; codes[i] gets the STEP_* code of row i."""
-    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    for i in range(states.shape[0]):
-        codes[i] = step(states[i], m, actions[i], mask)
-
-
-@njit
 def apply_batch(states, m, actions):
     """Apply one action per row that the caller has already checked against the row's mask.
 
