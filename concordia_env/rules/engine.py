@@ -67,6 +67,17 @@ def apply_batch(states, m, actions):
 
 
 @njit
+def nth_legal(mask, k):
+    """The k-th index (counting from 0) where ``mask`` is True, or -1 if there are fewer."""
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit
 def sample_rows(masks, uniforms, out):
     """out[i] = the legal action of row i picked by ``uniforms[i]`` in [0, 1), or -1 if none.
 
@@ -74,31 +85,14 @@ def sample_rows(masks, uniforms, out):
     the legal actions when the uniforms are.
     """
     for i in range(masks.shape[0]):
-        count = 0
-        for a in range(masks.shape[1]):
-            count += masks[i, a]
-        out[i] = -1
-        if count == 0:
-            continue
-        pick = min(int(uniforms[i] * count), count - 1)
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                if pick == 0:
-                    out[i] = a
-                    break
-                pick -= 1
+        count = masks[i].sum()
+        out[i] = -1 if count == 0 else nth_legal(masks[i], min(int(uniforms[i] * count), count - 1))
 
 
 @njit
 def random_choice(mask):
     """A uniformly random index where ``mask`` is True (numba's global RNG; see ``seed_rng``)."""
-    pick = np.random.randint(mask.sum())
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            if pick == 0:
-                return a
-            pick -= 1
-    return -1
+    return nth_legal(mask, np.random.randint(mask.sum()))
 
 
 @njit
