@@ -1,10 +1,12 @@
 # Two commands do everything on a fresh machine:
-#   make run    set up .venv (if missing) and run the main job
-#   make test   set up .venv (if missing) and run the test suite (what CI runs)
+#   make run    set up .venv (if missing; the training extras only) and run the main job
+#   make test   set up .venv (if missing; every extra) and run the test suite (what CI runs)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# what `make run` needs: the core and the train extra (faster to install than everything)
+STAMP_RUN := $(VENV)/.installed-run
 # torch first, pinned to a CPU wheel, so that stable-baselines3 does not pull a CUDA build.
 # Elsewhere: make run TORCH="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 TORCH  ?= torch==2.13.0
@@ -18,10 +20,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet $(TORCH)
 	$(PY) -m pip install --quiet -e ".[all]"
-	touch $(STAMP)
+	touch $(STAMP) $(STAMP_RUN)
 
-run: $(STAMP)
-	$(PY) -m training.selfplay --config training/configs/quick.yaml
+$(STAMP_RUN): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet $(TORCH)
+	$(PY) -m pip install --quiet -e ".[train]"
+	touch $(STAMP_RUN)
+
+run: $(STAMP_RUN)
+	$(PY) -m training.afterstate --config training/configs/afterstate_quick.yaml
 
 test: $(STAMP)
 	$(PY) -m ruff check .

@@ -1,6 +1,6 @@
 """Agents for concordia-env and a registry to build them by name.
 
-``agents.make("random" | "heuristic" | "mcts" | "policy", **options)`` builds an agent;
+``agents.make("random" | "heuristic" | "mcts" | "policy" | "learned", **options)`` builds an agent;
 ``agents.from_spec("mcts:200")`` builds one from its command-line spelling, where the
 part after the colon is the agent's main option (see ``SPEC_OPTION``).
 """
@@ -19,11 +19,13 @@ _REGISTRY: dict[str, str] = {
     "heuristic": "agents.heuristic:HeuristicAgent",
     "mcts": "agents.mcts:MCTSAgent",
     "policy": "agents.policy:PolicyAgent",
+    "learned": "agents.learned:LearnedAgent",
 }
 #: the option a command-line spec's value sets: "mcts:200" -> simulations=200
 SPEC_OPTION: dict[str, tuple[str, Callable[[str], Any]]] = {
     "mcts": ("simulations", int),
     "policy": ("path", str),
+    "learned": ("path", str),
 }
 
 

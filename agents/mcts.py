@@ -225,10 +225,17 @@ class MCTSAgent(Agent):
 
     def _expand(self, node: Node) -> None:
         node.options = self._rules.turn_options(node.game)
-        node.children = [
-            Node(o.game, self._game_value(o.game) if o.game.is_over() else self._squash(o.values), PRIOR_VISITS)
-            for o in node.options
-        ]
+        estimates = self.option_values(node.game, node.options)
+        node.children = [Node(o.game, v, PRIOR_VISITS) for o, v in zip(node.options, estimates, strict=True)]
+
+    def option_values(self, game: Game, options: list[TurnOption]) -> list[np.ndarray]:
+        """Each option's first estimate for every player (0..1), worth ``PRIOR_VISITS`` visits.
+
+        The heuristic evaluation of the position the option leads to, squashed (or a finished
+        game's result). A subclass may estimate differently (``agents.learned`` puts a trained
+        model's estimate in the column of the player who chooses).
+        """
+        return [self._game_value(o.game) if o.game.is_over() else self._squash(o.values) for o in options]
 
     def _select(self, node: Node) -> Node:
         """UCB1 for the player to move, on their own value."""
@@ -285,4 +292,5 @@ def shuffle_stack(state: np.ndarray, rng: np.random.Generator) -> None:
     decks = CARD_DECK[cards]
     for deck in np.unique(decks):
         where = np.flatnonzero(decks == deck)
-        cards[where] = cards[rng.permutation(where)]
+        # sorted first: the result depends on which cards are left, never on their real order
+        cards[where] = np.sort(cards[where])[rng.permutation(len(where))]

@@ -182,21 +182,29 @@ def test_masked_sampling_never_picks_an_illegal_action():
     assert masks[np.arange(64), masked_argmax(logits, masks)].all()
 
 
-def test_margin_shaping_adds_up_to_the_final_margin():
+@pytest.mark.parametrize("gamma", [1.0, 0.99])
+def test_margin_shaping_is_potential_based(gamma):
+    """Discounted over the game, the shaping sums to 0 (the start's potential is what it pays back)."""
     from concordia_env.gym_env import SingleAgentEnv
 
-    env = MarginShaping(SingleAgentEnv(opponents="random", reward="win", seed=3), coef=0.01)
+    base = SingleAgentEnv(opponents="random", reward="win", seed=3)
+    env = MarginShaping(base, coef=0.01, gamma=gamma)
     env.reset()
-    rng, total, done, info = np.random.default_rng(0), 0.0, False, {}
+    start = env._potential
+    rng, shaped, done, info, k = np.random.default_rng(0), 0.0, False, {}, 0
     while not done:
         legal = np.flatnonzero(env.unwrapped.action_masks())
         _, reward, terminated, truncated, info = env.step(int(rng.choice(legal)))
-        total += reward
         done = terminated or truncated
-    seat, scores = info["learner_seat"], info["final_scores"]
-    win = 1.0 if info["winner"] == seat else -1.0
-    margin = scores[seat] - np.delete(scores, seat).mean()
-    assert total == pytest.approx(win + 0.01 * margin)
+        win = 0.0
+        if terminated:
+            win = 1.0 if info["winner"] == info["learner_seat"] else -1.0
+        shaped += gamma**k * (reward - win)
+        k += 1
+    assert terminated
+    assert shaped == pytest.approx(-0.01 * start, abs=1e-6)
+    with pytest.raises(ValueError):
+        MarginShaping(base, coef=0.01, gamma=0.0)
 
 
 # ---------------------------------------------------------------------- opponent pool

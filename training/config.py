@@ -29,8 +29,50 @@ def _f(default: Any, help: str) -> Any:
     return field(default=default, metadata={"help": help})
 
 
+class ConfigBase:
+    """What every training config shares: YAML io, unknown-key checks, ``replace``.
+
+    Subclasses are dataclasses whose fields carry a ``help`` text (:func:`_f`); the
+    command-line helpers below take the config class, so every training script gets the
+    same ``--key value`` overrides from its own fields.
+    """
+
+    def validate(self) -> None:
+        """Refuse values that would only fail later (subclasses add their checks)."""
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)  # type: ignore[call-overload]
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    def save(self, path: Path) -> None:
+        Path(path).write_text(self.to_yaml())
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Any:
+        known = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown config keys {unknown}; known keys: {sorted(known)}")
+        return cls(**values)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Any:
+        values = yaml.safe_load(Path(path).read_text()) or {}
+        if not isinstance(values, dict):
+            raise ValueError(f"{path}: a config file is a YAML mapping of key: value")
+        return cls.from_dict(values)
+
+    def replace(self, **changes: Any) -> Any:
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+
 @dataclass
-class TrainConfig:
+class TrainConfig(ConfigBase):
     """Everything a self-play run needs; see each field's help text."""
 
     # ---------------------------------------------------------------- run
@@ -112,9 +154,6 @@ class TrainConfig:
     checkpoint_every: int = _f(20_000, "timesteps between checkpoints (model, optimizer, pool, history, RNG)")
 
     # ---------------------------------------------------------------- checks
-    def __post_init__(self) -> None:
-        self.validate()
-
     def validate(self) -> None:
         """Refuse values that would only fail later, deep inside a run."""
         positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every")
@@ -145,34 +184,6 @@ class TrainConfig:
         """Games against ``opponent`` in the final evaluation."""
         return int(self.final_eval_games_per_opponent.get(opponent, self.final_eval_games))
 
-    # ---------------------------------------------------------------- io
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    def to_yaml(self) -> str:
-        return yaml.safe_dump(self.to_dict(), sort_keys=False)
-
-    def save(self, path: Path) -> None:
-        Path(path).write_text(self.to_yaml())
-
-    @classmethod
-    def from_dict(cls, values: dict[str, Any]) -> TrainConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown config keys {unknown}; known keys: {sorted(known)}")
-        return cls(**values)
-
-    @classmethod
-    def load(cls, path: str | Path) -> TrainConfig:
-        values = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(values, dict):
-            raise ValueError(f"{path}: a config file is a YAML mapping of key: value")
-        return cls.from_dict(values)
-
-    def replace(self, **changes: Any) -> TrainConfig:
-        return dataclasses.replace(self, **changes)
-
     # ---------------------------------------------------------------- derived
     @property
     def rollout_size(self) -> int:
@@ -180,10 +191,10 @@ class TrainConfig:
         return self.n_steps * self.n_envs
 
 
-def add_override_arguments(parser: argparse.ArgumentParser) -> None:
+def add_override_arguments(parser: argparse.ArgumentParser, cls: type = TrainConfig) -> None:
     """One ``--<field>`` option per config field; values are parsed as YAML (``--net_arch "[64, 64]"``)."""
     group = parser.add_argument_group("config overrides (each replaces the config file's value)")
-    for f in dataclasses.fields(TrainConfig):
+    for f in dataclasses.fields(cls):
         default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
         group.add_argument(
             f"--{f.name}",
@@ -202,23 +213,25 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
+def overrides_from_args(args: argparse.Namespace, cls: type = TrainConfig) -> dict[str, Any]:
     """The config fields given on the command line."""
     given = vars(args)
-    return {name: given[name] for name in field_names() if name in given}
+    return {name: given[name] for name in field_names(cls) if name in given}
 
 
-def resolve(config_path: str | Path | None, overrides: dict[str, Any] | None = None) -> TrainConfig:
+def resolve(config_path: str | Path | None, overrides: dict[str, Any] | None = None, cls: type = TrainConfig) -> Any:
     """The config file's values (or the defaults) with the overrides applied, type-checked."""
     values = yaml.safe_load(Path(config_path).read_text()) if config_path else {}
+    if not isinstance(values or {}, dict):
+        raise ValueError(f"{config_path}: a config file is a YAML mapping of key: value")
     values = dict(values or {})
     values.update(overrides or {})
-    return TrainConfig.from_dict(_coerce(values))
+    return cls.from_dict(_coerce(values, cls))
 
 
-def _coerce(values: dict[str, Any]) -> dict[str, Any]:
+def _coerce(values: dict[str, Any], cls: type = TrainConfig) -> dict[str, Any]:
     """Convert YAML scalars to the field's type (``1e5`` -> 100000 for an int field) and refuse nonsense."""
-    types = {f.name: f.type for f in dataclasses.fields(TrainConfig)}
+    types = {f.name: f.type for f in dataclasses.fields(cls)}
     out = dict(values)
     for name, value in values.items():
         kind = types.get(name)
@@ -249,5 +262,5 @@ def _coerce_one(name: str, kind: str, value: Any) -> Any:
     return value
 
 
-def field_names() -> Sequence[str]:
-    return [f.name for f in dataclasses.fields(TrainConfig)]
+def field_names(cls: type = TrainConfig) -> Sequence[str]:
+    return [f.name for f in dataclasses.fields(cls)]

@@ -26,7 +26,12 @@ PLOT_DPI = 120
 
 
 def plot_learning_curve(
-    history: Sequence[EvalResult], final: Sequence[EvalResult], num_players: int, path: Path, title: str = ""
+    history: Sequence[EvalResult],
+    final: Sequence[EvalResult],
+    num_players: int,
+    path: Path,
+    title: str = "",
+    xlabel: str = "timesteps (learner decisions)",
 ) -> Path:
     """Win rate vs timesteps per opponent, with Wilson bands; returns ``path``."""
     fig, ax = plt.subplots(figsize=(10, 4.5))
@@ -47,7 +52,7 @@ def plot_learning_curve(
             )  # fmt: skip
     ax.axhline(1 / num_players, color="grey", linestyle=":", label="equal strength")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("timesteps (learner decisions)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("win rate (95% Wilson interval)")
     ax.set_title(title or "learning curve")
     ax.grid(alpha=0.3)

@@ -26,10 +26,11 @@ Rewards
 -------
 The environment pays ``reward`` (``win``, ``rank``, ``vp`` or the dense ``score_delta``:
 the change of the learner's VP as if the game ended now), multiplied by ``reward_scale``.
-``margin_shaping > 0`` adds ``margin_shaping`` x the change of the learner's margin (own VP
-minus the opponents' mean VP, as if the game ended now) at every step
-(:class:`MarginShaping`): over a game it adds up to ``margin_shaping`` x the final margin,
-so it rewards holding opponents back too and agrees with the win reward it is added to.
+``margin_shaping > 0`` adds potential-based shaping on the learner's margin (own VP minus the
+opponents' mean VP, as if the game ended now; :class:`MarginShaping`):
+``margin_shaping · (γ·Φ(s') − Φ(s))`` with ``Φ`` = the margin (0 once the game is over). It
+gives every step credit for moving the margin, but it cannot change which policy is best:
+its discounted sum over a game is zero.
 
 Run directory ``<runs_dir>/<name>-<timestamp>/``::
 
@@ -146,19 +147,26 @@ class ScaleReward:
 
 
 class MarginShaping(gym.Wrapper):
-    """Adds ``coef`` x the change of the learner's VP margin over the opponents' mean at every step.
+    """Potential-based shaping on the learner's VP margin: ``coef · (γ·Φ(s') − Φ(s))`` at every step.
 
-    VP are counted "as if the game ended now" (the engine's ``player_scores``), so over an
-    episode the bonus adds up to ``coef`` x the final margin: a dense signal that, unlike
-    ``score_delta``, also pays for holding the opponents back, and that agrees with winning.
+    The potential ``Φ`` is the learner's VP margin over the opponents' mean, "as if the game
+    ended now" (the engine's ``player_scores``), and 0 once the game is over. Shaping of this
+    form (Ng, Harada & Russell 1999) leaves the optimal policy unchanged for any discount
+    ``gamma`` (the PPO config's): it gives every step credit for how the margin moves, but its
+    discounted sum over a whole game is ``−Φ(start) = 0``, so it pays nothing for merely being
+    ahead in mid-game — a shaping without the ``γ`` factor (``coef·(Φ(s') − Φ(s))``) does,
+    when ``γ < 1``, and then outweighs the win.
     """
 
-    def __init__(self, env: gym.Env, coef: float) -> None:
+    def __init__(self, env: gym.Env, coef: float, gamma: float = 1.0) -> None:
         super().__init__(env)
+        if not 0.0 < gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {gamma}")
         self.coef = coef
-        self._margin = 0.0
+        self.gamma = gamma
+        self._potential = 0.0
 
-    def _current_margin(self) -> float:
+    def _margin(self) -> float:
         core = self.env.unwrapped
         scores = player_scores(core.game).astype(np.float64)
         own = scores[core.seat]
@@ -166,14 +174,16 @@ class MarginShaping(gym.Wrapper):
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict]:
         obs, info = self.env.reset(**kwargs)
-        self._margin = 0.0  # the starting margin is paid with the first step, like score_delta
+        self._potential = self._margin()
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        margin = self._current_margin()
-        reward = float(reward) + self.coef * (margin - self._margin)
-        self._margin = margin
+        # a finished game's potential is 0; a truncated one keeps its margin (its future is cut off,
+        # and PPO bootstraps from the value of that state)
+        potential = 0.0 if terminated else self._margin()
+        reward = float(reward) + self.coef * (self.gamma * potential - self._potential)
+        self._potential = potential
         return obs, reward, terminated, truncated, info
 
 
@@ -209,7 +219,7 @@ def env_factory(config: TrainConfig, run_dir: Path, rank: int, session: int) -> 
         if config.reward_scale != 1.0:
             env = TransformReward(env, ScaleReward(config.reward_scale))
         if config.margin_shaping > 0:
-            env = MarginShaping(env, config.margin_shaping)
+            env = MarginShaping(env, config.margin_shaping, config.gamma)
         return Monitor(env)
 
     return build

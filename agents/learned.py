@@ -1,0 +1,161 @@
+"""``learned``: a trained afterstate model choosing among whole turns.
+
+``agents.make("learned")`` plays at once with the model shipped in the package
+(``agents/models/learned-italia-2p.npz``, made by ``python -m training.afterstate --config
+training/configs/afterstate_long.yaml``; see ``docs/training.md``); ``path=`` loads another
+one (``learned:runs/afterstate-…/model.npz`` on a command line).
+
+At each decision that is not already planned, the agent asks the heuristic's documented
+generator for the turn options of the pending decision on a determinized copy of the game
+(:func:`agents.afterstate.candidates`), scores every option's afterstate with the model and
+plays the best one: its first action now, the rest of that turn as planned on the real game
+by the same rules of thumb. When the game leaves the plan (another player keeps other goods
+after an overflow, a card that comes up differs from the determinized draw), it decides
+again from where the game is.
+
+* ``simulations`` > 0 (or ``time_per_move`` in seconds) plays with a search instead: the
+  project's MCTS over whole turns (:mod:`agents.mcts`), where the first estimate of every
+  turn option for the player choosing it is the model's score instead of the heuristic
+  evaluation; the rollouts and the rest of the search are MCTS's own. The network decides
+  where the few simulations go and which close call wins;
+* ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
+  the best one, with probability ``epsilon`` per decision (training's exploration);
+* ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
+  the candidates (options and features) and the index of the one played (training's data).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from concordia_env import Game
+
+from ._evaluation import remaining_fraction
+from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, afterstate_features, candidates
+from .base import Agent
+from .heuristic import HeuristicAgent, TurnOption, TurnPlan
+from .mcts import MCTSAgent, first_actions
+
+#: the model shipped in the package (2-player Italia)
+DEFAULT_MODEL = "learned-italia-2p.npz"
+
+
+def default_model_path() -> Path:
+    """Where the shipped model lies inside the installed package."""
+    return Path(str(resources.files("agents") / "models" / DEFAULT_MODEL))
+
+
+class LearnedAgent(Agent):
+    """Plays the best-scored turn option; see the module docstring."""
+
+    name = "learned"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        path: str | Path | None = None,
+        model: AfterstateModel | None = None,
+        temperature: float = 0.0,
+        epsilon: float = 1.0,
+        record: bool = False,
+        simulations: int = 0,
+        time_per_move: float | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if model is not None and path is not None:
+            raise ValueError("give either a model or a path, not both")
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in 0..1, got {epsilon}")
+        self.path = None if model is not None else Path(path) if path is not None else default_model_path()
+        self.model = model if model is not None else AfterstateModel.load(self.path)
+        self.temperature = float(temperature)
+        self.epsilon = float(epsilon)
+        self.record = record
+        if simulations < 0:
+            raise ValueError(f"simulations must be >= 0, got {simulations}")
+        self.simulations = int(simulations)
+        self.time_per_move = time_per_move
+        self._search: ModelGuidedSearch | None = None
+        if simulations > 0 or time_per_move is not None:
+            if record or temperature > 0:
+                raise ValueError("record and temperature apply to the search-free agent (simulations=0)")
+            self._search = ModelGuidedSearch(
+                self.model, seed=seed, simulations=max(1, simulations), time_per_move=time_per_move
+            )
+        self._rules = HeuristicAgent()
+        self._plan: TurnPlan | None = None
+        #: (player, candidates, index played) for every decision taken, when recording
+        self.trace: list[tuple[int, Candidates, int]] = []
+
+    @property
+    def spec(self) -> str:
+        return self.name if self.path is None or self.path == default_model_path() else f"{self.name}:{self.path}"
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._plan = None
+        self.trace = []
+        if self._search is not None:
+            self._search.reset(seed)
+
+    def act(self, game: Game) -> int:
+        if self._search is not None:
+            return self._search.act(game)
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        planned = None if self._plan is None else self._plan.next_action(game)
+        if planned is not None and planned in legal:
+            return planned
+        cands = candidates(game, self._rules, self.rng)
+        scores = self.model.predict(cands.features)
+        choice = self._choose(scores)
+        if self.record:
+            self.trace.append((game.current_player, cands, choice))
+        # the options were played on a shuffled stack: plan the chosen turn's rest on the real game
+        self._plan = self._rules.plan_turn(game, list(first_actions(cands.options[choice].plan)))
+        return self._plan.actions[0]
+
+    def _choose(self, scores: np.ndarray) -> int:
+        if self.temperature > 0 and self.rng.random() < self.epsilon:
+            z = (scores - scores.max()) / self.temperature
+            p = np.exp(z)
+            return int(self.rng.choice(len(scores), p=p / p.sum()))
+        return int(np.argmax(scores))
+
+
+class ModelGuidedSearch(MCTSAgent):
+    """MCTS over whole turns whose first estimate of an option, for the player choosing it, is the model's.
+
+    The model predicts the chooser's final margin; it is squashed like every MCTS value
+    (``0.5 + 0.5·tanh(margin / value_scale)``). In a 2-player game the opponent's estimate is
+    its complement; with more players the others keep the heuristic's estimates.
+    """
+
+    name = "learned-search"
+
+    def __init__(self, model: AfterstateModel, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self.model = model
+
+    def option_values(self, game: Game, options: list[TurnOption]) -> list[np.ndarray]:
+        values = super().option_values(game, options)
+        mover = game.current_player
+        remaining = remaining_fraction(game)
+        features = np.stack([afterstate_features(o.game, o.values, mover, remaining) for o in options])
+        margins = self.model.predict(features) * MARGIN_SCALE
+        for value, option, margin in zip(values, options, margins, strict=True):
+            if option.game.is_over():
+                continue
+            value[mover] = 0.5 + 0.5 * np.tanh(margin / self.value_scale)
+            if game.num_players == 2:
+                value[1 - mover] = 1.0 - value[mover]
+        return values
+
+
+__all__ = ["DEFAULT_MODEL", "LearnedAgent", "ModelGuidedSearch", "default_model_path"]
