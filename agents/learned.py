@@ -1,9 +1,11 @@
 """``learned``: a trained afterstate model choosing among whole turns.
 
-``agents.make("learned")`` plays at once with the model shipped in the package
-(``agents/models/learned-italia-2p.npz``, made by ``python -m training.afterstate --config
-training/configs/afterstate_long.yaml``; see ``docs/training.md``); ``path=`` loads another
-one (``learned:runs/afterstate-…/model.npz`` on a command line).
+``agents.make("learned")`` plays at once with the models shipped in the package, one per
+player count they were trained for (``agents/models/``: 2-player Italia, made by
+``python -m training.afterstate --config training/configs/afterstate_long.yaml``; 4-player
+Imperium, by ``afterstate_imperium4.yaml``; see ``docs/training.md``). A game uses the
+shipped model of its player count, or of the nearest one. ``path=`` loads one model for every
+game (``learned:runs/afterstate-…/model.npz`` on a command line).
 
 At each decision that is not already planned, the agent asks the heuristic's documented
 generator for the turn options of the pending decision on a determinized copy of the game
@@ -26,6 +28,7 @@ again from where the game is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -39,13 +42,25 @@ from .base import Agent
 from .heuristic import HeuristicAgent, TurnOption, TurnPlan
 from .mcts import MCTSAgent, first_actions
 
-#: the model shipped in the package (2-player Italia)
-DEFAULT_MODEL = "learned-italia-2p.npz"
+#: the models shipped in the package, by the player count they were trained for
+SHIPPED_MODELS = {2: "learned-italia-2p.npz", 4: "learned-imperium-4p.npz"}
+#: the model of the 2-player game, the README's main example
+DEFAULT_MODEL = SHIPPED_MODELS[2]
+
+
+def shipped_model_path(num_players: int = 2) -> Path:
+    """The shipped model for this player count, or for the nearest count that has one."""
+    folder = resources.files("agents") / "models"
+    present = [n for n, name in SHIPPED_MODELS.items() if (folder / name).is_file()]
+    if not present:
+        raise FileNotFoundError(f"no shipped afterstate model in {folder} (see docs/training.md)")
+    best = min(present, key=lambda n: (abs(n - num_players), n))
+    return Path(str(folder / SHIPPED_MODELS[best]))
 
 
 def default_model_path() -> Path:
-    """Where the shipped model lies inside the installed package."""
-    return Path(str(resources.files("agents") / "models" / DEFAULT_MODEL))
+    """Where the shipped 2-player model lies inside the installed package."""
+    return shipped_model_path(2)
 
 
 class LearnedAgent(Agent):
@@ -71,8 +86,9 @@ class LearnedAgent(Agent):
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in 0..1, got {epsilon}")
-        self.path = None if model is not None else Path(path) if path is not None else default_model_path()
-        self.model = model if model is not None else AfterstateModel.load(self.path)
+        #: the one model to play with (``path`` or ``model``); None: the shipped one per player count
+        self.path = Path(path) if path is not None else None
+        self.model = model if model is not None else AfterstateModel.load(self.path) if self.path is not None else None
         self.temperature = float(temperature)
         self.epsilon = float(epsilon)
         self.record = record
@@ -85,7 +101,7 @@ class LearnedAgent(Agent):
             if record or temperature > 0:
                 raise ValueError("record and temperature apply to the search-free agent (simulations=0)")
             self._search = ModelGuidedSearch(
-                self.model, seed=seed, simulations=max(1, simulations), time_per_move=time_per_move
+                self.model_for, seed=seed, simulations=max(1, simulations), time_per_move=time_per_move
             )
         self._rules = HeuristicAgent()
         self._plan: TurnPlan | None = None
@@ -94,7 +110,16 @@ class LearnedAgent(Agent):
 
     @property
     def spec(self) -> str:
-        return self.name if self.path is None or self.path == default_model_path() else f"{self.name}:{self.path}"
+        return self.name if self.path is None else f"{self.name}:{self.path}"
+
+    def model_for(self, game: Game) -> AfterstateModel:
+        """The model that plays ``game``: the given one, else the shipped one for its player count."""
+        if self.model is not None:
+            return self.model
+        count = game.num_players
+        if count not in _SHIPPED:
+            _SHIPPED[count] = AfterstateModel.load(shipped_model_path(count))
+        return _SHIPPED[count]
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -113,7 +138,7 @@ class LearnedAgent(Agent):
         if planned is not None and planned in legal:
             return planned
         cands = candidates(game, self._rules, self.rng)
-        scores = self.model.predict(cands.features)
+        scores = self.model_for(game).predict(cands.features)
         choice = self._choose(scores)
         if self.record:
             self.trace.append((game.current_player, cands, choice))
@@ -129,6 +154,10 @@ class LearnedAgent(Agent):
         return int(np.argmax(scores))
 
 
+#: shipped models loaded so far, by player count (shared by every agent of the process)
+_SHIPPED: dict[int, AfterstateModel] = {}
+
+
 class ModelGuidedSearch(MCTSAgent):
     """MCTS over whole turns whose first estimate of an option, for the player choosing it, is the model's.
 
@@ -139,16 +168,16 @@ class ModelGuidedSearch(MCTSAgent):
 
     name = "learned-search"
 
-    def __init__(self, model: AfterstateModel, **options: object) -> None:
+    def __init__(self, model_for: Callable[[Game], AfterstateModel], **options: object) -> None:
         super().__init__(**options)  # type: ignore[arg-type]
-        self.model = model
+        self.model_for = model_for
 
     def option_values(self, game: Game, options: list[TurnOption]) -> list[np.ndarray]:
         values = super().option_values(game, options)
         mover = game.current_player
         remaining = remaining_fraction(game)
         features = np.stack([afterstate_features(o.game, o.values, mover, remaining) for o in options])
-        margins = self.model.predict(features) * MARGIN_SCALE
+        margins = self.model_for(game).predict(features) * MARGIN_SCALE
         for value, option, margin in zip(values, options, margins, strict=True):
             if option.game.is_over():
                 continue
@@ -158,4 +187,11 @@ class ModelGuidedSearch(MCTSAgent):
         return values
 
 
-__all__ = ["DEFAULT_MODEL", "LearnedAgent", "ModelGuidedSearch", "default_model_path"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "SHIPPED_MODELS",
+    "LearnedAgent",
+    "ModelGuidedSearch",
+    "default_model_path",
+    "shipped_model_path",
+]

@@ -24,7 +24,7 @@ from agents.afterstate import (
     rollout_value,
 )
 from agents.heuristic import HeuristicAgent
-from agents.learned import LearnedAgent, default_model_path
+from agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
 from concordia_env import Game
 from training.afterstate import AfterstateConfig, AfterstateNet, Run, lambda_returns, main
 
@@ -165,6 +165,9 @@ def test_learned_agent_spec_and_bad_options(tmp_path: Path) -> None:
     agent = agents.from_spec(f"learned:{path}")
     assert isinstance(agent, LearnedAgent) and agent.spec == f"learned:{path}"
     assert agents.make("learned").spec == "learned"
+    shipped = agents.make("learned")
+    for players in (2, 3, 4, 5):  # every player count gets a shipped model (its own, or the nearest)
+        assert shipped.model_for(Game.new("aegyptus", players, seed=0)).metadata["num_players"] in SHIPPED_MODELS
     with pytest.raises(FileNotFoundError):
         agents.make("learned", path=tmp_path / "none.npz")
     with pytest.raises(ValueError):
