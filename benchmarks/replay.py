@@ -166,7 +166,7 @@ def _stdin_pause(out: TextIO) -> Callable[[], bool]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.replay", description=__doc__.split("\n\n")[0])
-    parser.add_argument("db", help="results file written by benchmarks.tournament or agents.play --save")
+    parser.add_argument("db", help="results file written by benchmarks.tournament or benchmarks.play --save")
     parser.add_argument("game_id", nargs="?", type=int, help="game id (omit to list the stored games)")
     parser.add_argument("--step", action="store_true", help="wait for Enter after every turn")
     parser.add_argument("--png-dir", type=Path, default=None, help="save a board PNG at the start of every turn")

@@ -43,14 +43,19 @@ REPORT_WIDTH = 140
 
 # ---------------------------------------------------------------------- statistics
 def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion; ``(0, 1)`` without trials."""
+    """Wilson score interval of a binomial proportion; ``(0, 1)`` without trials.
+
+    The one interval helper of the project (tournaments, strength bars, training
+    evaluations). The clamps only absorb rounding: the interval always contains the
+    observed rate and stays inside [0, 1].
+    """
     if trials == 0:
         return 0.0, 1.0
     p = successes / trials
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:

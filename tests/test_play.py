@@ -1,4 +1,4 @@
-"""``agents.play``: grouped choices, input handling, and a whole game played from piped input."""
+"""``benchmarks.play``: grouped choices, input handling, and a whole game played from piped input."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import agents
-from agents.play import (
+from benchmarks.play import (
     SHOW_ALL_LIMIT,
     QuitError,
     ask_human,
@@ -99,7 +99,7 @@ def test_seats_are_filled_from_one_or_several_opponent_specs():
 
 def test_a_whole_game_from_piped_input_is_saved_and_replays(tmp_path):
     db = tmp_path / "play.db"
-    cmd = [sys.executable, "-m", "agents.play", "--map", "italia", "--players", "2", "--vs", "random"]
+    cmd = [sys.executable, "-m", "benchmarks.play", "--map", "italia", "--players", "2", "--vs", "random"]
     cmd += ["--seat", "1", "--seed", "11", "--save", str(db), "--no-color"]
     done = subprocess.run(cmd, cwd=ROOT, input="1\n" * ANSWERS, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr

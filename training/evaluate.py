@@ -1,5 +1,8 @@
 """Evaluation: the learner's masked argmax policy against fixed agents, with a 95% Wilson interval.
 
+The interval is :func:`benchmarks.report.wilson_interval`, the same as the tournaments'
+(re-exported here as ``wilson_interval``).
+
 Protocol
 --------
 * The policy plays its **masked argmax** move (what ``agents.make("policy")`` plays); the
@@ -11,7 +14,7 @@ Protocol
 * **Every seat equally**: game ``i`` puts the learner in seat ``i % num_players``, so with a
   multiple of ``num_players`` games each seat (and so each start position) is played
   equally often.
-* A win is first place by the rules' tie-break (RULES §7); the result also reports the
+* A win is first place by the rules' tie-break (docs/rules.md §7); the result also reports the
   learner's mean VP and the opponents' mean VP.
 * **Turn cap**: two passive players can stall a game for ever (nobody buys the last cards
   nor builds the 15th house; an untrained argmax policy against the heuristic does). A game
@@ -25,7 +28,6 @@ engine's time plus the opponents' time.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -33,14 +35,13 @@ from typing import Any
 import numpy as np
 
 import agents
+from benchmarks.report import wilson_interval
 from concordia_env import Game
 
 from .policy_net import action_logits, masked_argmax
 
 #: separates evaluation seeds from any other use of the run's seed
 EVAL_TAG = 0xE7A1
-#: two-sided 95% normal quantile
-Z_95 = 1.959963984540054
 #: game seeds are drawn below this bound (Game.new takes any non-negative int)
 SEED_BOUND = 2**31
 #: turn cap of an evaluation game (random 2-player Italia games last about 240 turns)
@@ -77,18 +78,6 @@ class EvalResult:
             f"[95% CI {self.ci_low:.1%}-{self.ci_high:.1%}], mean VP {self.mean_vp:.1f} "
             f"vs {self.mean_opponent_vp:.1f}{capped}"
         )
-
-
-def wilson_interval(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (sensible at 0%, 100% and small n)."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    # the clamps absorb rounding: the interval always contains p and stays inside [0, 1]
-    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def eval_seeds(seed: int, index: int, games: int) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 ::
 
-    python -m agents.play --map italia --players 2 --vs heuristic [--seat 0] [--seed S] [--save results/play.db]
+    python -m benchmarks.play --map italia --players 2 --vs heuristic [--seat 0] [--seed S] [--save results/play.db]
 
 Your decisions are shown as numbered choices in words, grouped the way a player thinks
 about them (Architect moves by colonist, Mercator trades by good, card purchases by
@@ -11,9 +11,11 @@ are folded: type a group's letter to list it (``?`` lists everything, ``!`` show
 board again, ``q`` quits). Opponents' moves are described as they happen.
 
 Input is read line by line from standard input, so a game can be scripted:
-``yes 1 | python -m agents.play ...`` always takes the first listed choice.
+``yes 1 | python -m benchmarks.play ...`` always takes the first listed choice.
 ``--save`` writes the finished game to the results database of
-:mod:`benchmarks.store`, replayable with ``python -m benchmarks.replay``.
+:mod:`benchmarks.store`, replayable with ``python -m benchmarks.replay``. (That is why this
+lives beside the tournament and the replay rather than in ``agents``: it seats agents the
+way a tournament does and stores its games the same way.)
 """
 
 from __future__ import annotations
@@ -27,16 +29,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from benchmarks.replay import board_text, breakdown_table
-from benchmarks.store import Store
-from benchmarks.tournament import agent_seed, make_agent, record_from_game
+import agents
+from agents.base import Agent
 from concordia_env import Game
 from concordia_env import actions as A
-from concordia_env.cards import CARD_ID, GOODS, LAND_COLONISTS
+from concordia_env.cards import CARD_ID, GOODS
 from concordia_env.describe import location_text, path_text
 from concordia_env.maps import PATH_KINDS
 
-from .base import Agent
+from .replay import board_text, breakdown_table
+from .store import Store
+from .tournament import agent_seed, record_from_game
 
 HUMAN = "human"
 #: with more choices than this the groups are shown folded
@@ -46,8 +49,6 @@ SMALL_GROUP = 3
 #: letters that name groups ("q" is kept for quit)
 GROUP_LETTERS = "abcdefghijklmnoprstuvwxyz"
 MAX_SEED = 2**31
-#: colonist slots 0..2 are land colonists, 3..5 sea colonists (see concordia_env.actions)
-LAND_SLOTS = LAND_COLONISTS
 
 
 class QuitError(Exception):
@@ -71,7 +72,7 @@ def _title_and_text(game: Game, action: int) -> tuple[str, str]:
     if name == "MOVE":
         slot, path = divmod(i, A.MAX_PATHS)
         loc = int(game.colonist_locations(game.current_player)[slot])
-        kind = PATH_KINDS[0 if slot < LAND_SLOTS else 1]
+        kind = PATH_KINDS[game.colonist_kind(slot)]
         title = f"Architect: move the {kind} colonist at {location_text(game.map, loc)}"
         return title, f"to {path_text(game.map, path)}"
     if name == "BUILD":
@@ -195,12 +196,12 @@ def new_session(map_name: str, players: int, opponents: Sequence[str], human_sea
     seats = list(opponents)
     seats.insert(human_seat, HUMAN)
     game = Game.new(map_name, players, seed)
-    agents: dict[int, Agent] = {}
+    players: dict[int, Agent] = {}
     for seat, spec in enumerate(seats):
         if seat != human_seat:
-            agents[seat] = make_agent(spec)
-            agents[seat].reset(agent_seed(seed, seat))
-    return Session(game, seats, human_seat, agents, seed)
+            players[seat] = agents.from_spec(spec)
+            players[seat].reset(agent_seed(seed, seat))
+    return Session(game, seats, human_seat, players, seed)
 
 
 def play(session: Session, read: Callable[[str], str], out: TextIO, color: bool = False) -> None:
@@ -267,7 +268,7 @@ def _echoing_read(out: TextIO) -> Callable[[str], str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m agents.play", description="Play Concordia against agents.")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.play", description="Play Concordia against agents.")
     parser.add_argument("--map", default="italia")
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument(
