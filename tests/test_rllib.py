@@ -15,7 +15,7 @@ from training import rllib
 def test_env_factory_gives_rllib_keys_and_plays_legal_games() -> None:
     env = rllib.make_env({"map": "italia", "num_players": 2, "max_cycles": 60, "with_state": True})
     obs, _ = env.reset(seed=3)
-    (agent, first), = obs.items()
+    ((agent, first),) = obs.items()
     assert set(first) == {"observations", "action_mask", "state"}
     assert env.observation_spaces[agent].contains(first)
     rng = np.random.default_rng(0)
@@ -23,7 +23,7 @@ def test_env_factory_gives_rllib_keys_and_plays_legal_games() -> None:
     while not done:
         agent, o = next(iter(obs.items()))
         action = int(rng.choice(np.flatnonzero(o["action_mask"])))
-        obs, rewards, terminated, truncated, _ = env.step({agent: action})
+        obs, _, terminated, truncated, _ = env.step({agent: action})
         done = terminated["__all__"] or truncated["__all__"]
     assert truncated["__all__"], "max_cycles ends the episode"
 

@@ -12,10 +12,9 @@ from training import tianshou_dqn
 
 def test_masked_dqn_trains_against_random_without_illegal_actions() -> None:
     # illegal_action="raise": a single unmasked action of either policy would fail the run
-    args = tianshou_dqn.parse(
-        ["--epochs", "1", "--epoch_steps", "300", "--train_envs", "2", "--test_envs", "2", "--test_episodes", "2"]
-        + ["--max_cycles", "300", "--batch_size", "32", "--hidden", "32", "--illegal_action", "raise"]
-    )
+    sizes = ["--epochs", "1", "--epoch_steps", "200", "--train_envs", "2", "--test_envs", "2", "--test_episodes", "2"]
+    args = tianshou_dqn.parse([*sizes, "--max_cycles", "300", "--batch_size", "32", "--hidden", "32"])
+    args.illegal_action = "raise"
     summary = tianshou_dqn.train(args)
     assert summary["train_steps"] >= 300
     assert summary["test_episodes"] == 2
@@ -24,7 +23,7 @@ def test_masked_dqn_trains_against_random_without_illegal_actions() -> None:
 
 def test_wrapper_sees_the_mask() -> None:
     env = tianshou_dqn.make_env(max_cycles=50)
-    obs, info = env.reset(seed=0)
+    obs, _ = env.reset(seed=0)
     game = env.env.unwrapped.game
     assert np.array_equal(np.asarray(obs["mask"]), game.legal_mask())
     assert obs["agent_id"] == f"player_{game.current_player}"

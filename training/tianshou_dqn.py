@@ -71,6 +71,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
+
     def env_fn() -> Any:
         return make_env(args.map, args.max_cycles, args.illegal_action)
 
