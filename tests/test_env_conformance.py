@@ -285,3 +285,23 @@ def test_async_vector_env_reports_the_real_illegal_action() -> None:
             envs.step(illegal)
     finally:
         envs.close(terminate=True)
+
+
+# --------------------------------------------------------------------------- seats and turn order
+def test_seat_is_a_place_at_the_table_and_the_seed_draws_the_start_player() -> None:
+    """Decision: seats are fixed places; the seed draws who starts unless start_player fixes it."""
+    starts = {Game.new("italia", 2, seed=s).turn_player for s in range(20)}
+    assert starts == {0, 1}
+    assert {Game.new("italia", 2, seed=s, start_player=0).turn_player for s in range(5)} == {0}
+    e = raw_env(map="italia", num_players=2, start_player=1)
+    e.reset(seed=5)
+    assert e.agent_selection == "player_1"
+
+
+def test_play_help_says_seat_is_not_turn_order(capsys: pytest.CaptureFixture[str]) -> None:
+    from agents.play import main as play_main
+
+    with pytest.raises(SystemExit):
+        play_main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "not the turn order" in help_text and "seed draws who starts" in help_text

@@ -290,6 +290,8 @@ def build_config(config: RLlibConfig) -> Any:
             num_env_runners=config.env_runners,
             num_envs_per_env_runner=config.envs_per_env_runner,
             num_cpus_per_env_runner=1,
+            # wait for the runners however slow the machine: an iteration that times out has no samples
+            sample_timeout_s=None,
         )
         .learners(num_learners=0)
         .multi_agent(
