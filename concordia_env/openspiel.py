@@ -550,11 +550,13 @@ class Board:
         tokens = setup.get("city_tokens") if isinstance(setup, dict) else None
         if not isinstance(tokens, dict):
             raise ValueError("setup.city_tokens must be an object {city: good}")
-        cities = config.lettered_cities
-        if tuple(tokens) != cities[: len(tokens)]:
-            raise ValueError(f"setup.city_tokens are drawn in map order: {', '.join(cities[: len(tokens)])}")
+        cities = config.lettered_cities[: len(tokens)]
+        if set(tokens) != set(cities):  # JSON objects have no order: the map gives it
+            first = ", ".join(cities)
+            raise ValueError(f"setup.city_tokens are drawn in map order: the first {len(tokens)} are {first}")
         board = cls(config, None)
-        for city, good in tokens.items():
+        for city in cities:
+            good = tokens[city]
             if good not in GOODS:
                 raise ValueError(f"setup.city_tokens.{city}: unknown good {good!r}")
             try:
