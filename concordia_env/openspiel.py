@@ -126,7 +126,7 @@ from .maps import Map
 from .observation import OBS_SIZE, fill_observation
 from .render import render_text
 from .rules.setup import check_setup, empty_state, most_valuable_goods, new_state
-from .state import CITY_GOOD, CURRENT_PLAYER, DISPLAY, MAX_PLAYERS, STACK, STACK_SIZE
+from .state import CITY_GOOD, CURRENT_PLAYER, DISPLAY, MAX_PLAYERS, OPT_INTERMEDIATE, STACK, STACK_SIZE
 
 GAME_NAME = "python_concordia"
 #: version of the bridge's state document (``state.to_json()``)
@@ -232,8 +232,12 @@ class Config:
     def check_position(self, game: Game) -> None:
         """A position must be of this game's map, player count and options."""
         wanted = (self.map.name, self.num_players, self.intermediate_scoring, self.display_costs)
-        d = position.to_dict(game)
-        got = (d["map"], d["num_players"], d["options"]["intermediate_scoring"], d["options"]["display_costs"])
+        got = (
+            game.map.name,
+            game.num_players,
+            bool(game.state[OPT_INTERMEDIATE]),
+            DISPLAY_VARIANTS[game.display_costs_variant],
+        )
         if got != wanted:
             raise ValueError(
                 f"the position is (map, players, intermediate_scoring, display_costs) = {got}, "
@@ -660,6 +664,8 @@ class ConcordiaGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> Observer:
         """The observer OpenSpiel asks for: everything is public, so every kind shows the position."""
+        if isinstance(iig_obs_type, dict):  # OpenSpiel's C++ side passes the parameters alone without a type
+            iig_obs_type, params = None, iig_obs_type
         if params:
             raise ValueError(f"python_concordia observers take no parameters, got {params}")
         if iig_obs_type is not None and not iig_obs_type.public_info:

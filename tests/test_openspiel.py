@@ -273,6 +273,31 @@ def test_a_search_cannot_read_the_stack() -> None:
     assert trees[0] == trees[1]
 
 
+def test_observers_of_every_kind_show_the_position() -> None:
+    from open_spiel.python.observation import make_observation
+
+    game = load(map="italia", players=2)
+    state = game.new_initial_state()
+    play_until(state, np.random.default_rng(12), in_play)
+    default = make_observation(game)
+    default.set_from(state, 1)
+    assert np.array_equal(default.tensor, state.position().observation(1))
+    assert default.string_from(state, 1) == str(state) == state.observation_string(0)
+    info = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    info.set_from(state, 0)
+    assert np.array_equal(info.tensor, np.array(state.information_state_tensor(0), dtype=np.float32))
+    assert json.loads(info.string_from(state, 0)) == json.loads(state.information_state_string(1))
+    private_only = pyspiel.IIGObservationType(
+        public_info=False, perfect_recall=False, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
+    )
+    private = make_observation(game, private_only)
+    assert private.tensor is None and private.string_from(state, 0) == ""
+    with pytest.raises(ValueError, match="take no parameters"):
+        game.make_py_observer(None, {"x": 1})
+    cpp_side = game.make_observer(pyspiel.IIGObservationType(perfect_recall=False), {})
+    assert cpp_side is not None
+
+
 # =========================================================================== play, turn cap, returns
 def test_player_actions_are_the_engine_actions() -> None:
     game = load(map="aegyptus", players=2)
