@@ -95,10 +95,8 @@ def group_choices(game: Game) -> list[Group]:
         a = int(action)
         title, text = _title_and_text(game, a)
         group = groups.setdefault(title, Group(title))
-        # two colonists of one kind on one spot make identical moves: list the move once
-        if text not in group.texts:
-            group.actions.append(a)
-            group.texts.append(text)
+        group.actions.append(a)
+        group.texts.append(text)
     return [_strip_shared_label(g) for g in groups.values()]
 
 

@@ -20,8 +20,16 @@ _LAZY = {
     "VectorGame": "vector",
 }
 
-if "Concordia-v0" not in _gym_registry:
-    _register_gym_env(id="Concordia-v0", entry_point="concordia_env.gym_env:SingleAgentEnv")
+#: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
+#: "Concordia-v1" is the current one
+GYM_ENV_IDS = {"Concordia-v0": 0, "Concordia-v1": 1}
+for _env_id, _version in GYM_ENV_IDS.items():
+    if _env_id not in _gym_registry:
+        _register_gym_env(
+            id=_env_id,
+            entry_point="concordia_env.gym_env:SingleAgentEnv",
+            kwargs={"observation_version": _version},
+        )
 
 
 def __getattr__(name: str) -> Any:

@@ -1,4 +1,4 @@
-"""Concordia as a single-agent Gymnasium environment (``"Concordia-v0"``), e.g. for Stable-Baselines3.
+"""Concordia as a single-agent Gymnasium environment (``"Concordia-v1"``), e.g. for Stable-Baselines3.
 
 The learner plays one seat; the other seats are played by fixed opponents inside
 ``reset()`` and ``step()``, which return only when the learner must decide again (or the
@@ -8,8 +8,8 @@ turn with the learner to choose a good to keep.
 
 | | |
 | --- | --- |
-| Creation | ``SingleAgentEnv(opponents="random", map="italia")`` or ``gymnasium.make("Concordia-v0", ...)`` |
-| Observation space | ``Box(float32, (OBS_SIZE,))``: ``game.observation(learner_seat)`` (see ``docs/observation.md``) |
+| Creation | ``SingleAgentEnv(opponents="random", map="italia")`` or ``gymnasium.make("Concordia-v1", ...)`` |
+| Observation space | ``Box(float32, (OBS_SIZES[version],))``: ``observe(game, learner_seat, version)`` |
 | Action space | ``Discrete(NUM_ACTIONS)`` (see :mod:`concordia_env.actions`); ``sample()`` draws a legal action |
 | Action mask | ``env.action_masks()`` (bool, for ``sb3_contrib.MaskablePPO``) and ``info["action_mask"]`` |
 | Reward | as in the PettingZoo env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), for the learner |
@@ -30,6 +30,7 @@ Options
   (a policy that never builds nor buys could otherwise play forever). ``None`` (default):
   games end by the rules only.
 * ``illegal_action``: ``"raise"`` (default) or ``"penalize"``, see below.
+* ``observation_version``: 1 (default, the current observation) or 0, see the version table.
 
 Rewards (see :mod:`concordia_env.pettingzoo_env` for the table): the terminal kinds are 0
 until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now
@@ -48,6 +49,20 @@ seeded reset, legal in the old position but maybe not in the new one.
 Seeding: ``reset(seed=s)`` plays ``Game.new(..., seed=s)`` and draws the seat and the
 opponents' seeds from ``s``; ``reset()`` draws everything from the episode generator,
 which the constructor's ``seed`` starts.
+
+Versions
+--------
+Each registered id fixes the observation version (``gymnasium.make`` options are passed on
+to ``SingleAgentEnv``); ``SingleAgentEnv(observation_version=...)`` chooses it directly.
+
+| id | ``observation_version`` | observation length | change |
+| --- | ---: | ---: | --- |
+| ``"Concordia-v1"`` (current) | 1 | ``OBS_SIZE_V1`` | shows where each of the learner's colonist slots stands |
+| ``"Concordia-v0"`` | 0 | ``OBS_SIZE_V0`` | initial release |
+
+v1 appends ``COLONIST_SLOTS`` to the v0 observation (``docs/observation.md``): a MOVE action
+names a colonist *slot*, which v0 does not show. The v0 observation is the first
+``OBS_SIZE_V0`` entries of the v1 one.
 """
 
 from __future__ import annotations
@@ -63,7 +78,7 @@ from gymnasium.utils import EzPickle
 from .actions import NUM_ACTIONS
 from .errors import IllegalActionError
 from .game import Game
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, observe
+from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, observation_bounds, observe
 from .pettingzoo_env import (
     ILLEGAL_ACTION_MODES,
     ILLEGAL_REWARD,
@@ -146,25 +161,28 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         seed: int | None = None,
         max_turns: int | None = None,
         illegal_action: str = "raise",
+        observation_version: int = OBSERVATION_VERSION,
         **game_options: Any,
     ) -> None:
         EzPickle.__init__(
             self,
-            opponents,
-            seat,
-            map,
-            num_players,
-            reward,
-            render_mode,
-            seed,
-            max_turns,
-            illegal_action,
+            opponents=opponents,
+            seat=seat,
+            map=map,
+            num_players=num_players,
+            reward=reward,
+            render_mode=render_mode,
+            seed=seed,
+            max_turns=max_turns,
+            illegal_action=illegal_action,
+            observation_version=observation_version,
             **game_options,
         )
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}; got {illegal_action!r}")
         self.render_mode = check_render_mode(render_mode)
         self.illegal_action = illegal_action
+        self.observation_version = check_observation_version(observation_version)
         self._map_name = map
         self._num_players = num_players
         self._game_options = game_options
@@ -178,7 +196,8 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._mask: np.ndarray | None = None
         self._episode_over = False
         self._viewer: Any = None
-        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        low, high = observation_bounds(self.observation_version)
+        self.observation_space = spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32)
         self.action_space = LegalActionSpace(self.action_masks)
 
     @staticmethod
@@ -271,7 +290,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         return self._observation(), ILLEGAL_REWARD, True, False, info
 
     def _observation(self) -> np.ndarray:
-        return observe(self.game, self.seat)
+        return observe(self.game, self.seat, self.observation_version)
 
     def _info(self) -> dict[str, Any]:
         game = self.game

@@ -1,4 +1,4 @@
-"""Concordia as a PettingZoo AEC environment (``concordia_v0``).
+"""Concordia as a PettingZoo AEC environment (``concordia_v1``).
 
 | | |
 | --- | --- |
@@ -6,6 +6,7 @@
 | Agents | ``["player_0", ..., "player_{n-1}"]``, 2-5 depending on the map |
 | Action space | ``Discrete(NUM_ACTIONS)`` for every map and player count (see :mod:`concordia_env.actions`) |
 | Observation space | ``Dict(observation=Box(float32, (OBS_SIZE,)), action_mask=Box(int8 0/1, (NUM_ACTIONS,)))`` |
+| Versions | ``observation_version=1`` (default, ``concordia_v1``) or ``0`` (``concordia_v0``), see below |
 | Parallel API | No (``is_parallelizable`` is False: one decision at a time) |
 | Render modes | ``"ansi"`` (text board), ``"rgb_array"`` (board picture), ``"human"`` (window) |
 
@@ -19,8 +20,8 @@ Mercator trades, ...), so the same agent is often selected several times in a ro
 
 Observation
 -----------
-``observe(agent)`` is ``{"observation": game.observation(p), "action_mask": mask}`` from
-that agent's point of view (players rotated so the agent is seat 0; every field is
+``observe(agent)`` is ``{"observation": observe(game, p, observation_version), "action_mask": mask}``
+from that agent's point of view (players rotated so the agent is seat 0; every field is
 documented in ``docs/observation.md`` and :mod:`concordia_env.observation`). The mask is
 the legal actions (int8 0/1) for the selected agent and all zeros for the others, like
 PettingZoo's classic games. ``infos[agent]`` carries the same ``"action_mask"`` and the
@@ -69,13 +70,21 @@ starts (``None``: fresh entropy). Games end by the rules alone (no ``max_cycles`
 Options
 -------
 ``map`` ("imperium", "italia", "aegyptus", "creta"), ``num_players`` (the map's range),
-``reward``, ``illegal_action``, ``render_mode``, ``seed``, and the engine's game options
-(``intermediate_scoring=True``, ``display_costs="alternative"``, ``start_player=k``).
-``env.unwrapped.game`` is the engine :class:`~concordia_env.Game`.
+``reward``, ``illegal_action``, ``render_mode``, ``seed``, ``observation_version``, and the
+engine's game options (``intermediate_scoring=True``, ``display_costs="alternative"``,
+``start_player=k``). ``env.unwrapped.game`` is the engine :class:`~concordia_env.Game`.
 
 Version history
 ---------------
-* v0: initial release.
+``metadata["name"]`` is ``concordia_v{observation_version}``; ``observation_version=0``
+reproduces the v0 observation (the first ``OBS_SIZE_V0`` entries of v1). v1 appends
+``COLONIST_SLOTS`` (see :mod:`concordia_env.observation`): a MOVE action names a colonist
+*slot*, which v0 does not show.
+
+| version | observation length | change |
+| --- | ---: | --- |
+| v1 (current) | ``OBS_SIZE_V1`` | the observation shows where each of the agent's colonist slots stands |
+| v0 | ``OBS_SIZE_V0`` | initial release |
 """
 
 from __future__ import annotations
@@ -92,7 +101,14 @@ from pettingzoo.utils import wrappers
 from .actions import NUM_ACTIONS
 from .errors import IllegalActionError
 from .game import Game
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, observe, player_scores
+from .observation import (
+    OBS_SIZES,
+    OBSERVATION_VERSION,
+    check_observation_version,
+    observation_bounds,
+    observe,
+    player_scores,
+)
 
 REWARDS: tuple[str, ...] = ("win", "rank", "vp", "score_delta")
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -195,7 +211,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": RENDER_MODES,
-        "name": "concordia_v0",
+        "name": f"concordia_v{OBSERVATION_VERSION}",
         "is_parallelizable": False,
         "render_fps": RENDER_FPS,
     }
@@ -208,12 +224,25 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         reward: str = "win",
         seed: int | None = None,
         illegal_action: str = "raise",
+        observation_version: int = OBSERVATION_VERSION,
         **game_options: Any,
     ) -> None:
-        EzPickle.__init__(self, map, num_players, render_mode, reward, seed, illegal_action, **game_options)
+        EzPickle.__init__(
+            self,
+            map=map,
+            num_players=num_players,
+            render_mode=render_mode,
+            reward=reward,
+            seed=seed,
+            illegal_action=illegal_action,
+            observation_version=observation_version,
+            **game_options,
+        )
         super().__init__()
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}; got {illegal_action!r}")
+        self.observation_version = check_observation_version(observation_version)
+        self.metadata = {**raw_env.metadata, "name": f"concordia_v{self.observation_version}"}
         self.render_mode = check_render_mode(render_mode)
         self.illegal_action = illegal_action
         self._map_name = map
@@ -232,11 +261,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._mask = self._no_actions
         self._viewer: Any = None
 
-    @staticmethod
-    def _make_observation_space() -> spaces.Dict:
+    def _make_observation_space(self) -> spaces.Dict:
+        low, high = observation_bounds(self.observation_version)
         return spaces.Dict(
             {
-                "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }
         )
@@ -330,7 +359,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return {"observation": observe(self.game, self._seat[agent]), "action_mask": self._mask_of(agent)}
+        observation = observe(self.game, self._seat[agent], self.observation_version)
+        return {"observation": observation, "action_mask": self._mask_of(agent)}
 
     def state(self) -> np.ndarray:
         """The engine state array (a copy): the complete, perfect-information state."""
@@ -353,6 +383,7 @@ def env(
     reward: str = "win",
     seed: int | None = None,
     illegal_action: str = "raise",
+    observation_version: int = OBSERVATION_VERSION,
     **game_options: Any,
 ) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (out-of-bounds assert, order enforcing)."""
@@ -363,6 +394,7 @@ def env(
         reward=reward,
         seed=seed,
         illegal_action=illegal_action,
+        observation_version=observation_version,
         **game_options,
     )
     e = wrappers.AssertOutOfBoundsWrapper(e)

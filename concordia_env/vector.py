@@ -7,6 +7,8 @@ self-play data collection, random playouts, search over many positions.
 
 Each row has its own current player (``current_players``); ``observations()`` shows each
 game from its current player's point of view; ``step(actions)`` takes one action per row.
+``observation_version`` (default: the current one, 1) chooses the observation version of
+``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.observation`).
 
 Rewards
 -------
@@ -26,7 +28,7 @@ the infos returned by that ``step`` (and in ``last_infos``):
 * ``infos["_final"]``: bool (n,), the rows that finished (the same as ``dones``);
 * ``infos["final_scores"]``: int (n, num_players), the finished games' final VP (0 elsewhere);
 * ``infos["final_observation"]``: object array (n,), for a finished row the final position
-  seen from every seat (float32, (num_players, OBS_SIZE)), else None;
+  seen from every seat (float32, (num_players, obs_size)), else None;
 * ``infos["final_info"]``: object array (n,), for a finished row a dict with
   ``final_scores``, ``winner``, ``ranking``, ``seed``, ``decisions`` and ``state`` (the
   final state row), else None.
@@ -55,7 +57,13 @@ from .actions import NUM_ACTIONS
 from .errors import IllegalActionError
 from .game import Game
 from .maps import load
-from .observation import OBS_SIZE, observe_batch_into, scores_batch_into
+from .observation import (
+    OBS_SIZES,
+    OBSERVATION_VERSION,
+    check_observation_version,
+    observe_batch_into,
+    scores_batch_into,
+)
 from .pettingzoo_env import check_reward, final_rewards
 from .rules.engine import apply_batch, legal_masks, sample_rows
 from .state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
@@ -78,11 +86,15 @@ class VectorGame:
         num_players: int = 4,
         seed: int | None = 0,
         reward: str = "win",
+        observation_version: int = OBSERVATION_VERSION,
         **game_options: Any,
     ) -> None:
         if not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"n must be a positive int, got {n!r}")
         self.n = int(n)
+        self.observation_version = check_observation_version(observation_version)
+        #: length of one observation of ``observation_version``
+        self.obs_size = OBS_SIZES[self.observation_version]
         self.map = load(map)
         self.num_players = num_players
         self.reward = check_reward(reward)
@@ -131,14 +143,14 @@ class VectorGame:
         return self._masks
 
     def observations(self, players: np.ndarray | None = None) -> np.ndarray:
-        """Each row from its current player's view (or ``players[i]``'s): float32 (n, OBS_SIZE)."""
+        """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size)."""
         if players is None:
             players = self.current_players
         else:
             players = np.asarray(players, dtype=np.int64)
             if players.shape != (self.n,) or players.min() < 0 or players.max() >= self.num_players:
                 raise ValueError(f"players must be {self.n} seats in 0..{self.num_players - 1}")
-        out = np.empty((self.n, OBS_SIZE), dtype=np.float32)
+        out = np.empty((self.n, self.obs_size), dtype=np.float32)
         observe_batch_into(self.states, self.map.tables, players, out)
         return out
 
@@ -218,7 +230,7 @@ class VectorGame:
             game = self.game(row)
             final_scores[row] = game.final_scores()
             states = np.repeat(game.state[None, :], self.num_players, axis=0)
-            obs = np.empty((self.num_players, OBS_SIZE), dtype=np.float32)
+            obs = np.empty((self.num_players, self.obs_size), dtype=np.float32)
             observe_batch_into(states, self.map.tables, seats, obs)
             final_obs[row] = obs
             final_info[row] = {
