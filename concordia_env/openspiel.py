@@ -50,6 +50,7 @@ Parameters
 | ``display_costs`` | ``"standard"`` | ``"standard"`` or ``"alternative"`` display slot costs |
 | ``max_game_length`` | 3000 | turn cap in player decisions (OpenSpiel's ``max_game_length``) |
 | ``utility`` | ``"win"`` | ``"win"`` or ``"vp_share"`` |
+| ``observation_version`` | current (1) | the observation layout (``concordia_env.observation`` versions) |
 
 ``max_game_length`` caps a game at that many player decisions (chance outcomes do not
 count; a draw already under way is finished first). A game that reaches the cap ends and is
@@ -123,7 +124,7 @@ from .cards import (
 from .describe import describe
 from .game import Game
 from .maps import Map
-from .observation import OBS_SIZE, fill_observation
+from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, fill_observation
 from .render import render_text
 from .rules.setup import check_setup, empty_state, most_valuable_goods, new_state
 from .state import CITY_GOOD, CURRENT_PLAYER, DISPLAY, MAX_PLAYERS, OPT_INTERMEDIATE, STACK, STACK_SIZE
@@ -140,6 +141,7 @@ DEFAULT_PARAMETERS: dict[str, Any] = {
     "display_costs": "standard",
     "max_game_length": 3000,
     "utility": "win",
+    "observation_version": OBSERVATION_VERSION,
 }
 MIN_PLAYERS = 2
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -177,6 +179,7 @@ class Config:
     display_costs: str
     max_game_length: int
     utility: str
+    observation_version: int
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> Config:
@@ -196,7 +199,16 @@ class Config:
             raise ValueError(f"max_game_length must be at least 1, got {p['max_game_length']}")
         if p["utility"] not in UTILITIES:
             raise ValueError(f"utility must be one of {', '.join(UTILITIES)}, got {p['utility']!r}")
-        return cls(m, p["players"], p["intermediate_scoring"], p["display_costs"], p["max_game_length"], p["utility"])
+        check_observation_version(p["observation_version"])
+        return cls(
+            m,
+            p["players"],
+            p["intermediate_scoring"],
+            p["display_costs"],
+            p["max_game_length"],
+            p["utility"],
+            p["observation_version"],
+        )
 
     def params(self) -> dict[str, Any]:
         return {
@@ -206,6 +218,7 @@ class Config:
             "display_costs": self.display_costs,
             "max_game_length": self.max_game_length,
             "utility": self.utility,
+            "observation_version": self.observation_version,
         }
 
     @cached_property
@@ -669,9 +682,10 @@ class ConcordiaGame(pyspiel.Game):
         if params:
             raise ValueError(f"python_concordia observers take no parameters, got {params}")
         if iig_obs_type is not None and not iig_obs_type.public_info:
-            return Observer(kind="nothing")  # no private information exists
+            return Observer("nothing", 0)  # no private information exists
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return Observer(kind="information state" if perfect_recall else "observation")
+        size = OBS_SIZES[self.config.observation_version]
+        return Observer("information state" if perfect_recall else "observation", size)
 
 
 class ConcordiaState(pyspiel.State):
@@ -742,7 +756,8 @@ class Observer:
 
     KINDS = ("observation", "information state", "nothing")
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, size: int) -> None:
+        """``size``: the observation's length, ``OBS_SIZES[version]`` (it picks the version)."""
         if kind not in self.KINDS:
             raise ValueError(f"observer kind must be one of {self.KINDS}, got {kind!r}")
         self.kind = kind
@@ -750,7 +765,7 @@ class Observer:
             self.tensor = None
             self.dict: dict[str, np.ndarray] = {}
         else:
-            self.tensor = np.zeros(OBS_SIZE, dtype=np.float32)
+            self.tensor = np.zeros(size, dtype=np.float32)
             self.dict = {"observation": self.tensor}
 
     def set_from(self, state: ConcordiaState, player: int) -> None:

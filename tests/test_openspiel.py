@@ -17,7 +17,7 @@ from agents import make as make_agent  # noqa: E402
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError  # noqa: E402
 from concordia_env import openspiel as cos  # noqa: E402
 from concordia_env.cards import CARD_DECK, CITY_TOKENS, DISPLAY_SLOTS  # noqa: E402
-from concordia_env.observation import OBS_SIZE  # noqa: E402
+from concordia_env.observation import OBS_SIZE, OBS_SIZE_V0, observe  # noqa: E402
 from concordia_env.state import DISPLAY, STACK, STACK_SIZE  # noqa: E402
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "openspiel.md"
@@ -271,6 +271,17 @@ def test_a_search_cannot_read_the_stack() -> None:
         root = bot.mcts_search(game.new_initial_state(g))
         trees.append([(c.action, c.explore_count, c.total_reward) for c in root.children])
     assert trees[0] == trees[1]
+
+
+def test_an_older_observation_version() -> None:
+    game = load(map="italia", players=2, observation_version=0)
+    assert game.observation_tensor_size() == OBS_SIZE_V0 == game.information_state_tensor_size()
+    state = game.new_initial_state()
+    play_until(state, np.random.default_rng(13), in_play)
+    expected = observe(state.position(), 1, version=0)
+    assert np.array_equal(np.array(state.observation_tensor(1), dtype=np.float32), expected)
+    with pytest.raises(ValueError, match="observation_version must be one of"):
+        load(observation_version=7)
 
 
 def test_observers_of_every_kind_show_the_position() -> None:
