@@ -552,7 +552,10 @@ class Board:
             return cls.from_game(position.from_dict(doc), config)
         if doc.get("format") != DOCUMENT_FORMAT:
             raise ValueError(f"format must be {DOCUMENT_FORMAT!r} or {position.FORMAT!r}, got {doc.get('format')!r}")
-        own = Config.from_params(doc.get("game", {}))
+        params = doc.get("game", {})
+        if not isinstance(params, dict):
+            raise ValueError(f"'game' holds the game parameters as an object, got {params!r}")
+        own = Config.from_params(params)
         if config is not None and own != config:
             raise ValueError(f"the document is of the game {own.params()}, not {config.params()}")
         config = own

@@ -438,6 +438,7 @@ def test_the_document_carries_the_position_format() -> None:
         (lambda d: d.update(format="other/1"), "format must be"),
         (lambda d: d["game"].update(players=3), "the document is of the game"),
         (lambda d: d.pop("position"), "either 'setup' or 'position'"),
+        (lambda d: d.update(game=["italia"]), "'game' holds the game parameters"),
         (lambda d: d.update(undrawn_slots=[6, 5]), "consecutive slots"),
         (lambda d: d.update(undrawn_slots=[9]), "display slots 0..6"),
         (lambda d: d.update(undrawn_slots=[0]), "undrawn display slots must be null"),
