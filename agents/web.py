@@ -147,7 +147,9 @@ class Room:
     def _apply(self, player: int, action: int) -> None:
         game = self.game
         turn = game.turn_count
-        text = game.describe_action(action) if 0 <= action < A.NUM_ACTIONS else ""
+        if not 0 <= action < A.NUM_ACTIONS:
+            raise RequestError(422, f"illegal action {action}: outside the action space 0..{A.NUM_ACTIONS - 1}")
+        text = game.describe_action(action)
         try:
             game.step(action)
         except IllegalActionError as exc:
@@ -413,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--vs", nargs="+", default=["heuristic"], help="opponent spec(s): one for all opponents, or one per opponent"
     )
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first in turn order after setup)")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (the seed draws who starts)")
     parser.add_argument("--seed", type=int, default=None, help="setup seed of the first game (default: a random one)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--no-browser", action="store_true", help="only print the address")

@@ -1,4 +1,4 @@
-"""Fixtures of the web tests: a headless Chromium (Playwright) and the web app served on a free port.
+"""Fixtures of the web tests: a headless Chromium (Playwright) and a page in it.
 
 The browser tests skip, saying why, only when no Chromium is installed or Playwright is
 missing; CI installs both (``.ci/run`` installs Debian's chromium, the ``dev`` extra
@@ -7,8 +7,6 @@ Playwright), so there they run.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -39,30 +37,5 @@ def page(browser):
     page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
     yield page
     context.close()
-    assert not errors, f"the page reported errors: {errors}"
-
-
-class ServedApp:
-    """A uvicorn server running an ASGI app in a thread, on a free port of 127.0.0.1."""
-
-    def __init__(self, app) -> None:
-        import uvicorn
-
-        self.app = app
-        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> ServedApp:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the web app's server did not start")
-            time.sleep(0.02)
-        port = self.server.servers[0].sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
+    if not getattr(page, "console_errors_allowed", False):  # a test that provokes a refusal sets it
+        assert not errors, f"the page reported errors: {errors}"
