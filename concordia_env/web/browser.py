@@ -10,13 +10,19 @@ starts each browser with a fresh temporary profile (``--user-data-dir``) of its 
 
 Playwright is imported only when a browser is started (``pip install playwright``; it is
 in the ``dev`` extra), so importing this module costs nothing.
+
+A picture of a replay at decision 200 (how ``docs/images/replay-*.png`` are made)::
+
+    python -m concordia_env.web.browser game.html replay.png --step 200
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
@@ -50,8 +56,10 @@ def chromium_path() -> str | None:
 @contextmanager
 def chromium() -> Iterator[Any]:
     """A running headless Chromium as a Playwright ``Browser`` (each launch has a fresh temporary profile)."""
-    from playwright.sync_api import sync_playwright
-
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        raise ImportError(f"driving Chromium needs Playwright for Python: pip install playwright ({exc})") from exc
     path = chromium_path()
     if path is None:
         raise FileNotFoundError(
@@ -86,3 +94,25 @@ def screenshot_replay(
         page.evaluate("(k) => window.concordiaReplay.go(k === null ? window.concordiaReplay.steps : k)", step)
         page.screenshot(path=str(png), full_page=full_page)
     return png
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m concordia_env.web.browser", description="A PNG of an HTML replay, taken in headless Chromium."
+    )
+    parser.add_argument("html", help="a replay written by concordia_env.web")
+    parser.add_argument("png", help="the picture to write")
+    parser.add_argument("--step", type=int, default=None, help="the decision to show (default: the last)")
+    parser.add_argument("--width", type=int, default=1500)
+    parser.add_argument("--height", type=int, default=1000)
+    parser.add_argument("--full-page", action="store_true", help="the whole page, chart and decisions included")
+    args = parser.parse_args(argv)
+    if not Path(args.html).is_file():
+        parser.error(f"no file {args.html}")
+    screenshot_replay(args.html, args.png, args.step, args.width, args.height, args.full_page)
+    print(f"wrote {args.png}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +26,7 @@ from concordia_env.web import write_replay
 
 pytestmark = pytest.mark.slow
 
+ROOT = Path(__file__).resolve().parents[2]
 PLAYERS = {"imperium": 4, "italia": 2, "aegyptus": 3, "creta": 5}
 SEED = 8
 
@@ -301,3 +305,14 @@ def test_a_stale_click_from_a_second_tab_is_refused_and_resynced(page, browser):
         assert room.session.decisions[room.session.human_seat] == 1, "only the first tab's click was taken"
         assert int(other.evaluate("document.body.dataset.step")) == room.step
         other.close()
+
+
+def test_screenshot_command_writes_a_picture_of_decision_k(browser, replays, tmp_path):
+    """The command runs in its own process (Playwright's sync API allows one driver per thread)."""
+    url, _ = replays["italia"]
+    png = tmp_path / "shot.png"
+    command = [sys.executable, "-m", "concordia_env.web.browser", url.removeprefix("file://"), str(png)]
+    done = subprocess.run([*command, "--step", "20", "--width", "900"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    header = png.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(header[16:20], "big") == 900
