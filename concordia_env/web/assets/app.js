@@ -93,6 +93,7 @@
     $("legend").innerHTML = legendHtml(meta.board);
     $("log").innerHTML = "";
     $("result").innerHTML = "";
+    $("last-move").textContent = "–";
     history.replaceState(null, "", `${location.pathname}${location.search}#${view.id}`);
     const seats = view.seats.map((s, p) => `P${p} ${s}`).join(", ");
     $("game-label").textContent = `${meta.board.title}, ${view.players} players: ${seats} · seed ${view.seed}`;
@@ -141,6 +142,7 @@
     item.classList.add("current");
     log.scrollTop = log.scrollHeight;
     game.logged = entry.step + 1;
+    $("last-move").textContent = `P${entry.player} (${game.view.seats[entry.player]}): ${entry.text}`;
   }
 
   function showChoices(view) {

@@ -95,6 +95,7 @@ const ConcordiaBoard = (() => {
       this.pieces = el("g", { class: "pieces" }, svg);
     }
 
+    /** Draw the pieces of ``frame``; those that were not there in the previous drawing get the class "fresh". */
     draw(frame) {
       const g = this.pieces;
       g.replaceChildren();
@@ -102,6 +103,14 @@ const ConcordiaBoard = (() => {
       this.drawMarkers(frame, g);
       this.drawHouses(frame, g);
       this.drawColonists(frame, g);
+      const keys = new Map(); // piece key -> how many drawn (two colonists of one kind may share a spot)
+      for (const node of g.querySelectorAll("[data-key]")) {
+        const key = node.dataset.key;
+        const seen = keys.get(key) || 0;
+        keys.set(key, seen + 1);
+        if (this.previous && (this.previous.get(key) || 0) <= seen) node.classList.add("fresh");
+      }
+      this.previous = keys;
     }
 
     drawCities(frame, g) {
@@ -127,7 +136,9 @@ const ConcordiaBoard = (() => {
       goods.forEach((good, v) => {
         const [x, y] = this.b.markers[v];
         const half = s.marker_size / 2;
-        const group = el("g", { class: "marker", "data-province": v, "data-good": good, "data-coin": coins[v] }, g);
+        const group = el("g", {
+          class: "marker", "data-province": v, "data-good": good, "data-coin": coins[v], "data-key": `m${v}:${good}:${coins[v]}`,
+        }, g);
         const square = { x: x - half, y: y - half, width: 2 * half, height: 2 * half, "stroke-width": s.edge_width };
         let label, color;
         if (good < 0) {
@@ -147,7 +158,7 @@ const ConcordiaBoard = (() => {
         el("text", { class: "label", x, y, fill: color, "font-size": s.marker_font }, group).textContent = label;
         if (nile === v) {
           const nx = x + s.marker_size * 1.15;
-          const marker = el("g", { class: "nile-marker", "data-province": v }, g);
+          const marker = el("g", { class: "nile-marker", "data-province": v, "data-key": `n${v}` }, g);
           el("circle", { cx: nx, cy: y, r: s.marker_size * 0.4, fill: c.nile_marker, stroke: c.nile, "stroke-width": s.edge_width * 2.5 }, marker);
           el("text", { class: "label", x: nx, y, fill: c.text, "font-size": s.marker_font * 0.85 }, marker).textContent = "N";
           title(marker, `Nile food marker (${this.b.province_names[v]})`);
@@ -170,7 +181,7 @@ const ConcordiaBoard = (() => {
           const house = el("rect", {
             class: "house", x: x0 + k * step - half, y: py - half, width: s.house_size, height: s.house_size,
             fill: this.b.colors.players[p], stroke: this.b.colors.text, "stroke-width": s.edge_width,
-            "data-player": p, "data-place": place,
+            "data-player": p, "data-place": place, "data-key": `h${p}:${place}`,
           }, g);
           title(house, `${this.b.place_names[place]}: house of P${p} (${this.seats[p]})`);
           k++;
@@ -215,7 +226,7 @@ const ConcordiaBoard = (() => {
           transform: `translate(${x.toFixed(1)} ${y.toFixed(1)}) scale(${s.colonist_size})`,
           fill: this.b.colors.players[p], stroke: this.b.colors.text,
           "stroke-width": s.edge_width / s.colonist_size,
-          "data-player": p, "data-location": location,
+          "data-player": p, "data-location": location, "data-key": `c${p}:${kind}:${location}`,
         }, g);
         title(piece, `${kind ? "sea" : "land"} colonist of P${p} at ${where}`);
       }
