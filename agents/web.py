@@ -133,7 +133,12 @@ class Room:
         player = self.game.current_player
         if player != self.session.human_seat:
             raise RequestError(409, f"it is P{player}'s ({self.session.seats[player]}) decision, not yours")
-        self._apply(player, action)
+        if not 0 <= action < A.NUM_ACTIONS:
+            raise RequestError(422, f"illegal action {action}: outside the action space 0..{A.NUM_ACTIONS - 1}")
+        try:
+            self._apply(player, action)
+        except IllegalActionError as exc:
+            raise RequestError(422, str(exc)) from None
 
     def advance(self, step: int) -> None:
         """One decision of the agent to move at ``step``."""
@@ -141,19 +146,15 @@ class Room:
         player = self.game.current_player
         if player == self.session.human_seat:
             raise RequestError(409, "it is your decision: an agent cannot move now")
-        action = int(self.session.agents[player].act(self.game.clone()))
-        self._apply(player, action)
+        # an agent that plans an illegal move is a bug of the server's, not a bad request: it raises (500)
+        self._apply(player, int(self.session.agents[player].act(self.game.clone())))
 
     def _apply(self, player: int, action: int) -> None:
+        """Take ``action`` (in range); an illegal one raises IllegalActionError and changes nothing."""
         game = self.game
         turn = game.turn_count
-        if not 0 <= action < A.NUM_ACTIONS:
-            raise RequestError(422, f"illegal action {action}: outside the action space 0..{A.NUM_ACTIONS - 1}")
         text = game.describe_action(action)
-        try:
-            game.step(action)
-        except IllegalActionError as exc:
-            raise RequestError(422, str(exc)) from None
+        game.step(action)
         self.session.actions.append(action)
         self.session.decisions[player] += 1
         self.history.append({"step": self.step - 1, "player": player, "turn": turn, "text": text})
