@@ -316,3 +316,28 @@ def test_screenshot_command_writes_a_picture_of_decision_k(browser, replays, tmp
     assert done.returncode == 0, done.stderr
     header = png.read_bytes()[:24]
     assert header[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(header[16:20], "big") == 900
+
+
+def first_house(map_name: str, players: int, actions: list[int]) -> tuple[int, int, int]:
+    """(decision, player, place) of the first house built in the game."""
+    game = Game.new(map_name, players, SEED)
+    for k, action in enumerate(actions):
+        before = game.houses().copy()
+        game.step(action)
+        built = np.argwhere(game.houses() & ~before).tolist()
+        if built:
+            return k, built[0][0], built[0][1]
+    raise AssertionError("no house was built")
+
+
+def test_a_new_house_glows_after_one_step_and_nothing_glows_after_a_jump(page, replays):
+    url, actions = replays["italia"]
+    k, player, place = first_house("italia", 2, actions)
+    open_replay(page, url)
+    go_with_slider(page, k)
+    assert page.locator("#board .fresh").count() == 0
+    page.keyboard.press("ArrowRight")
+    fresh = page.eval_on_selector_all(
+        "#board .house.fresh", "els => els.map(e => [+e.dataset.player, +e.dataset.place])"
+    )
+    assert fresh == [[player, place]]

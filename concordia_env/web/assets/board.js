@@ -95,8 +95,11 @@ const ConcordiaBoard = (() => {
       this.pieces = el("g", { class: "pieces" }, svg);
     }
 
-    /** Draw the pieces of ``frame``; those that were not there in the previous drawing get the class "fresh". */
-    draw(frame) {
+    /**
+     * Draw the pieces of ``frame``. With ``highlight`` (one decision after the previous drawing), the
+     * pieces that were not there before get the class "fresh".
+     */
+    draw(frame, highlight = true) {
       const g = this.pieces;
       g.replaceChildren();
       this.drawCities(frame, g);
@@ -108,7 +111,7 @@ const ConcordiaBoard = (() => {
         const key = node.dataset.key;
         const seen = keys.get(key) || 0;
         keys.set(key, seen + 1);
-        if (this.previous && (this.previous.get(key) || 0) <= seen) node.classList.add("fresh");
+        if (highlight && this.previous && (this.previous.get(key) || 0) <= seen) node.classList.add("fresh");
       }
       this.previous = keys;
     }

@@ -108,9 +108,9 @@
   }
 
   /* ------------------------------------------------------------------ showing step k */
-  function render() {
+  function render(highlight) {
     const frame = frames[step];
-    board.draw(frame);
+    board.draw(frame, highlight);
     $("panel").innerHTML = panelHtml(ctx, frame, data.strings[f.get(frame, "context")]);
     $("step").textContent = step;
     $("slider").value = step;
@@ -134,8 +134,10 @@
   }
 
   function go(k) {
-    step = Math.min(steps, Math.max(0, k));
-    render();
+    const next = Math.min(steps, Math.max(0, k));
+    const oneForward = next === step + 1;
+    step = next;
+    render(oneForward);
   }
 
   /** The first position of turn ``t`` (or the nearest turn the game reached). */
