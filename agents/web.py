@@ -238,9 +238,7 @@ class GameServer:
 
     def create(self, body: dict[str, Any]) -> Room:
         options = _options(body, self.defaults)
-        with self._lock:
-            if len(self.rooms) >= self.max_games:
-                raise RequestError(429, f"{self.max_games} games are open on this server; restart it to start more")
+        self._check_room_left()
         seed = secrets.randbelow(MAX_SEED) if options.seed is None else options.seed
         try:
             session = new_session(options.map, options.players, list(options.vs), options.seat, seed)
@@ -248,8 +246,13 @@ class GameServer:
             raise RequestError(400, f"cannot start that game: {exc}") from None
         room = Room(uuid.uuid4().hex[:12], session, options)
         with self._lock:
+            self._check_room_left()  # again: another request may have taken the last place meanwhile
             self.rooms[room.id] = room
         return room
+
+    def _check_room_left(self) -> None:
+        if len(self.rooms) >= self.max_games:
+            raise RequestError(429, f"{self.max_games} games are open on this server; restart it to start more")
 
     def room(self, game_id: str) -> Room:
         room = self.rooms.get(game_id)

@@ -341,3 +341,29 @@ def test_a_new_house_glows_after_one_step_and_nothing_glows_after_a_jump(page, r
         "#board .house.fresh", "els => els.map(e => [+e.dataset.player, +e.dataset.place])"
     )
     assert fresh == [[player, place]]
+
+
+def test_new_game_form_starts_a_second_independent_game(page):
+    with ServedApp(create_app(GameOptions(map="italia", players=2, vs=("random",), seat=0, seed=3))) as served:
+        page.goto(f"{served.url}/?delay=0")
+        page.wait_for_function("document.body.dataset.waiting === 'you'")
+        (first,) = served.app.state.server.rooms.values()
+        first_id = page.evaluate("location.hash.slice(1)")
+        first_actions = list(first.session.actions)
+        assert first_id == first.id
+        page.select_option("#opt-map", "creta")
+        page.fill("#opt-players", "3")
+        page.fill("#opt-vs", "random heuristic")
+        page.fill("#opt-seat", "2")
+        page.click("#new-game-button")
+        page.wait_for_function(f"location.hash.slice(1) !== '{first_id}' && document.body.dataset.waiting === 'you'")
+        second = served.app.state.server.room(page.evaluate("location.hash.slice(1)"))
+        assert second.game.map.name == "creta" and second.session.seats == ["random", "heuristic", "human"]
+        assert "Creta" in page.inner_text("#game-label")
+        step = second.step
+        page.locator("#choices button.choice").first.click()
+        page.wait_for_function(
+            f"Number(document.body.dataset.step) > {step} && document.body.dataset.waiting !== 'agent'"
+        )
+        assert first.session.actions == first_actions, "the first game did not move"
+        check_page_against_game(page, second.game)
