@@ -24,10 +24,21 @@ from concordia_env import NUM_ACTIONS, Game
 
 #: set to 1 to make every agent built without ``strict=`` strict
 STRICT_ENV = "CONCORDIA_STRICT_AGENTS"
+#: the seed stream of agents is kept apart from the setup seed by this domain tag
+_AGENT_SEED_TAG = 0x5EA7
 
 
 class IllegalPlanError(RuntimeError):
     """An agent planned an action the rules do not allow (a bug in the agent)."""
+
+
+def agent_seed(seed_of_game: int, seat: int) -> int:
+    """The ``reset`` seed of the agent in ``seat`` of a game: distinct per seat, fixed by the game's seed.
+
+    Tournaments, the terminal game and the web app seed their agents this way, so a game
+    with a given seed is played the same wherever it is played.
+    """
+    return int(np.random.SeedSequence([_AGENT_SEED_TAG, seed_of_game, seat]).generate_state(1)[0] >> 1)
 
 
 def strict_by_default() -> bool:

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.base import Agent
+from agents.base import Agent, agent_seed
 from concordia_env import Game
 
 from .store import GameRecord, Store
@@ -64,8 +64,6 @@ DEFAULT_RESULTS_DIR = "results"
 BACKENDS = ("local", "ray")
 #: more games in flight than workers keeps every worker busy while the parent writes results
 IN_FLIGHT_PER_WORKER = 4
-#: the seed stream of agents is kept apart from the setup seed by this domain tag
-_AGENT_SEED_TAG = 0x5EA7
 
 
 # ---------------------------------------------------------------------- configuration
@@ -143,11 +141,6 @@ def seating(config: TournamentConfig, game_index: int) -> list[str]:
 def game_seed(tournament_seed: int, game_index: int) -> int:
     """The seed of one game: a 31-bit hash of (tournament seed, game index)."""
     return int(np.random.SeedSequence([tournament_seed, game_index]).generate_state(1)[0] >> 1)
-
-
-def agent_seed(seed_of_game: int, seat: int) -> int:
-    """The ``reset`` seed of the agent in ``seat``: distinct per seat, fixed by the game seed."""
-    return int(np.random.SeedSequence([_AGENT_SEED_TAG, seed_of_game, seat]).generate_state(1)[0] >> 1)
 
 
 # ---------------------------------------------------------------------- agents from specs

@@ -1,4 +1,5 @@
-"""``benchmarks.play``: grouped choices, input handling, and a whole game played from piped input."""
+"""The terminal game: grouped choices and the session (``agents.play``), input handling and a whole
+game played from piped input (``benchmarks.play``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import agents
-from benchmarks.play import (
+from agents.play import (
     SHOW_ALL_LIMIT,
     QuitError,
     ask_human,
@@ -18,8 +19,8 @@ from benchmarks.play import (
     menu_text,
     new_session,
     numbered,
-    play,
 )
+from benchmarks.play import play
 from benchmarks.store import Store
 from concordia_env import Game
 
