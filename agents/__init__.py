@@ -1,17 +1,31 @@
 """Agents for concordia-env and a registry to build them by name.
 
 ``agents.make("random" | "heuristic" | "mcts" | "policy" | "learned", **options)`` builds an agent;
-``agents.from_spec("mcts:200")`` builds one from its command-line spelling, where the
-part after the colon is the agent's main option (see ``SPEC_OPTION``).
+``agents.from_spec(spec)`` builds one from its command-line spelling. This is the one
+parser of agent specs: the tournament, ``SingleAgentEnv`` opponents, the training pool and
+the evaluation all call it, so a spec means the same everywhere.
+
+A spec is ``name`` or ``name:options``, the options separated by commas:
+
+* a bare value sets the agent's main option (``SPEC_OPTION``): ``mcts:200`` is
+  ``simulations=200``, ``policy:runs/model.zip`` is ``path="runs/model.zip"``;
+* ``key=value`` sets any constructor option, the value read as a Python literal (a number,
+  ``True``, ``None``, a quoted string, a dict...) or else taken as a string:
+  ``mcts:time_per_move=1.0``, ``mcts:200,exploration=0.2,rollout=random``,
+  ``heuristic:weights={'money': 0.5}``.
+
+A value may not itself contain a comma outside brackets or quotes.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any
 
-from .base import Agent
+from .base import Agent, IllegalPlanError
 
 #: name -> "module:Class" (imported lazily: the policy agent needs torch)
 _REGISTRY: dict[str, str] = {
@@ -21,7 +35,7 @@ _REGISTRY: dict[str, str] = {
     "policy": "agents.policy:PolicyAgent",
     "learned": "agents.learned:LearnedAgent",
 }
-#: the option a command-line spec's value sets: "mcts:200" -> simulations=200
+#: the option a spec's bare value sets: "mcts:200" -> simulations=200
 SPEC_OPTION: dict[str, tuple[str, Callable[[str], Any]]] = {
     "mcts": ("simulations", int),
     "policy": ("path", str),
@@ -30,7 +44,7 @@ SPEC_OPTION: dict[str, tuple[str, Callable[[str], Any]]] = {
 
 
 def register(name: str, target: str, spec_option: tuple[str, Callable[[str], Any]] | None = None) -> None:
-    """Register an agent class by ``"module:Class"``; ``spec_option`` names the colon option."""
+    """Register an agent class by ``"module:Class"``; ``spec_option`` names the option of a bare spec value."""
     _REGISTRY[name] = target
     if spec_option is not None:
         SPEC_OPTION[name] = spec_option
@@ -46,23 +60,82 @@ def make(name: str, **options: Any) -> Agent:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}")
     module_name, cls_name = _REGISTRY[name].split(":")
     cls = getattr(importlib.import_module(module_name), cls_name)
+    try:
+        inspect.signature(cls).bind(**options)
+    except TypeError as exc:  # an option the class does not take: say which agent and which options
+        raise ValueError(f"agent {name!r} does not take the options {sorted(options)}: {exc}") from None
     return cls(**options)
 
 
+def _split_options(text: str) -> list[str]:
+    """Split at the commas that are outside brackets and quotes."""
+    items, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item.strip() for item in items]
+
+
+def _literal(value: str) -> Any:
+    try:
+        return ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        return value
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"mcts:200"`` -> ``("mcts", {"simulations": 200})``."""
-    name, _, value = spec.partition(":")
-    if not value:
-        return name, {}
-    if name not in SPEC_OPTION:
-        raise ValueError(f"agent {name!r} takes no ':' option (got {spec!r})")
-    option, convert = SPEC_OPTION[name]
-    return name, {option: convert(value)}
+    """``"mcts:200,time_per_move=1.0"`` -> ``("mcts", {"simulations": 200, "time_per_move": 1.0})``.
+
+    Raises ``ValueError`` for an empty name or option, a bare value for an agent without a
+    main option, two bare values, or an option given twice.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent spec is a string such as 'mcts:200', got {spec!r}")
+    name, colon, rest = spec.strip().partition(":")
+    if not name:
+        raise ValueError(f"agent spec {spec!r} has no agent name")
+    options: dict[str, Any] = {}
+    if not colon:
+        return name, options
+    for item in _split_options(rest):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq:  # a bare value: the agent's main option
+            if name not in SPEC_OPTION:
+                raise ValueError(f"agent {name!r} takes no bare ':' value (got {spec!r}); write key=value")
+            key, convert = SPEC_OPTION[name]
+            if key in options:
+                raise ValueError(f"agent spec {spec!r} gives {key} twice")
+            try:
+                options[key] = convert(item)
+            except ValueError:
+                raise ValueError(f"agent spec {spec!r}: {item!r} is not a valid {key}") from None
+            continue
+        if not key.isidentifier() or not value.strip():
+            raise ValueError(f"agent spec {spec!r}: {item!r} is not key=value")
+        if key in options:
+            raise ValueError(f"agent spec {spec!r} gives {key} twice")
+        options[key] = _literal(value.strip())
+    return name, options
 
 
 def from_spec(spec: str, **extra: Any) -> Agent:
+    """Build an agent from its spec; ``extra`` options are added (and may not repeat the spec's)."""
     name, options = parse_spec(spec)
+    twice = sorted(set(options) & set(extra))
+    if twice:
+        raise ValueError(f"options {twice} are given both in the spec {spec!r} and as keywords")
     return make(name, **options, **extra)
 
 
-__all__ = ["Agent", "from_spec", "make", "names", "parse_spec", "register"]
+__all__ = ["Agent", "IllegalPlanError", "from_spec", "make", "names", "parse_spec", "register"]

@@ -26,10 +26,11 @@ only the final score counts. The weights (:class:`Weights`, VP per unit) were se
 playing the heuristic against variants of itself.
 
 The evaluation is cheap (tens of microseconds per player, values of positions seen
-before are remembered), which is what lookahead and tree search need. It reads the game
-through ``Game`` accessors, and through :mod:`concordia_env.state` offsets where there is
-none: the size of the stack (``STACK_SIZE``) and a player's whole block (``player_base``,
-``PLAYER_SIZE``, as a cache key).
+before are remembered), which is what lookahead and tree search need. Every fact of the
+rules it uses comes from ``Game``'s rule queries (:mod:`concordia_env.rules.facts`: house
+prices, reach, colonists on the board, cards for sale) and the constants of
+:mod:`concordia_env.cards` (god caps and VP, the Concordia card); the state array itself is
+only read whole, as part of a cache key (a player's block, ``player_base`` and ``PLAYER_SIZE``).
 """
 
 from __future__ import annotations
@@ -43,16 +44,16 @@ import numpy as np
 from concordia_env import Game
 from concordia_env.cards import (
     BRICK,
-    CARD_DECK,
     CARD_GOD,
     CARD_KIND,
     COLONIST_COST,
+    CONCORDIA_VP,
     FIRST_SPECIALIST,
     GOOD_PRICE,
-    HOUSE_GOODS_COST,
-    HOUSE_MONEY_COST,
     HOUSES_PER_PLAYER,
     JUPITER,
+    JUPITER_CAP,
+    JUPITER_VP,
     K_ARCHITECT,
     K_COLONIST,
     K_CONSUL,
@@ -65,42 +66,39 @@ from concordia_env.cards import (
     KIND_MINERVA_VP,
     KIND_SPECIALIST_GOOD,
     MARS,
+    MARS_CAP,
+    MARS_VP,
     MERCURIUS,
+    MERCURIUS_CAP,
+    MERCURIUS_VP,
     NUM_GODS,
     NUM_GOODS,
     NUM_KINDS,
     SATURNUS,
+    SATURNUS_VP,
     VESTA,
+    VESTA_SESTERTII_PER_VP,
+    sale_cards_in_game,
 )
 from concordia_env.maps import (
-    M_CAPITAL,
     M_CITY_PROVINCE,
-    M_CITY_SPECIAL,
-    M_DIST_CITY,
-    M_DIST_PATH,
-    M_NUM_CITIES,
-    M_NUM_PATHS,
-    M_NUM_PROVINCES,
     M_PATH_END_A,
     M_PATH_END_B,
     M_PATH_KIND,
-    MAX_PATHS,
     Map,
     load,
 )
+from concordia_env.rules import facts
 from concordia_env.state import (
     COLONISTS_PER_PLAYER,
-    FIRST_SEA_SLOT,
-    LOC_STOREHOUSE,
     PATH_LOC_BASE,
     PLAYER_SIZE,
     player_base,
 )
 
-#: caps of the per-card god values (RULES §7)
-JUPITER_CAP, MERCURIUS_CAP, MARS_CAP = 15, 10, 12
 MAX_COLONISTS = COLONISTS_PER_PLAYER
-CONCORDIA_VP = 7
+#: the cache entry naming the weights a cache was filled with
+_WEIGHTS_KEY = "weights"
 
 
 @dataclass(frozen=True)
@@ -169,35 +167,31 @@ DEFAULT_WEIGHTS = Weights()
 # --------------------------------------------------------------------------- board facts
 @dataclass(frozen=True)
 class Board:
-    """Static facts of one map as small numpy arrays (cached per map)."""
+    """Static facts of one map as small numpy arrays (cached per map).
+
+    The rule facts among them (where a house may be built, Architect distances, which places
+    a colonist is next to) are asked of the rule queries once per map and kept as tables.
+    """
 
     num_places: int
     num_paths: int
     num_provinces: int
     capital: int
     buildable: np.ndarray  # bool [place]
-    special: np.ndarray  # bool [place]: Aegyptus special squares
     province: np.ndarray  # int [place], -1 capital/square
     path_ends: np.ndarray  # int [path, 2]
     path_kind: np.ndarray  # int [path]
-    dist_path: np.ndarray  # int [path, path]
-    dist_city: np.ndarray  # int [place, path]
     place_paths: tuple[np.ndarray, ...]  # paths leaving each place
+    steps: dict[int, np.ndarray]  # colonist location -> Architect steps to each path
+    next_to: dict[int, tuple[int, ...]]  # colonist location -> places it may build in
 
     def distance(self, loc: int, path: int) -> int:
-        """Architect steps from a colonist location to a path (large if unreachable)."""
-        if loc >= PATH_LOC_BASE:
-            return int(self.dist_path[loc - PATH_LOC_BASE, path])
-        return int(self.dist_city[loc, path])
+        """Architect steps from a colonist location to a path (``maps.UNREACHABLE`` if it cannot)."""
+        return int(self.steps[loc][path])
 
     def adjacent_places(self, loc: int) -> tuple[int, ...]:
         """Places a colonist at ``loc`` may build in: the city it stands in or its path's ends."""
-        if loc == LOC_STOREHOUSE:
-            return ()
-        if loc >= PATH_LOC_BASE:
-            a, b = self.path_ends[loc - PATH_LOC_BASE]
-            return int(a), int(b)
-        return (loc,)
+        return self.next_to.get(loc, ())
 
 
 def board_of(m: Map) -> Board:
@@ -207,36 +201,26 @@ def board_of(m: Map) -> Board:
 
 @cache
 def _board(name: str) -> Board:
-    t = load(name).tables
-    places, paths, provinces = int(t[M_NUM_CITIES]), int(t[M_NUM_PATHS]), int(t[M_NUM_PROVINCES])
+    m = load(name)
+    t = m.tables
+    places, paths, provinces = len(m.places), len(m.paths), len(m.provinces)
     province = t[M_CITY_PROVINCE : M_CITY_PROVINCE + places].astype(np.int64)
-    special = t[M_CITY_SPECIAL : M_CITY_SPECIAL + places] == 1
-    capital = int(t[M_CAPITAL])
-    buildable = (province >= 0) & ~special
-    buildable[capital] = False
     ends = np.stack([t[M_PATH_END_A : M_PATH_END_A + paths], t[M_PATH_END_B : M_PATH_END_B + paths]], axis=1)
-    dist_path = t[M_DIST_PATH : M_DIST_PATH + MAX_PATHS * MAX_PATHS].reshape(MAX_PATHS, MAX_PATHS)[:paths, :paths]
-    dist_city = t[M_DIST_CITY : M_DIST_CITY + places * MAX_PATHS].reshape(places, MAX_PATHS)[:, :paths]
     place_paths = tuple(np.flatnonzero((ends[:, 0] == c) | (ends[:, 1] == c)) for c in range(places))
+    locations = [*range(places), *(PATH_LOC_BASE + q for q in range(paths))]
     return Board(
         num_places=places,
         num_paths=paths,
         num_provinces=provinces,
-        capital=capital,
-        buildable=buildable,
-        special=special,
+        capital=m.place_index(m.capital),
+        buildable=np.array([bool(facts.is_buildable_place(t, c)) for c in range(places)]),
         province=province,
         path_ends=ends.astype(np.int64),
         path_kind=t[M_PATH_KIND : M_PATH_KIND + paths].astype(np.int64),
-        dist_path=dist_path.astype(np.int64),
-        dist_city=dist_city.astype(np.int64),
         place_paths=place_paths,
+        steps={loc: np.array([facts.path_distance(t, loc, q) for q in range(paths)]) for loc in locations},
+        next_to={loc: tuple(int(c) for c in facts.places_next_to(t, loc) if c >= 0) for loc in locations},
     )
-
-
-def sale_cards_in_game(num_players: int) -> int:
-    """Cards for sale in a game of this size (decks I..num_players)."""
-    return int(np.count_nonzero((CARD_DECK >= 1) & (num_players >= CARD_DECK)))
 
 
 def remaining_fraction(game: Game) -> float:
@@ -323,7 +307,7 @@ def player_view(
         by_good=by_good,
         provinces=provinces,
         colonists=colonists,
-        on_board=int(np.count_nonzero(colonists != LOC_STOREHOUSE)),
+        on_board=game.colonists_on_board(player),
         gods=(owned @ CARD_GOD_MATRIX).tolist(),
         specialists=(owned @ CARD_SPECIALIST_MATRIX).tolist(),
         discard_cost=float(discard @ _discard_cost_by_type(w.discard_cost)),
@@ -357,11 +341,17 @@ class Evaluator:
         self.economy = min(1.0, self.remaining / weights.economy_fade) if weights.economy_fade > 0 else 1.0
         self.houses = game.houses()
         self.city_goods = game.city_goods().astype(np.int64)
-        self._houses_key = self.houses.tobytes()
         self._views: dict[int, PlayerView] = {}
-        #: needs and values keyed by what they depend on, shared by the evaluations of one
-        #: decision (an opponent's position rarely changes during a lookahead of my turn)
+        self._house_prices: tuple[np.ndarray, np.ndarray] | None = None
+        #: needs and values keyed by everything they depend on besides the player's own block
+        #: of the state: the map, every house, the city goods and the game's remaining share
+        self._key = (game.map.name, self.houses.tobytes(), self.city_goods.tobytes(), self.remaining)
+        #: needs and values shared by the evaluations of one decision (an opponent's position
+        #: rarely changes during a lookahead of my turn); one cache serves one set of weights
         self._cache = {} if cache is None else cache
+        cached = self._cache.setdefault(_WEIGHTS_KEY, weights)
+        if cached is not weights and cached != weights:
+            raise ValueError("an evaluation cache serves one set of weights; pass a new dict for these")
 
     # ------------------------------------------------------------------ views
     def view(self, player: int) -> PlayerView:
@@ -369,10 +359,14 @@ class Evaluator:
             self._views[player] = player_view(self.game, self.board, player, self.houses, self.city_goods, self.w)
         return self._views[player]
 
+    def _player_key(self, kind: str, player: int) -> tuple:
+        """A cache key: what is computed, for whom, from their block of the state and the shared key."""
+        b = player_base(player)
+        return (kind, player, self.game.state[b : b + PLAYER_SIZE].tobytes(), self._key)
+
     def need(self, player: int) -> np.ndarray:
         """Goods the player needs soon: [0] for the best houses within reach, [1] for a new colonist."""
-        v = self.view(player)
-        key = ("need", player, v.colonists.tobytes(), self._houses_key)
+        key = self._player_key("need", player)
         need = self._cache.get(key)
         if need is None:
             need = self._cache[key] = self._compute_need(player)
@@ -384,8 +378,9 @@ class Evaluator:
         targets = self.reachable_targets(player, max(v.on_board, 1))
         values = self.house_gains(player)
         best = sorted(targets, key=lambda c: -values[c])[: max(2, v.on_board)]
+        house_goods = self.house_costs(player)[1]
         for c in best:
-            need[0] += HOUSE_GOODS_COST[self.city_goods[c]]
+            need[0] += house_goods[c]
         need[0, BRICK] = max(need[0, BRICK], 1)
         if v.on_board < MAX_COLONISTS:
             need[1] = COLONIST_COST
@@ -394,19 +389,7 @@ class Evaluator:
     # ------------------------------------------------------------------ reach
     def reachable_targets(self, player: int, steps: int) -> list[int]:
         """Buildable places without an own house that the player's colonists reach in ``steps``."""
-        v = self.view(player)
-        b = self.board
-        seen = np.zeros(b.num_places, dtype=bool)
-        for slot, loc in enumerate(v.colonists):
-            if loc == LOC_STOREHOUSE or (loc < PATH_LOC_BASE and b.special[loc]):
-                continue  # not on the board, or on a special square for good
-            kind = 0 if slot < FIRST_SEA_SLOT else 1
-            dist = b.dist_path[loc - PATH_LOC_BASE] if loc >= PATH_LOC_BASE else b.dist_city[loc]
-            reach = (dist <= steps) & (b.path_kind == kind)
-            seen[b.path_ends[reach].ravel()] = True
-            for c in b.adjacent_places(int(loc)):
-                seen[c] = True
-        seen &= b.buildable & ~v.houses
+        seen = self.game.reachable_places(player, steps) & self.board.buildable & ~self.view(player).houses
         return [int(c) for c in np.flatnonzero(seen)]
 
     # ------------------------------------------------------------------ houses
@@ -430,16 +413,17 @@ class Evaluator:
         return self.houses.sum(axis=0)
 
     def house_costs(self, player: int) -> tuple[np.ndarray, np.ndarray]:
-        """Money and goods (per place) the next house of the player costs."""
-        goods = np.maximum(self.city_goods, 0)
-        money = HOUSE_MONEY_COST[goods] * (self.houses_in_city + 1)
-        return money, HOUSE_GOODS_COST[goods]
+        """Money and goods (per place) the next house of the player costs (``Game.house_prices``)."""
+        if self._house_prices is None:
+            self._house_prices = self.game.house_prices()
+        return self._house_prices
 
     def house_net_values(self, player: int) -> np.ndarray:
         """Value of building in each place minus what the house costs (money and goods, Vesta included)."""
         v = self.view(player)
         money, goods = self.house_costs(player)
-        per_sestertius = self.marginal_money_value(self.wealth(v.money, v.goods)) + v.gods[VESTA] / 10.0
+        vesta = v.gods[VESTA] / VESTA_SESTERTII_PER_VP
+        per_sestertius = self.marginal_money_value(self.wealth(v.money, v.goods)) + vesta
         cost = money * per_sestertius + goods @ (GOOD_PRICE * (per_sestertius + self.economy * self.w.need_premium))
         return np.where(self.board.buildable & ~self.view(player).houses, self.house_gains(player) - cost, -np.inf)
 
@@ -498,13 +482,14 @@ class Evaluator:
         kinds = v.num_kinds
         extra_colonists = min(MAX_COLONISTS - v.on_board, r * w.future_colonists)
         gods = v.gods
-        score = gods[VESTA] * wealth / 10.0
-        score += gods[JUPITER] * min(v.non_brick_houses + 0.8 * future, JUPITER_CAP)
-        score += gods[SATURNUS] * min(v.num_provinces + w.future_province_rate * future, self.board.num_provinces)
+        score = gods[VESTA] * wealth / VESTA_SESTERTII_PER_VP
+        score += gods[JUPITER] * min(JUPITER_VP * (v.non_brick_houses + 0.8 * future), JUPITER_CAP)
+        provinces = min(v.num_provinces + w.future_province_rate * future, self.board.num_provinces)
+        score += gods[SATURNUS] * SATURNUS_VP * provinces
         score += gods[MERCURIUS] * min(
-            2 * kinds + 2 * min(NUM_GOODS - kinds, w.future_kind_rate * future), MERCURIUS_CAP
+            MERCURIUS_VP * (kinds + min(NUM_GOODS - kinds, w.future_kind_rate * future)), MERCURIUS_CAP
         )
-        score += gods[MARS] * min(2 * (v.on_board + extra_colonists), MARS_CAP)
+        score += gods[MARS] * min(MARS_VP * (v.on_board + extra_colonists), MARS_CAP)
         # Minerva: a future house is of a given good about one time in five
         share = future * 0.2
         by_good = v.by_good.tolist()
@@ -533,15 +518,8 @@ class Evaluator:
         return score + e * (board - v.discard_cost) + self.economy_value(player, v.money, v.goods)
 
     def cached_value(self, player: int) -> float:
-        """``value(player)``, remembered by the player's own part of the state."""
-        b = player_base(player)
-        key = (
-            "value",
-            player,
-            self.game.state[b : b + PLAYER_SIZE].tobytes(),
-            self._houses_key,
-            self.game.concordia_holder == player,
-        )
+        """``value(player)``, remembered by everything it depends on (see ``_player_key``)."""
+        key = (*self._player_key("value", player), self.game.concordia_holder == player)
         value = self._cache.get(key)
         if value is None:
             value = self._cache[key] = self.value(player)

@@ -15,9 +15,12 @@ varied:
   valuable house first, keep/produce the dearest goods, trade surplus for bricks and the
   goods a colonist needs, buy the card whose god scores best on its board.
 
-Everything reads and writes the state through the engine's compiled helpers and named
-offsets (:mod:`concordia_env.state`, :mod:`concordia_env.maps`). Like the engine's rules,
-the code compares with ``==`` chains where Python would test tuple membership (numba).
+Every fact of the rules it uses (reach, house prices and affordability, what a Prefect
+produces, the cash bonus, buy costs, the Tribune's money, the tax) comes from the compiled
+rule queries of :mod:`concordia_env.rules.facts`; the state is otherwise read through named
+offsets (:mod:`concordia_env.state`). The policy only ever picks from the legal mask; a
+chooser that found nothing legal would be a bug and raises. Like the engine's rules, the
+code compares with ``==`` chains where Python would test tuple membership (numba).
 """
 
 from __future__ import annotations
@@ -44,16 +47,16 @@ from concordia_env.actions import (
     PAY_VARIANTS,
 )
 from concordia_env.cards import (
-    BONUS_MARKER_COINS,
     BRICK,
-    CARD_COST,
     CARD_GOD,
     CARD_KIND,
     CLOTH,
+    DISPLAY_SLOTS,
     FIRST_SPECIALIST,
     FOOD,
     GOOD_PRICE,
     JUPITER,
+    JUPITER_VP,
     K_ARCHITECT,
     K_COLONIST,
     K_CONSUL,
@@ -67,56 +70,62 @@ from concordia_env.cards import (
     KIND_MINERVA_VP,
     KIND_SPECIALIST_GOOD,
     MARS,
+    MARS_VP,
+    MERCATOR_KINDS,
     MERCURIUS,
+    MERCURIUS_VP,
     MINERVA,
-    NUM_CARD_TYPES,
     NUM_GOODS,
     NUM_KINDS,
     SATURNUS,
+    SATURNUS_VP,
     TOOL,
     VESTA,
+    VESTA_SESTERTII_PER_VP,
     WINE,
 )
-from concordia_env.maps import (
-    M_CASH_BONUS_EXTRA,
-    M_CITY_PROVINCE,
-    M_NUM_CITIES,
-    M_NUM_PATHS,
-    M_NUM_PROVINCES,
-    M_PATH_END_A,
-    M_PATH_END_B,
-    M_PATH_KIND,
-    MAX_CITIES,
-    MAX_PATHS,
-)
-from concordia_env.rules._jit import njit
-from concordia_env.rules.common import (
-    can_afford_house,
-    can_pay_colonist,
-    colonists_in_storehouse,
-    colonists_on_board,
-    goods_value,
-    has_house,
-    pbase,
-)
-from concordia_env.rules.engine import random_choice, random_legal_action
+from concordia_env.maps import M_CITY_PROVINCE, M_NUM_CITIES, M_NUM_PROVINCES, MAX_CITIES, MAX_PATHS
+from concordia_env.rules import njit
+from concordia_env.rules.common import can_pay_colonist, colonists_in_storehouse, has_house, pbase
+from concordia_env.rules.engine import nth_legal, random_choice, random_legal_action
 from concordia_env.rules.engine import step as engine_step
-from concordia_env.rules.legal import copyable_top, diplomat_target, distance_to_path, fill_legal, is_movable
-from concordia_env.rules.scoring import NUM_SCORE_PARTS, houses_by_good, provinces_with_house, score_parts
+from concordia_env.rules.facts import (
+    architect_steps,
+    buy_cost,
+    can_afford_house,
+    can_buy,
+    canonical_diplomat_offset,
+    cash_bonus_value,
+    colonist_tax,
+    colonists_on_board,
+    discard_size,
+    goods_value,
+    is_buildable_place,
+    path_distance,
+    places_next_to,
+    prefect_production,
+    reachable_places,
+    specialist_production,
+    trades_left,
+    tribune_money,
+)
+from concordia_env.rules.legal import copyable_top, diplomat_target, fill_legal
+from concordia_env.rules.scoring import houses_by_good, provinces_with_house, score_totals
 from concordia_env.state import (
+    ACTION_KIND,
     BONUS_COIN_SIDE,
     BONUS_GOOD,
     CITY_GOOD,
     COLONISTS_PER_PLAYER,
     CURRENT_PLAYER,
     DISPLAY,
-    FIRST_SEA_SLOT,
     HOUSES,
+    MAX_PLAYERS,
     NUM_PLAYERS,
     P_COLONISTS,
-    P_DISCARD,
     P_GOODS,
     P_MONEY,
+    PATH_LOC_BASE,
     PHASE,
     PHASE_ARCHITECT_BUILD,
     PHASE_ARCHITECT_MOVE,
@@ -130,8 +139,7 @@ from concordia_env.state import (
     PHASE_OVERFLOW,
     PHASE_PLAY_CARD,
     PHASE_PREFECT,
-    PRAEFECTUS_MAGNUS,
-    TRADED_GOODS,
+    PHASE_TRIBUNE_COLONIST,
     TURN_COUNT,
 )
 
@@ -167,15 +175,6 @@ def has_house_in_province(s, m, p, province):
 
 
 @njit
-def discard_count(s, p):
-    b = pbase(p) + P_DISCARD
-    n = 0
-    for t in range(NUM_CARD_TYPES):
-        n += s[b + t]
-    return n
-
-
-@njit
 def house_value(s, m, p, c, by_good):
     """How much p wants a house in city c (god-style: non-brick, new province, new good)."""
     g = s[CITY_GOOD + c]
@@ -191,26 +190,16 @@ def house_value(s, m, p, c, by_good):
 
 @njit
 def buildable_for(s, m, p, c):
-    """A city p could build in (ignoring adjacency): has a token, no own house."""
-    return s[CITY_GOOD + c] >= 0 and m[M_CITY_PROVINCE + c] >= 0 and not has_house(s, p, c)
+    """A city p could build in (ignoring adjacency and price): a house may go there, and p has none."""
+    return is_buildable_place(m, c) and not has_house(s, p, c)
 
 
 # --------------------------------------------------------------------------- card choice
 @njit
 def architect_estimate(s, m, p, by_good):
     """Value of the affordable unbuilt cities the colonists can reach with this Architect."""
-    steps = colonists_on_board(s, p)
     seen = np.zeros(MAX_CITIES, dtype=np.bool_)
-    b = pbase(p) + P_COLONISTS
-    for slot in range(COLONISTS_PER_PLAYER):
-        loc = s[b + slot]
-        if not is_movable(m, loc):
-            continue
-        kind = 0 if slot < FIRST_SEA_SLOT else 1
-        for path in range(m[M_NUM_PATHS]):
-            if m[M_PATH_KIND + path] == kind and distance_to_path(m, loc, path) <= steps:
-                seen[m[M_PATH_END_A + path]] = True
-                seen[m[M_PATH_END_B + path]] = True
+    reachable_places(s, m, p, architect_steps(s, p), seen)
     values = np.zeros(MAX_CITIES)
     n = 0
     for c in range(m[M_NUM_CITIES]):
@@ -229,21 +218,21 @@ def architect_estimate(s, m, p, by_good):
 
 @njit
 def province_score(s, m, p, v):
-    """What production in province v gives p, minus half of what it gives the opponents."""
+    """What production in province v gives p, minus the mean of what it gives each opponent (in sestertii)."""
     n = s[NUM_PLAYERS]
-    bonus = GOOD_PRICE[s[BONUS_GOOD + v]] * (2 if s[PRAEFECTUS_MAGNUS] == p else 1)
+    received = np.zeros(MAX_PLAYERS * NUM_GOODS, dtype=np.int32)
+    prefect_production(s, m, p, v, s[BONUS_GOOD + v], received)
     own = 0.0
     other = 0.0
-    for c in range(m[M_NUM_CITIES]):
-        if m[M_CITY_PROVINCE + c] != v:
-            continue
-        for q in range(n):
-            if s[HOUSES + q * MAX_CITIES + c] == 1:
-                if q == p:
-                    own += GOOD_PRICE[s[CITY_GOOD + c]]
-                else:
-                    other += GOOD_PRICE[s[CITY_GOOD + c]]
-    return bonus + own - other / (n - 1)
+    for q in range(n):
+        worth = 0.0
+        for g in range(NUM_GOODS):
+            worth += received[q * NUM_GOODS + g] * GOOD_PRICE[g]
+        if q == p:
+            own += worth
+        else:
+            other += worth
+    return own - other / (n - 1)
 
 
 @njit
@@ -261,34 +250,25 @@ def best_province(s, m, p):
 
 
 @njit
-def cash_bonus(s, m):
-    coins = m[M_CASH_BONUS_EXTRA]
-    for v in range(m[M_NUM_PROVINCES]):
-        if s[BONUS_COIN_SIDE + v] == 1 and s[BONUS_GOOD + v] >= 0:
-            coins += BONUS_MARKER_COINS[s[BONUS_GOOD + v]]
-    return coins
-
-
-@njit
 def card_value(s, m, p, t, by_good):
     """What owning one more card of type t is worth to p (its god on p's board, plus its action)."""
     god = CARD_GOD[t]
     houses = by_good.sum()
     v = 0.0
     if god == VESTA:
-        v = (s[pbase(p) + P_MONEY] + goods_value(s, p)) / 10.0
+        v = (s[pbase(p) + P_MONEY] + goods_value(s, p)) / VESTA_SESTERTII_PER_VP
     elif god == JUPITER:
-        v = houses - by_good[BRICK] + 3.0
+        v = JUPITER_VP * (houses - by_good[BRICK]) + 3.0
     elif god == SATURNUS:
-        v = provinces_with_house(s, m, p) + 2.0
+        v = SATURNUS_VP * provinces_with_house(s, m, p) + 2.0
     elif god == MERCURIUS:
         kinds = 0
         for g in range(NUM_GOODS):
             if by_good[g] > 0:
                 kinds += 1
-        v = 2.0 * kinds + 1.0
+        v = MERCURIUS_VP * kinds + 1.0
     elif god == MARS:
-        v = 2.0 * colonists_on_board(s, p) + 1.0
+        v = MARS_VP * colonists_on_board(s, p) + 1.0
     elif god == MINERVA:
         kind = CARD_KIND[t]
         v = KIND_MINERVA_VP[kind] * (by_good[KIND_SPECIALIST_GOOD[kind]] + 0.5)
@@ -300,19 +280,17 @@ def best_purchase(s, m, p, mask, by_good):
     """(net value, action) of the best legal card purchase; action -1 if none is worth it."""
     best = 0.0
     best_a = -1
-    for a in range(A_BUY_CARD, A_BUY_CARD + 7 * PAY_VARIANTS):
+    cost = np.zeros(NUM_GOODS, dtype=np.int32)
+    for a in range(A_BUY_CARD, A_BUY_CARD + DISPLAY_SLOTS * PAY_VARIANTS):
         if not mask[a]:
             continue
         slot = (a - A_BUY_CARD) // PAY_VARIANTS
         variant = (a - A_BUY_CARD) % PAY_VARIANTS
-        t = s[DISPLAY + slot]
+        buy_cost(s, slot, variant, s[ACTION_KIND], cost)
         price = 0.0
         for g in range(NUM_GOODS):
-            price += CARD_COST[t, g] * GOOD_PRICE[g]
-        price += 2.0 * slot  # the dearer slots ask for cloth or an extra good
-        if variant > 0:
-            price += GOOD_PRICE[variant - 1]
-        net = card_value(s, m, p, t, by_good) - VP_PER_SESTERTIUS * price
+            price += cost[g] * GOOD_PRICE[g]
+        net = card_value(s, m, p, s[DISPLAY + slot], by_good) - VP_PER_SESTERTIUS * price
         if net > best:
             best = net
             best_a = a
@@ -321,17 +299,10 @@ def best_purchase(s, m, p, mask, by_good):
 
 @njit
 def can_buy_any(s, p):
-    """Whether p holds the goods for at least one display card at its own cost."""
-    gb = pbase(p) + P_GOODS
-    for slot in range(7):
-        t = s[DISPLAY + slot]
-        if t < 0:
-            continue
-        ok = True
-        for g in range(NUM_GOODS):
-            if s[gb + g] < CARD_COST[t, g]:
-                ok = False
-        if ok:
+    """Whether p holds the goods for at least one display card at its own cost (a Consul's price)."""
+    cost = np.zeros(NUM_GOODS, dtype=np.int32)
+    for slot in range(DISPLAY_SLOTS):  # noqa: SIM110 (numba: no generator in any())
+        if can_buy(s, p, slot, 0, K_CONSUL, cost):
             return True
     return False
 
@@ -340,13 +311,12 @@ def can_buy_any(s, p):
 def kind_score(s, m, p, kind, by_good):
     """Quick estimate of what playing a card of this kind gains now."""
     if kind == K_TRIBUNE:
-        n = discard_count(s, p)
-        return 0.8 * n - 2.5 + 0.3 * max(0, n - 3)
+        return 0.8 * discard_size(s, p) - 2.5 + 0.3 * tribune_money(s, p)
     if kind == K_ARCHITECT:
         return architect_estimate(s, m, p, by_good) - 0.5
     if kind == K_PREFECT:
         best, _ = best_province(s, m, p)
-        return 0.3 * max(best, cash_bonus(s, m))
+        return 0.3 * max(best, cash_bonus_value(s, m))
     if kind == K_MERCATOR or kind == K_MERCATOR_BOUGHT:  # noqa: SIM109 (numba: no tuple membership)
         gb = pbase(p) + P_GOODS
         short = 0
@@ -358,26 +328,27 @@ def kind_score(s, m, p, kind, by_good):
     if kind == K_COLONIST:
         if can_pay_colonist(s, p) and colonists_in_storehouse(s, p) > 0:
             return 2.5
-        return 0.25 * (5 + colonists_on_board(s, p))
+        return 0.25 * colonist_tax(s, p)
     if kind >= FIRST_SPECIALIST:
         g = KIND_SPECIALIST_GOOD[kind]
-        return 0.3 * by_good[g] * GOOD_PRICE[g]
+        return 0.3 * specialist_production(s, m, p, g) * GOOD_PRICE[g]
     return 0.0
 
 
 @njit
 def diplomat_score(s, m, p, by_good):
-    """(score, action) of the best card to copy with the Diplomat."""
+    """(score, action) of the best card to copy with the Diplomat (one action per kind: the legal one)."""
     best = NEG
     best_a = -1
     n = s[NUM_PLAYERS]
     for offset in range(1, n):
+        if canonical_diplomat_offset(s, p, offset) != offset:
+            continue  # not copyable, or the same kind as a nearer opponent's card
         top = copyable_top(s, diplomat_target(s, p, offset))
-        if top >= 0:
-            score = kind_score(s, m, p, CARD_KIND[top], by_good)
-            if score > best:
-                best = score
-                best_a = A_DIPLOMAT + offset - 1
+        score = kind_score(s, m, p, CARD_KIND[top], by_good)
+        if score > best:
+            best = score
+            best_a = A_DIPLOMAT + offset - 1
     return best, best_a
 
 
@@ -412,13 +383,9 @@ def city_gain(s, m, p, c, by_good):
 
 @njit
 def location_gain(s, m, p, loc, by_good):
-    """What a colonist at ``loc`` can build now (its path's two cities, or its city)."""
-    if loc < 0:
-        return 0.0
-    if loc < MAX_CITIES:
-        return city_gain(s, m, p, loc, by_good)
-    path = loc - MAX_CITIES
-    return city_gain(s, m, p, m[M_PATH_END_A + path], by_good) + city_gain(s, m, p, m[M_PATH_END_B + path], by_good)
+    """What a colonist at ``loc`` can build now (the places it is next to)."""
+    a, b = places_next_to(m, loc)
+    return city_gain(s, m, p, a, by_good) + city_gain(s, m, p, b, by_good)
 
 
 @njit
@@ -434,8 +401,8 @@ def choose_architect(s, m, p, mask, by_good):
             slot = (a - A_MOVE) // MAX_PATHS
             path = (a - A_MOVE) % MAX_PATHS
             loc = s[b + slot]
-            gain = location_gain(s, m, p, MAX_CITIES + path, by_good) - location_gain(s, m, p, loc, by_good)
-            gain -= 0.01 * distance_to_path(m, loc, path)
+            gain = location_gain(s, m, p, PATH_LOC_BASE + path, by_good) - location_gain(s, m, p, loc, by_good)
+            gain -= 0.01 * path_distance(m, loc, path)
             if gain > best:
                 best = gain
                 best_a = a
@@ -466,7 +433,7 @@ def choose_mercator(s, p, mask):
             if mask[a] and surplus * GOOD_PRICE[g] > best:
                 best = surplus * GOOD_PRICE[g]
                 best_a = a
-    if best_a >= 0 and (s[TRADED_GOODS] == 0):
+    if best_a >= 0 and trades_left(s) == MERCATOR_KINDS:
         return best_a
     for g in (BRICK, FOOD, TOOL, CLOTH, WINE):
         short = RESERVE[g] - s[gb + g]
@@ -482,7 +449,7 @@ def choose_mercator(s, p, mask):
 @njit
 def choose_prefect(s, m, p, mask):
     best, v = best_province(s, m, p)
-    if v < 0 or cash_bonus(s, m) > best:
+    if v < 0 or cash_bonus_value(s, m) > best:
         return A_CASH
     return A_PRODUCE + v
 
@@ -490,17 +457,10 @@ def choose_prefect(s, m, p, mask):
 @njit
 def choose_settle(s, m, p, mask):
     """Settle wherever allowed (a random legal place), else tax / stop."""
-    n = 0
-    for a in range(A_SETTLE, A_SETTLE + 2 * MAX_CITIES):
-        if mask[a]:
-            n += 1
+    settles = mask[A_SETTLE : A_SETTLE + 2 * MAX_CITIES]
+    n = settles.sum()
     if n > 0:
-        pick = np.random.randint(n)
-        for a in range(A_SETTLE, A_SETTLE + 2 * MAX_CITIES):
-            if mask[a]:
-                if pick == 0:
-                    return a
-                pick -= 1
+        return A_SETTLE + nth_legal(settles, np.random.randint(n))
     if mask[A_TAX]:
         return A_TAX
     return A_DONE
@@ -544,10 +504,10 @@ def policy_action(s, m, mask, epsilon, temperature):
             a = A_DONE
     elif phase == PHASE_COLONIST or phase == PHASE_COLONIST_SETTLE:  # noqa: SIM109 (numba: no tuple membership)
         a = choose_settle(s, m, p, mask)
-    elif mask[A_TRIBUNE_COLONIST] or mask[A_TRIBUNE_COLONIST + 1]:
+    elif phase == PHASE_TRIBUNE_COLONIST:
         a = A_TRIBUNE_COLONIST if mask[A_TRIBUNE_COLONIST] else A_TRIBUNE_COLONIST + 1
     if a < 0 or not mask[a]:
-        a = random_choice(mask)
+        raise RuntimeError("the fast rollout policy chose an illegal action (a bug in agents/_fast_rollout.py)")
     return a
 
 
@@ -581,12 +541,9 @@ def random_rollout(s, m, max_turns):
 @njit
 def score_estimate(s, m, out):
     """Per player: VP if the game ended now, plus a little for money and goods still to spend."""
-    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
-    over = s[PHASE] == PHASE_GAME_OVER
-    for p in range(s[NUM_PLAYERS]):
-        score_parts(s, m, p, parts, True)
-        out[p] = parts.sum()
-        if not over:
+    score_totals(s, m, out)
+    if s[PHASE] != PHASE_GAME_OVER:
+        for p in range(s[NUM_PLAYERS]):
             out[p] += 0.1 * (s[pbase(p) + P_MONEY] + goods_value(s, p))
 
 

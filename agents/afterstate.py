@@ -16,7 +16,7 @@ Scoring 5–10 afterstates is a far smaller problem than 769 independent logits,
 afterstates of one decision differ exactly where the choices differ.
 
 The generator runs on a **determinized copy** of the game: the hidden stack is shuffled
-within each deck's segment (:func:`agents.mcts.shuffle_stack`), so a card that comes up on
+within each deck's segment (:meth:`Game.with_hidden_stack_shuffled`), so a card that comes up on
 the display after a purchase is a draw from the cards that could come up, never the real
 next card. The chosen turn's remaining decisions are then planned on the real game by the
 same rules of thumb (as MCTS does).
@@ -68,7 +68,7 @@ from concordia_env.state import MAX_PLAYERS
 from . import _fast_rollout as fast
 from ._evaluation import Evaluator, remaining_fraction
 from .heuristic import HeuristicAgent, TurnOption
-from .mcts import ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE, shuffle_stack
+from .mcts import ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE
 
 #: VP of margin per unit of the model's output (and of ``u``)
 MARGIN_SCALE = 30.0
@@ -253,8 +253,7 @@ def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> C
     evaluation cache is cleared first (its entries belong to one decision).
     """
     player = game.current_player
-    sim = game.clone()
-    shuffle_stack(sim.state, rng)
+    sim = game.with_hidden_stack_shuffled(rng)
     rules.clear_cache()
     remaining = remaining_fraction(sim)
     options = rules.turn_options(sim)
@@ -278,8 +277,7 @@ def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.ra
     fast.seed(int(rng.integers(2**31 - 1)))
     total = 0.0
     for _ in range(samples):
-        sim = game.clone()
-        shuffle_stack(sim.state, rng)
+        sim = game.with_hidden_stack_shuffled(rng)
         if not sim.is_over():
             fast.rollout(sim.state, sim.map.tables, rounds * sim.num_players, ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE)
         if sim.is_over():

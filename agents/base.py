@@ -4,15 +4,46 @@ An agent picks a legal action for ``game.current_player`` of an engine
 :class:`~concordia_env.Game`. It may plan on ``game.clone()`` but must never change
 ``game`` itself. ``reset(seed)`` makes its randomness reproducible (called by the
 tournament before every game).
+
+An agent whose plan names an action the rules do not allow has a bug. In *strict* mode
+(``strict=True``, or the environment variable ``CONCORDIA_STRICT_AGENTS=1``, which the test
+suite sets) it raises :class:`IllegalPlanError`; otherwise it warns, counts the event in
+``agent.fallbacks`` and plays the first legal action, so that a long tournament finishes
+and the count shows what happened.
 """
 
 from __future__ import annotations
 
+import os
+import warnings
 from abc import ABC, abstractmethod
 
 import numpy as np
 
-from concordia_env import Game
+from concordia_env import NUM_ACTIONS, Game
+
+#: set to 1 to make every agent built without ``strict=`` strict
+STRICT_ENV = "CONCORDIA_STRICT_AGENTS"
+#: the seed stream of agents is kept apart from the setup seed by this domain tag
+_AGENT_SEED_TAG = 0x5EA7
+
+
+class IllegalPlanError(RuntimeError):
+    """An agent planned an action the rules do not allow (a bug in the agent)."""
+
+
+def agent_seed(seed_of_game: int, seat: int) -> int:
+    """The ``reset`` seed of the agent in ``seat`` of a game: distinct per seat, fixed by the game's seed.
+
+    Tournaments, the terminal game and the web app seed their agents this way, so a game
+    with a given seed is played the same wherever it is played.
+    """
+    return int(np.random.SeedSequence([_AGENT_SEED_TAG, seed_of_game, seat]).generate_state(1)[0] >> 1)
+
+
+def strict_by_default() -> bool:
+    """Whether agents built without ``strict=`` are strict (``CONCORDIA_STRICT_AGENTS=1``)."""
+    return os.environ.get(STRICT_ENV, "0") not in ("", "0")
 
 
 class Agent(ABC):
@@ -21,8 +52,12 @@ class Agent(ABC):
     #: the registry name (``agents.make(name)``)
     name: str = "agent"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, strict: bool | None = None) -> None:
         self.rng = np.random.default_rng(seed)
+        #: raise IllegalPlanError on an illegal plan instead of falling back (see the module docstring)
+        self.strict = strict_by_default() if strict is None else bool(strict)
+        #: illegal plans replaced by the first legal action so far (always 0 in strict mode)
+        self.fallbacks = 0
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game; reseed the agent's randomness."""
@@ -31,6 +66,19 @@ class Agent(ABC):
     @abstractmethod
     def act(self, game: Game) -> int:
         """A legal action for ``game.current_player``; ``game`` is left unchanged."""
+
+    def checked(self, game: Game, action: int, legal: np.ndarray | None = None) -> int:
+        """``action`` if it is legal in ``game``; an illegal one raises in strict mode, else falls back loudly."""
+        legal = game.legal_actions() if legal is None else legal
+        if action in legal:
+            return int(action)
+        text = game.describe_action(action) if 0 <= action < NUM_ACTIONS else "outside the action space"
+        message = f"{self!r} planned illegal action {action} ({text}) in {game!r}"
+        if self.strict:
+            raise IllegalPlanError(message)
+        self.fallbacks += 1
+        warnings.warn(f"{message}; playing the first legal action instead", RuntimeWarning, stacklevel=2)
+        return int(legal[0])
 
     @property
     def spec(self) -> str:

@@ -46,10 +46,11 @@ the tax.
 
 *Storehouse overflow.* Keeps the goods it needs first, then the most valuable ones.
 
-Every answer is checked against the legal actions; should a rule ever propose an action
-the engine does not allow, the agent plays the first legal one instead, so it always
-answers. It reads the game through ``Game``'s accessors (:mod:`agents._evaluation` also
-hashes the raw player blocks of the state to cache its estimates).
+Every answer is checked against the legal actions: a rule of thumb that proposes an
+action the engine does not allow is a bug, which raises in strict mode (the tests) and is
+otherwise counted and warned about (:meth:`agents.base.Agent.checked`). Every fact of the
+rules the agent uses (free storehouse slots, trades left, house prices, reach, production)
+comes from ``Game``'s rule queries; the strategy is all that is written here.
 """
 
 from __future__ import annotations
@@ -60,9 +61,8 @@ import numpy as np
 
 from concordia_env import Game
 from concordia_env import actions as A
-from concordia_env.cards import GOOD_PRICE, HOUSE_GOODS_COST, HOUSE_MONEY_COST, K_DIPLOMAT, NUM_GOODS, STOREHOUSE_SLOTS
+from concordia_env.cards import GOOD_PRICE, K_DIPLOMAT, MERCATOR_KINDS, NUM_GOODS
 from concordia_env.state import (
-    LOC_STOREHOUSE,
     PHASE_ARCHITECT_BUILD,
     PHASE_ARCHITECT_MOVE,
     PHASE_BONUS_GOOD,
@@ -91,8 +91,6 @@ POSITION_CITIES = 2
 MAX_TURN_DECISIONS = 64
 #: bonus for settling next to a place's best unbuilt cities (VP per unit of their value)
 SETTLE_POSITION_WEIGHT = 0.1
-#: the Mercator trades at most this many kinds of goods
-MERCATOR_KINDS = 2
 #: decisions taken by playing the rest of the turn out for every option
 _TURN_LOOKAHEAD_PHASES = (PHASE_PLAY_CARD, PHASE_DIPLOMAT, PHASE_PREFECT, PHASE_BONUS_GOOD)
 
@@ -128,7 +126,7 @@ class HeuristicAgent(Agent):
 
     ``opponent_weight`` scales the opponents' mean value in the utility (1: pure relative
     play); ``weights`` are the evaluation's constants (a :class:`Weights`, or a dict of the
-    fields to change, handy on a command line).
+    fields to change, handy on a command line); ``strict``: see :class:`agents.base.Agent`.
     """
 
     name = "heuristic"
@@ -138,8 +136,9 @@ class HeuristicAgent(Agent):
         seed: int | None = None,
         weights: Weights | dict = DEFAULT_WEIGHTS,
         opponent_weight: float = 1.0,
+        strict: bool | None = None,
     ) -> None:
-        super().__init__(seed)
+        super().__init__(seed, strict)
         self.weights = replace(DEFAULT_WEIGHTS, **weights) if isinstance(weights, dict) else weights
         self.opponent_weight = opponent_weight
         self._plan: TurnPlan | None = None
@@ -156,8 +155,8 @@ class HeuristicAgent(Agent):
         if len(legal) == 1:
             return int(legal[0])
         planned = self._planned_action(game)
-        if planned is not None and planned in legal:
-            return planned
+        if planned is not None:
+            return self.checked(game, planned, legal)
         self._plan = None
         self._cache = {}
         remaining = remaining_fraction(game)
@@ -165,7 +164,7 @@ class HeuristicAgent(Agent):
             action, self._plan = self._choose_card(game, remaining)
         else:
             action = self.decide(game, remaining)
-        return action if action in legal else int(legal[0])
+        return self.checked(game, action, legal)
 
     def _planned_action(self, game: Game) -> int | None:
         """The next action of the planned turn, if the game is where the plan expected."""
@@ -206,9 +205,7 @@ class HeuristicAgent(Agent):
         actions: list[int] = []
         while sim.phase != PHASE_GAME_OVER and sim.turn_count == turn and len(actions) < MAX_TURN_DECISIONS:
             legal = sim.legal_actions()
-            a = int(legal[0]) if len(legal) == 1 else self.decide(sim, remaining)
-            if a not in legal:
-                a = int(legal[0])
+            a = int(legal[0]) if len(legal) == 1 else self.checked(sim, self.decide(sim, remaining), legal)
             states.append(sim.state.copy())
             actions.append(a)
             sim.step(a)
@@ -319,11 +316,8 @@ class HeuristicAgent(Agent):
         ev = self._evaluator(game, remaining)
         traded = game.traded_goods()
         open_goods = [g for g in range(NUM_GOODS) if g not in traded]
-        kinds_left = MERCATOR_KINDS - (NUM_GOODS - len(open_goods))
         goods = game.goods(p).astype(np.int64)
-        stored = int(np.count_nonzero(game.colonist_locations(p) == LOC_STOREHOUSE))
-        free = STOREHOUSE_SLOTS - int(goods.sum()) - stored
-        plan = _plan_trades(ev, p, game.money(p), goods, free, open_goods, kinds_left)
+        plan = _plan_trades(ev, p, game.money(p), goods, game.free_slots(p), open_goods, game.trades_left)
         legal = game.legal_actions()
         for good, delta in sorted(plan, key=lambda t: t[1]):  # sales first: they pay for the purchases
             a = A.sell(good, -delta) if delta < 0 else A.buy(good, delta)
@@ -376,9 +370,9 @@ class _Houses:
     def __init__(self, ev: Evaluator, player: int, money: int, goods: np.ndarray) -> None:
         net = ev.house_net_values(player)
         self.net = np.where(np.isfinite(net), net, -1.0).tolist()
-        city_goods = np.maximum(ev.city_goods, 0)
-        self.price = (HOUSE_MONEY_COST[city_goods] * (ev.houses_in_city + 1)).tolist()
-        self.cost = [tuple(row) for row in HOUSE_GOODS_COST[city_goods].tolist()]
+        price, cost = ev.house_costs(player)
+        self.price = price.tolist()
+        self.cost = [tuple(row) for row in cost.tolist()]
         self.money = money
         self.goods = goods.tolist()
 

@@ -135,8 +135,8 @@ class LearnedAgent(Agent):
         if len(legal) == 1:
             return int(legal[0])
         planned = None if self._plan is None else self._plan.next_action(game)
-        if planned is not None and planned in legal:
-            return planned
+        if planned is not None:
+            return self.checked(game, planned, legal)
         cands = candidates(game, self._rules, self.rng)
         scores = self.model_for(game).predict(cands.features)
         choice = self._choose(scores)
@@ -144,7 +144,7 @@ class LearnedAgent(Agent):
             self.trace.append((game.current_player, cands, choice))
         # the options were played on a shuffled stack: plan the chosen turn's rest on the real game
         self._plan = self._rules.plan_turn(game, list(first_actions(cands.options[choice].plan)))
-        return self._plan.actions[0]
+        return self.checked(game, self._plan.actions[0], legal)
 
     def _choose(self, scores: np.ndarray) -> int:
         if self.temperature > 0 and self.rng.random() < self.epsilon:

@@ -53,8 +53,7 @@ import numpy as np
 
 from concordia_env import Game
 from concordia_env import actions as A
-from concordia_env.cards import CARD_DECK
-from concordia_env.state import STACK, STACK_SIZE
+from concordia_env.rules.setup import shuffle_hidden_stack
 
 from . import _fast_rollout as fast
 from ._evaluation import Evaluator
@@ -103,7 +102,8 @@ class MCTSAgent(Agent):
       turns, ``None`` to the end of the game) and ``evaluation`` (``"heuristic"``,
       ``"score"``): how a simulation is scored;
     * ``value_scale``: VP of margin that count as a clear lead (tanh scale);
-    * ``determinizations``: independent trees, each with its own shuffled stack.
+    * ``determinizations``: independent trees, each with its own shuffled stack;
+    * ``strict``: see :class:`agents.base.Agent` (also passed to the rules of thumb it plans with).
     """
 
     name = "mcts"
@@ -119,8 +119,9 @@ class MCTSAgent(Agent):
         evaluation: str = "heuristic",
         value_scale: float = 30.0,
         determinizations: int = 1,
+        strict: bool | None = None,
     ) -> None:
-        super().__init__(seed)
+        super().__init__(seed, strict)
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
         if evaluation not in EVALUATIONS:
@@ -141,7 +142,7 @@ class MCTSAgent(Agent):
         self.evaluation = evaluation
         self.value_scale = value_scale
         self.determinizations = determinizations
-        self._rules = HeuristicAgent()
+        self._rules = HeuristicAgent(strict=self.strict)
         self._plan: TurnPlan | None = None
         #: simulations run for the last search (diagnostics and tests)
         self.last_simulations = 0
@@ -160,11 +161,10 @@ class MCTSAgent(Agent):
         if len(legal) == 1:
             return int(legal[0])
         planned = None if self._plan is None else self._plan.next_action(game)
-        if planned is not None and planned in legal:
-            return planned
+        if planned is not None:
+            return self.checked(game, planned, legal)
         self._plan = self._search(game)
-        action = self._plan.actions[0]
-        return action if action in legal else int(legal[0])
+        return self.checked(game, self._plan.actions[0], legal)
 
     def _search(self, game: Game) -> TurnPlan:
         """Run the trees; return the best root move as the plan of its actions on the real game."""
@@ -176,8 +176,7 @@ class MCTSAgent(Agent):
         values: dict[tuple[int, ...], float] = {}
         done = 0
         for k in range(self.determinizations):
-            sim = game.clone()
-            shuffle_stack(sim.state, self.rng)
+            sim = game.with_hidden_stack_shuffled(self.rng)
             root = Node(sim, np.zeros(game.num_players), 0)
             tree_deadline = None
             if deadline is not None:
@@ -258,7 +257,7 @@ class MCTSAgent(Agent):
     def _game_value(self, game: Game) -> np.ndarray:
         if game.is_over():
             points = game.final_scores().astype(float)
-            points[game.winner()] += 0.5  # ties go to the tie-break winner (RULES §7)
+            points[game.winner()] += 0.5  # ties go to the tie-break winner (docs/rules.md §7)
         elif self.evaluation == "heuristic":
             points = Evaluator(game).values()
         else:
@@ -280,17 +279,6 @@ def first_actions(plan: TurnPlan) -> tuple[int, ...]:
     return (plan.actions[0],)
 
 
-def shuffle_stack(state: np.ndarray, rng: np.random.Generator) -> None:
-    """Shuffle the hidden stack in place, each deck's cards among their own positions.
-
-    The stack is stored bottom first (``state.STACK``, ``STACK_SIZE`` cards); deck I lies on
-    top of deck II and so on, which every player knows, so only the order inside a deck's
-    segment is unknown.
-    """
-    size = int(state[STACK_SIZE])
-    cards = state[STACK : STACK + size]
-    decks = CARD_DECK[cards]
-    for deck in np.unique(decks):
-        where = np.flatnonzero(decks == deck)
-        # sorted first: the result depends on which cards are left, never on their real order
-        cards[where] = np.sort(cards[where])[rng.permutation(len(where))]
+#: the hidden stack reshuffled within each deck, in place (the rule lives in ``rules.setup``;
+#: ``Game.with_hidden_stack_shuffled`` is the copy the search uses)
+shuffle_stack = shuffle_hidden_stack

@@ -8,7 +8,7 @@ twice.
 
 A row holds everything needed to replay the game move by move: the map, the player
 count, the setup options and seed (``Game.new(map, players, seed, **options)``) and the
-full action list. Tournaments and games played by a person (``agents.play --save``) share
+full action list. Tournaments and games played by a person (``benchmarks.play --save``) share
 this format, so ``python -m benchmarks.replay`` replays either.
 """
 

@@ -38,7 +38,6 @@ agent, use another ``--db`` (or ``--seed``) so that old and new games are not po
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import json
 import os
@@ -55,7 +54,7 @@ from typing import Any
 import numpy as np
 
 import agents
-from agents.base import Agent
+from agents.base import Agent, agent_seed
 from concordia_env import Game
 
 from .store import GameRecord, Store
@@ -65,8 +64,6 @@ DEFAULT_RESULTS_DIR = "results"
 BACKENDS = ("local", "ray")
 #: more games in flight than workers keeps every worker busy while the parent writes results
 IN_FLIGHT_PER_WORKER = 4
-#: the seed stream of agents is kept apart from the setup seed by this domain tag
-_AGENT_SEED_TAG = 0x5EA7
 
 
 # ---------------------------------------------------------------------- configuration
@@ -146,31 +143,15 @@ def game_seed(tournament_seed: int, game_index: int) -> int:
     return int(np.random.SeedSequence([tournament_seed, game_index]).generate_state(1)[0] >> 1)
 
 
-def agent_seed(seed_of_game: int, seat: int) -> int:
-    """The ``reset`` seed of the agent in ``seat``: distinct per seat, fixed by the game seed."""
-    return int(np.random.SeedSequence([_AGENT_SEED_TAG, seed_of_game, seat]).generate_state(1)[0] >> 1)
-
-
 # ---------------------------------------------------------------------- agents from specs
 def make_agent(spec: str) -> Agent:
-    """Build an agent from its command-line spec.
+    """Build an agent from its spec with :func:`agents.from_spec`, the one spec parser.
 
-    Besides ``agents.from_spec``'s ``name`` and ``name:value`` (``mcts:200``), a spec may
-    set options by keyword: ``mcts:time_per_move=1.0`` or ``mcts:simulations=400,c=1.4``
-    (values are Python literals; anything else is taken as a string). Specs are strings so
-    that any worker process or Ray node can rebuild the same agent.
+    ``mcts:200``, ``mcts:time_per_move=1.0``, ``mcts:simulations=400,exploration=1.4``
+    (see :mod:`agents`). Specs are strings so that any worker process or Ray node can rebuild
+    the same agent.
     """
-    name, _, rest = spec.partition(":")
-    if "=" not in rest:
-        return agents.from_spec(spec)
-    options: dict[str, Any] = {}
-    for item in rest.split(","):
-        key, _, value = item.partition("=")
-        try:
-            options[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            options[key.strip()] = value.strip()
-    return agents.make(name, **options)
+    return agents.from_spec(spec)
 
 
 def validate(config: TournamentConfig) -> None:
@@ -280,7 +261,7 @@ def record_from_game(
     decisions: list[int],
     duration: float,
 ) -> GameRecord:
-    """The stored form of a finished game (shared with ``agents.play``)."""
+    """The stored form of a finished game (shared with ``benchmarks.play``)."""
     n = game.num_players
     return GameRecord(
         tournament_id=tournament_id,
@@ -475,7 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--intermediate-scoring", action="store_true", help="RULES §8 intermediate scoring")
+    p.add_argument("--intermediate-scoring", action="store_true", help="docs/rules.md §8 intermediate scoring")
     p.add_argument("--display-costs", choices=("standard", "alternative"), default="standard")
     p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite results file (default {DEFAULT_DB})")
     p.add_argument("--out", default=None, help="report folder (default results/<tournament name>/)")

@@ -9,13 +9,15 @@ from gymnasium.envs.registration import registry as _gym_registry
 
 from . import maps
 from .actions import NUM_ACTIONS
-from .errors import IllegalActionError
+from .env_common import MAX_EPISODE_STEPS
+from .errors import IllegalActionError, ResetNeededError
 from .game import Game
 
 #: the environments, imported on first use (PettingZoo takes half a second to import)
 _LAZY = {
     "env": "pettingzoo_env",
     "raw_env": "pettingzoo_env",
+    "parallel_env": "pettingzoo_env",
     "SingleAgentEnv": "gym_env",
     "VectorGame": "vector",
 }
@@ -29,6 +31,7 @@ for _env_id, _version in GYM_ENV_IDS.items():
             id=_env_id,
             entry_point="concordia_env.gym_env:SingleAgentEnv",
             kwargs={"observation_version": _version},
+            max_episode_steps=MAX_EPISODE_STEPS,
         )
 
 
@@ -40,5 +43,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["NUM_ACTIONS", "Game", "IllegalActionError", "SingleAgentEnv", "VectorGame", "env", "maps", "raw_env"]
+__all__ = [
+    "NUM_ACTIONS",
+    "Game",
+    "IllegalActionError",
+    "ResetNeededError",
+    "SingleAgentEnv",
+    "VectorGame",
+    "env",
+    "maps",
+    "parallel_env",
+    "raw_env",
+]
 __version__ = "0.1.0"

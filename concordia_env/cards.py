@@ -53,8 +53,22 @@ COLONISTS_PER_PLAYER = LAND_COLONISTS + SEA_COLONISTS
 START_MONEY = np.array(_DATA["start_money_by_turn_position"], dtype=np.int32)
 CONCORDIA_VP: int = _DATA["concordia_card_vp"]
 SPECIAL_SQUARE_VP: int = _DATA["special_square_vp"]
-#: the goods every player starts with in the storehouse (RULES §2.5)
-START_GOODS = np.array([1, 2, 1, 1, 1], dtype=np.int32)
+#: the goods every player starts with in the storehouse (docs/rules.md, Setup)
+START_GOODS = np.array([_DATA["start_goods"][g] for g in GOODS], dtype=np.int32)
+#: Mercator: kinds of goods one action may trade
+MERCATOR_KINDS: int = _DATA["mercator_kinds"]
+#: Tribune: cards taken back that pay nothing; each further card pays 1 sestertius
+TRIBUNE_FREE_CARDS: int = _DATA["tribune_free_cards"]
+#: Colonist tax: this many sestertii plus one per colonist on the board
+COLONIST_TAX_BASE: int = _DATA["colonist_tax_base"]
+#: units of the bonus good a Prefect producing with the Praefectus Magnus takes (1 without it)
+PRAEFECTUS_MAGNUS_BONUS_UNITS: int = _DATA["praefectus_magnus_bonus_units"]
+#: Aegyptus: food the Nile marker adds to a production in its province
+NILE_FOOD: int = _DATA["nile_food"]
+#: Aegyptus: sestertii per colonist on the frankincense square when Sinai, Arabia or Litus produces
+FRANKINCENSE_TRADE_MONEY: int = _DATA["frankincense_trade_money"]
+#: intermediate scoring (variant): sestertii paid by rank, first place first
+INTERMEDIATE_PRIZES: tuple[int, ...] = tuple(_DATA["intermediate_prizes"])
 
 #: city tokens per letter: CITY_TOKENS[letter] = list of good indices, one per token
 CITY_TOKENS: dict[str, list[int]] = {
@@ -67,6 +81,18 @@ GODS: tuple[str, ...] = ("Vesta", "Jupiter", "Saturnus", "Mercurius", "Mars", "M
 NUM_GODS = len(GODS)
 VESTA, JUPITER, SATURNUS, MERCURIUS, MARS, MINERVA = range(NUM_GODS)
 GOD_INDEX = {g: i for i, g in enumerate(GODS)}
+_GOD_SCORING = _DATA["god_scoring"]
+#: Vesta: one VP per card for every this many sestertii of money and goods at their price
+VESTA_SESTERTII_PER_VP: int = _GOD_SCORING["Vesta"]["sestertii_per_vp"]
+#: VP per card for each house in a non-brick city, each province with a house, each kind of
+#: good produced, each colonist on the board; and the caps of those VP per card
+JUPITER_VP: int = _GOD_SCORING["Jupiter"]["vp_per_house"]
+JUPITER_CAP: int = _GOD_SCORING["Jupiter"]["cap"]
+SATURNUS_VP: int = _GOD_SCORING["Saturnus"]["vp_per_province"]
+MERCURIUS_VP: int = _GOD_SCORING["Mercurius"]["vp_per_kind"]
+MERCURIUS_CAP: int = _GOD_SCORING["Mercurius"]["cap"]
+MARS_VP: int = _GOD_SCORING["Mars"]["vp_per_colonist"]
+MARS_CAP: int = _GOD_SCORING["Mars"]["cap"]
 
 # --------------------------------------------------------------------------- kinds
 KIND_NAMES: tuple[str, ...] = (
@@ -110,6 +136,10 @@ KIND_SPECIALIST_GOOD = np.full(NUM_KINDS, -1, dtype=np.int32)
 KIND_MINERVA_VP = np.zeros(NUM_KINDS, dtype=np.int32)
 #: money a Mercator kind pays before trading
 KIND_MERCATOR_MONEY = np.zeros(NUM_KINDS, dtype=np.int32)
+#: cards a Senator / Consul kind may buy in one action (0 for other kinds)
+KIND_CARDS_BOUGHT = np.zeros(NUM_KINDS, dtype=np.int32)
+KIND_CARDS_BOUGHT[K_SENATOR] = _DATA["cards_bought"]["senator"]
+KIND_CARDS_BOUGHT[K_CONSUL] = _DATA["cards_bought"]["consul"]
 
 _ACTION_TO_KIND = {
     "tribune": K_TRIBUNE,
@@ -169,6 +199,12 @@ START_HAND_COUNTS = np.zeros(NUM_CARD_TYPES, dtype=np.int32)
 START_HAND_COUNTS[:NUM_START_TYPES] = START_HAND_COUNTS_LIST
 START_HAND_SIZE = int(START_HAND_COUNTS.sum())
 NUM_DECKS = len(DECKS) - 1
+
+
+def sale_cards_in_game(num_players: int) -> int:
+    """Cards for sale in a game of ``num_players``: the decks I..num_players (docs/rules.md §2)."""
+    return int(np.count_nonzero((CARD_DECK >= 1) & (num_players >= CARD_DECK)))
+
 
 # --------------------------------------------------------------------------- display
 DISPLAY_SLOTS = len(_DATA["display_slot_costs"]["standard"])

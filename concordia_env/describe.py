@@ -10,7 +10,6 @@ import numpy as np
 
 from . import actions as A
 from .cards import (
-    CARD_COST,
     CARD_ID,
     CARD_KIND,
     COLONIST_COST,
@@ -18,15 +17,24 @@ from .cards import (
     GOOD_PRICE,
     GOODS,
     HOUSE_GOODS_COST,
-    HOUSE_MONEY_COST,
     HOUSES_PER_PLAYER,
     K_CONSUL,
     K_DIPLOMAT,
     KIND_NAMES,
+    MERCATOR_KINDS,
     NUM_GOODS,
-    SLOT_ANY_COST,
 )
 from .maps import LAND, PATH_KINDS, Map
+from .rules import facts
+from .rules.common import (
+    can_pay_colonist,
+    colonist_adjacent_to,
+    hand_card_of_kind,
+    has_house,
+    houses_of,
+    storehouse_colonist_slot,
+)
+from .rules.legal import copyable_top, diplomat_target, fill_legal
 from .state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,
@@ -36,7 +44,6 @@ from .state import (
     DISPLAY,
     LOC_STOREHOUSE,
     NUM_PLAYERS,
-    OPT_DISPLAY_COSTS,
     P_COLONISTS,
     P_DISCARD_TOP,
     P_GOODS,
@@ -54,8 +61,8 @@ from .state import (
     PHASE_NAMES,
     PHASE_TRIBUNE_COLONIST,
     STEPS_LEFT,
+    TRADED_GOODS,
     TURN_PLAYER,
-    house_index,
     player_base,
 )
 
@@ -107,10 +114,6 @@ def path_text(m: Map, path: int) -> str:
     return f"{a}–{b}" + (" (sea)" if kind != LAND else "")
 
 
-def _slot_kind_name(slot: int) -> str:
-    return PATH_KINDS[0 if slot < 3 else 1]
-
-
 def describe(s: np.ndarray, m: Map, action: int) -> str:
     """One sentence a player understands, e.g. "Architect: move land colonist from Roma to Roma–Novaria"."""
     name, i = A.decode(int(action))
@@ -127,14 +130,13 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
         slot, path = divmod(i, A.MAX_PATHS)
         loc = int(s[b + P_COLONISTS + slot])
         target = path_text(m, path) if path < len(m.paths) else f"path #{path}"
-        return f"Architect: move {_slot_kind_name(slot)} colonist from {location_text(m, loc)} to {target}"
+        kind = PATH_KINDS[facts.colonist_kind(slot)]
+        return f"Architect: move {kind} colonist from {location_text(m, loc)} to {target}"
     if name == "BUILD":
         place = m.places[i] if i < len(m.places) else f"place #{i}"
-        good = int(s[CITY_GOOD + i]) if i < len(m.places) else -1
-        if good < 0:
+        if i >= len(m.places) or not facts.is_buildable_place(m.tables, i):
             return f"Architect: build a house in {place}"
-        houses = int(sum(s[house_index(q, i)] for q in range(int(s[NUM_PLAYERS]))))
-        money = int(HOUSE_MONEY_COST[good]) * (houses + 1)
+        good, money = int(s[CITY_GOOD + i]), int(facts.house_price(s, i))
         return (
             f"Architect: build a house in {place} ({GOODS[good]} city; pays "
             f"{goods_text(HOUSE_GOODS_COST[good])} and {money} sestertii)"
@@ -190,82 +192,23 @@ def explain_illegal(s: np.ndarray, m: Map, action: int) -> str:
 
 
 def _legal_now(s: np.ndarray, m: Map, action: int) -> bool:
-    from .rules.legal import fill_legal
-
     mask = np.zeros(A.NUM_ACTIONS, dtype=np.bool_)
     fill_legal(s, m.tables, mask)
     return bool(mask[action])
 
 
 def _specific_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str | None:
-    b = player_base(p)
-    goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS]
-    money = int(s[b + P_MONEY])
+    """The rule that refuses the action, in words: each fact is asked of :mod:`.rules.facts`."""
     if name == "DONE":
         return "this decision has no 'done': one of its choices must be taken"
     if name == "PLAY":
-        from .rules.common import hand_card_of_kind
-
-        if hand_card_of_kind(s, p, i) < 0:
-            return f"player {p} has no {KIND_NAMES[i]} in hand"
-        if i == K_DIPLOMAT:
-            return "no opponent's discard pile shows a card a Diplomat may copy"
+        return _play_reason(s, i, p)
     if name == "DIPLOMAT":
-        n = int(s[NUM_PLAYERS])
-        if i + 1 >= n:
-            return f"there are only {n - 1} opponents"
-        top = int(s[player_base((p + i + 1) % n) + P_DISCARD_TOP])
-        if top < 0:
-            return "that opponent's discard pile is empty"
-        if CARD_KIND[top] == K_DIPLOMAT:
-            return "a Diplomat cannot copy a Diplomat"
-        from .rules.legal import canonical_diplomat_offset
-
-        first = int(canonical_diplomat_offset(s, p, i + 1))
-        if first != i + 1:
-            return (
-                f"player {(p + first) % n} shows a {KIND_NAMES[CARD_KIND[top]]} too and copying it is the same move: "
-                f"use action {A.A_DIPLOMAT + first - 1}"
-            )
+        return _diplomat_reason(s, i, p)
     if name == "MOVE":
-        slot, path = divmod(i, A.MAX_PATHS)
-        loc = int(s[b + P_COLONISTS + slot])
-        if path >= len(m.paths):
-            return f"the {m.title} map has only {len(m.paths)} paths"
-        if loc == LOC_STOREHOUSE:
-            return f"{_slot_kind_name(slot)} colonist slot {slot} is still in the storehouse"
-        kind = m.paths[path][0]
-        if kind != (0 if slot < 3 else 1):
-            return f"a {_slot_kind_name(slot)} colonist cannot use a {PATH_KINDS[kind]} path"
-        from .rules.legal import canonical_slot, distance_to_path
-
-        if loc < PATH_LOC_BASE and m.places[loc] in m.special_squares:
-            return "a colonist on a special square never moves again"
-        need = int(distance_to_path(m.tables, loc, path))
-        left = int(s[STEPS_LEFT])
-        if need > left:
-            return f"reaching {path_text(m, path)} takes {need} steps, only {left} left"
-        first = int(canonical_slot(s, p, slot))
-        if first != slot and _legal_now(s, m, A.move(first, path)):
-            return (
-                f"the {_slot_kind_name(slot)} colonist in slot {first} stands there too and moving it is the same "
-                f"move: use action {A.move(first, path)}"
-            )
-        return f"{path_text(m, path)} is occupied"
+        return _move_reason(s, m, i, p)
     if name == "BUILD":
-        if i >= len(m.places) or m.places[i] == m.capital or m.places[i] in m.special_squares:
-            return "no house may be built there"
-        from .rules import common
-
-        if common.has_house(s, p, i):
-            return f"player {p} already has a house in {m.places[i]}"
-        if common.houses_of(s, m.tables, p) >= HOUSES_PER_PLAYER:
-            return f"all {HOUSES_PER_PLAYER} houses are built"
-        if not common.colonist_adjacent_to(s, m.tables, p, i):
-            return f"no colonist of player {p} is next to {m.places[i]}"
-        good = int(s[CITY_GOOD + i])
-        cost = int(common.house_money_cost(s, i, good))
-        return f"a house there costs {goods_text(HOUSE_GOODS_COST[good])} and {cost} sestertii (has {money})"
+        return _build_reason(s, m, i, p)
     if name == "PRODUCE":
         if i >= len(m.provinces):
             return f"the {m.title} map has only {len(m.provinces)} provinces"
@@ -274,23 +217,128 @@ def _specific_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str | 
     if name == "GOOD":
         return f"player {p} receives no {GOODS[i]} now"
     if name in ("SELL", "BUY"):
-        good, q = divmod(i, A.MAX_TRADE)
-        if name == "SELL" and goods[good] < q + 1:
-            return f"player {p} holds only {goods[good]} {GOODS[good]}"
-        return "trades are limited to two kinds of goods, by money and by storehouse space"
+        return _trade_reason(s, name, i, p)
     if name == "BUY_CARD":
-        slot, variant = divmod(i, A.PAY_VARIANTS)
-        card = int(s[DISPLAY + slot]) if slot < DISPLAY_SLOTS else -1
-        if card < 0:
-            return f"display slot {slot + 1} holds no card (or it was bought this action)"
-        if int(s[ACTION_KIND]) == K_CONSUL and variant:
-            return "the Consul pays only the card's own cost: use payment variant 0"
-        needs_any = SLOT_ANY_COST[int(s[OPT_DISPLAY_COSTS]), slot] > 0
-        if needs_any and not variant and int(s[ACTION_KIND]) != K_CONSUL:
-            return f"slot {slot + 1} costs an 'any' good: choose which good pays it"
-        if variant and not needs_any:
-            return f"slot {slot + 1} has no 'any' cost"
-        return f"player {p} cannot pay {CARD_ID[card]} (own cost {goods_text(CARD_COST[card])} plus the slot)"
+        return _buy_card_reason(s, i, p)
     if name in ("SETTLE", "TRIBUNE_COLONIST"):
-        return "needs a colonist of that kind in the storehouse, 1 food and 1 tool, and a suitable city"
+        return _colonist_reason(s, m, name, i, p)
     return None
+
+
+def _play_reason(s: np.ndarray, kind: int, p: int) -> str | None:
+    if hand_card_of_kind(s, p, kind) < 0:
+        return f"player {p} has no {KIND_NAMES[kind]} in hand"
+    if kind == K_DIPLOMAT:
+        return "no opponent's discard pile shows a card a Diplomat may copy"
+    return None
+
+
+def _diplomat_reason(s: np.ndarray, i: int, p: int) -> str | None:
+    n, offset = int(s[NUM_PLAYERS]), i + 1
+    if offset >= n:
+        return f"there are only {n - 1} opponents"
+    top = int(s[player_base(diplomat_target(s, p, offset)) + P_DISCARD_TOP])
+    if top < 0:
+        return "that opponent's discard pile is empty"
+    if copyable_top(s, diplomat_target(s, p, offset)) < 0:
+        return "a Diplomat cannot copy a Diplomat"
+    first = int(facts.canonical_diplomat_offset(s, p, offset))
+    if first != offset:
+        return (
+            f"player {diplomat_target(s, p, first)} shows a {KIND_NAMES[CARD_KIND[top]]} too and copying it is the "
+            f"same move: use action {A.A_DIPLOMAT + first - 1}"
+        )
+    return None
+
+
+def _move_reason(s: np.ndarray, m: Map, i: int, p: int) -> str:
+    slot, path = divmod(i, A.MAX_PATHS)
+    loc = int(s[player_base(p) + P_COLONISTS + slot])
+    kind = int(facts.colonist_kind(slot))
+    if path >= len(m.paths):
+        return f"the {m.title} map has only {len(m.paths)} paths"
+    if loc == LOC_STOREHOUSE:
+        return f"{PATH_KINDS[kind]} colonist slot {slot} is still in the storehouse"
+    if m.paths[path][0] != kind:
+        return f"a {PATH_KINDS[kind]} colonist cannot use a {PATH_KINDS[m.paths[path][0]]} path"
+    if not facts.is_movable(m.tables, loc):
+        return "a colonist on a special square never moves again"
+    if loc == PATH_LOC_BASE + path:
+        return f"the colonist already stands on {path_text(m, path)}"
+    need = int(facts.path_distance(m.tables, loc, path))
+    left = int(s[STEPS_LEFT])
+    if need > left:
+        return f"reaching {path_text(m, path)} takes {need} steps, only {left} left"
+    first = int(facts.canonical_slot(s, p, slot))
+    if first != slot and _legal_now(s, m, A.move(first, path)):
+        return (
+            f"the {PATH_KINDS[kind]} colonist in slot {first} stands there too and moving it is the same "
+            f"move: use action {A.move(first, path)}"
+        )
+    return f"{path_text(m, path)} is occupied"
+
+
+def _build_reason(s: np.ndarray, m: Map, c: int, p: int) -> str:
+    t = m.tables
+    if c >= len(m.places) or not facts.is_buildable_place(t, c):
+        return "no house may be built there"
+    if has_house(s, p, c):
+        return f"player {p} already has a house in {m.places[c]}"
+    if houses_of(s, t, p) >= HOUSES_PER_PLAYER:
+        return f"all {HOUSES_PER_PLAYER} houses are built"
+    if not colonist_adjacent_to(s, t, p, c):
+        return f"no colonist of player {p} is next to {m.places[c]}"
+    money = int(s[player_base(p) + P_MONEY])
+    cost = int(facts.house_price(s, c))
+    return f"a house there costs {goods_text(HOUSE_GOODS_COST[s[CITY_GOOD + c]])} and {cost} sestertii (has {money})"
+
+
+def _trade_reason(s: np.ndarray, name: str, i: int, p: int) -> str:
+    good, q = divmod(i, A.MAX_TRADE)
+    q += 1
+    b = player_base(p)
+    if good in _traded(s):
+        return f"{GOODS[good]} was already traded in this action"
+    if int(facts.trades_left(s)) <= 0:
+        return f"a Mercator trades at most {MERCATOR_KINDS} kinds of goods"
+    if name == "SELL":
+        return f"player {p} holds only {int(s[b + P_GOODS + good])} {GOODS[good]}"
+    free, money, price = int(facts.free_slots(s, p)), int(s[b + P_MONEY]), q * int(GOOD_PRICE[good])
+    if q > free:
+        return f"player {p} has only {free} free storehouse slots"
+    return f"{q} {GOODS[good]} cost {price} sestertii (has {money})"
+
+
+def _traded(s: np.ndarray) -> list[int]:
+    return [g for g in range(NUM_GOODS) if int(s[TRADED_GOODS]) >> g & 1]
+
+
+def _buy_card_reason(s: np.ndarray, i: int, p: int) -> str:
+    slot, variant = divmod(i, A.PAY_VARIANTS)
+    card = int(s[DISPLAY + slot]) if slot < DISPLAY_SLOTS else -1
+    if card < 0:
+        return f"display slot {slot + 1} holds no card (or it was bought this action)"
+    kind = int(s[ACTION_KIND])
+    goods = np.zeros(NUM_GOODS, dtype=np.int32)
+    any_units = int(facts.display_price(s, slot, kind, goods))
+    if kind == K_CONSUL and variant:
+        return "the Consul pays only the card's own cost: use payment variant 0"
+    if any_units and not variant:
+        return f"slot {slot + 1} costs an 'any' good: choose which good pays it"
+    if variant and not any_units:
+        return f"slot {slot + 1} has no 'any' cost"
+    facts.buy_cost(s, slot, variant, kind, goods)
+    return f"player {p} cannot pay {CARD_ID[card]} here ({goods_text(goods)})"
+
+
+def _colonist_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str:
+    kind, place = divmod(i, A.MAX_CITIES) if name == "SETTLE" else (i, m.place_index(m.capital))
+    if storehouse_colonist_slot(s, p, kind) < 0:
+        return f"player {p} has no {PATH_KINDS[kind]} colonist left in the storehouse"
+    if not can_pay_colonist(s, p):
+        return f"a colonist costs {goods_text(COLONIST_COST)}"
+    if place >= len(m.places):
+        return f"the {m.title} map has only {len(m.places)} places"
+    if place != m.place_index(m.capital) and not has_house(s, p, place):
+        return f"a colonist is settled in {m.capital} or in a city with an own house, not in {m.places[place]}"
+    return f"no {PATH_KINDS[kind]} path leaves {m.places[place]}"

@@ -13,22 +13,23 @@ import numpy as np
 
 from . import actions as A
 from .cards import (
-    CARD_COST,
     CARD_KIND,
+    COLONISTS_PER_PLAYER,
+    DISPLAY_SLOTS,
     GODS,
+    K_CONSUL,
+    K_SENATOR,
     NUM_CARD_TYPES,
     NUM_GOODS,
     NUM_KINDS,
-    SLOT_ANY_COST,
-    SLOT_FIXED_COST,
 )
 from .describe import describe, explain_illegal
 from .errors import IllegalActionError
 from .maps import MAP_NAMES, Map, load
-from .rules import engine
+from .rules import engine, facts
 from .rules.legal import fill_legal
-from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts
-from .rules.setup import new_state
+from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts, score_totals
+from .rules.setup import new_state, shuffle_hidden_stack
 from .state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,
@@ -44,6 +45,7 @@ from .state import (
     INCOMING,
     MAP_ID,
     MAX_CITIES,
+    MAX_PLAYERS,
     NILE_MARKER,
     NUM_PLAYERS,
     OPT_DISPLAY_COSTS,
@@ -53,6 +55,7 @@ from .state import (
     P_GOODS,
     P_HAND,
     P_MONEY,
+    PATH_LOC_BASE,
     PHASE,
     PHASE_GAME_OVER,
     PHASE_NAMES,
@@ -104,10 +107,10 @@ class Game:
         display_costs: str = "standard",
         start_player: int | None = None,
     ) -> Game:
-        """A new game after setup (RULES §2).
+        """A new game after setup (docs/rules.md §2).
 
         ``seed`` fixes the city tokens, the stack and the start player;
-        ``intermediate_scoring`` turns on RULES §8; ``display_costs`` picks the
+        ``intermediate_scoring`` turns on docs/rules.md §8; ``display_costs`` picks the
         ``"standard"`` or ``"alternative"`` display slot costs; ``start_player`` fixes the
         start player instead of drawing it. A map/player-count combination the rules do
         not allow raises ``ValueError``.
@@ -197,8 +200,10 @@ class Game:
         return out
 
     def scores(self) -> np.ndarray:
-        """Total VP per player as if the game ended now."""
-        return np.array([self.score_breakdown(p)["total"] for p in range(self.num_players)], dtype=np.int64)
+        """Total VP per player as if the game ended now (``rules.scoring.score_totals``)."""
+        out = np.zeros(self.num_players, dtype=np.int64)
+        score_totals(self.state, self.map.tables, out)
+        return out
 
     def final_scores(self) -> np.ndarray:
         """VP per player; only once the game is over."""
@@ -212,13 +217,13 @@ class Game:
         return [(pm - k) % n for k in range(n)]
 
     def ranking(self) -> list[int]:
-        """Players from first to last place (most VP first, ties broken by RULES §7)."""
+        """Players from first to last place (most VP first, ties broken by docs/rules.md §7)."""
         scores = self.scores()
         priority = {p: k for k, p in enumerate(self.tie_break_order())}
         return sorted(range(self.num_players), key=lambda p: (-scores[p], priority[p]))
 
     def winner(self) -> int:
-        """The winner (RULES §7 tie-break); only once the game is over."""
+        """The winner (docs/rules.md §7 tie-break); only once the game is over."""
         if not self.is_over():
             raise RuntimeError("winner() is only defined once the game is over")
         return self.ranking()[0]
@@ -234,7 +239,7 @@ class Game:
     def colonist_locations(self, player: int) -> np.ndarray:
         """Six location codes (land slots 0-2, sea 3-5); see :mod:`concordia_env.state`."""
         b = player_base(player) + P_COLONISTS
-        return self.state[b : b + 6].copy()
+        return self.state[b : b + COLONISTS_PER_PLAYER].copy()
 
     def hand(self, player: int) -> np.ndarray:
         """Card counts per card type in the player's hand."""
@@ -265,7 +270,7 @@ class Game:
 
     def display(self) -> np.ndarray:
         """Card type in each display slot (-1 empty)."""
-        return self.state[DISPLAY : DISPLAY + 7].copy()
+        return self.state[DISPLAY : DISPLAY + DISPLAY_SLOTS].copy()
 
     def bonus_markers(self) -> list[tuple[int, bool]]:
         """(good, coin side up) of each province's bonus marker; good -1 when there is none (Gavdos)."""
@@ -277,13 +282,26 @@ class Game:
         """Cards left in the face-down stack (their order is hidden; see observation)."""
         return int(self.state[STACK_SIZE])
 
-    def display_price(self, slot: int) -> tuple[np.ndarray, int]:
-        """A Senator's price of the card in ``slot``: (goods: own cost + slot's named goods, 'any' units)."""
-        card = int(self.state[DISPLAY + slot])
-        if card < 0:
-            raise ValueError(f"display slot {slot + 1} is empty")
-        variant = self.display_costs_variant
-        return CARD_COST[card] + SLOT_FIXED_COST[variant, slot], int(SLOT_ANY_COST[variant, slot])
+    def display_price(self, slot: int, kind: int = K_SENATOR) -> tuple[np.ndarray, int]:
+        """The price of the card in ``slot``: (goods, units of an "any" good of the buyer's choice).
+
+        A Senator (the default ``kind``) pays the card's own cost plus the goods under the
+        slot; a Consul (``cards.K_CONSUL``) the card's own cost only.
+        """
+        self._check_slot(slot)
+        if kind not in (K_SENATOR, K_CONSUL):
+            raise ValueError(f"kind must be cards.K_SENATOR or cards.K_CONSUL, got {kind!r}")
+        goods = np.zeros(NUM_GOODS, dtype=np.int32)
+        any_units = facts.display_price(self.state, slot, kind, goods)
+        return goods, int(any_units)
+
+    def slot_cost(self, slot: int) -> tuple[np.ndarray, int]:
+        """The cost printed under display ``slot`` (this game's side of the display): (goods, 'any' units)."""
+        if not 0 <= int(slot) < DISPLAY_SLOTS:
+            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1}, got {slot}")
+        goods = np.zeros(NUM_GOODS, dtype=np.int32)
+        any_units = facts.slot_cost(self.state, int(slot), goods)
+        return goods, int(any_units)
 
     @property
     def display_costs_variant(self) -> int:
@@ -342,6 +360,144 @@ class Game:
         holder = int(self.state[CONCORDIA_HOLDER])
         return holder if holder >= 0 else None
 
+    # ------------------------------------------------------------------ rule queries (rules/facts.py)
+    # What the rules say about this position, answered by the same compiled functions the
+    # engine uses: agents, renderers and descriptions ask these instead of re-deriving a rule.
+    def free_slots(self, player: int) -> int:
+        """Storehouse slots ``player`` has free for goods (12 − goods − colonists still stored)."""
+        self._check_player(player)
+        return int(facts.free_slots(self.state, player))
+
+    def colonists_on_board(self, player: int) -> int:
+        """``player``'s colonists in cities, on paths or on special squares (Mars, tax, Architect steps)."""
+        self._check_player(player)
+        return int(facts.colonists_on_board(self.state, player))
+
+    @staticmethod
+    def colonist_kind(slot: int) -> int:
+        """``maps.LAND`` (0) for colonist slots 0-2, ``maps.SEA`` (1) for slots 3-5."""
+        if not 0 <= int(slot) < COLONISTS_PER_PLAYER:
+            raise ValueError(f"a colonist slot is in 0..{COLONISTS_PER_PLAYER - 1}, got {slot}")
+        return int(facts.colonist_kind(int(slot)))
+
+    def house_price(self, place: int) -> tuple[int, np.ndarray]:
+        """(sestertii, goods) the next house in ``place`` costs; ValueError where no house may be built."""
+        self._check_place(place)
+        if not facts.is_buildable_place(self.map.tables, place):
+            raise ValueError(f"no house may be built in {self.map.places[place]}")
+        money, goods = self.house_prices()
+        return int(money[place]), goods[place]
+
+    def house_prices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The next house in every place: sestertii [place] and goods [place, good] (0 where none may be built)."""
+        places = len(self.map.places)
+        money = np.zeros(places, dtype=np.int64)
+        goods = np.zeros((places, NUM_GOODS), dtype=np.int64)
+        facts.house_prices(self.state, self.map.tables, money, goods)
+        return money, goods
+
+    def can_afford_house(self, player: int, place: int) -> bool:
+        """Whether ``player`` holds the money and goods for the next house in ``place``."""
+        self._check_player(player)
+        self._check_place(place)
+        if not facts.is_buildable_place(self.map.tables, place):
+            return False
+        return bool(facts.can_afford_house(self.state, player, place, self.state[CITY_GOOD + place]))
+
+    def path_distance(self, location: int, path: int) -> int:
+        """Architect steps from a colonist location to ``path`` (``maps.UNREACHABLE`` if it cannot get there)."""
+        if not 0 <= int(path) < len(self.map.paths):
+            raise ValueError(f"the {self.map.title} map has paths 0..{len(self.map.paths) - 1}, got {path}")
+        self._check_location(location)
+        return int(facts.path_distance(self.map.tables, int(location), int(path)))
+
+    def places_next_to(self, location: int) -> list[int]:
+        """Places a colonist at ``location`` may build in: the city it stands in, or its path's two ends."""
+        self._check_location(location)
+        return [int(c) for c in facts.places_next_to(self.map.tables, int(location)) if c >= 0]
+
+    def reachable_places(self, player: int, steps: int | None = None) -> np.ndarray:
+        """Bool per place: next to one of ``player``'s colonists after it moves up to ``steps``.
+
+        Each colonist on its own, whether paths are free or not (the reach planning needs);
+        ``steps`` defaults to what an Architect played now would have.
+        """
+        self._check_player(player)
+        if steps is None:
+            steps = self.architect_steps(player)
+        out = np.zeros(len(self.map.places), dtype=np.bool_)
+        facts.reachable_places(self.state, self.map.tables, player, int(steps), out)
+        return out
+
+    def architect_steps(self, player: int) -> int:
+        """Movement steps of an Architect ``player`` plays now (one per colonist on the board)."""
+        self._check_player(player)
+        return int(facts.architect_steps(self.state, player))
+
+    def prefect_production(self, province: int, bonus_good: int | None = None, player: int | None = None) -> np.ndarray:
+        """Goods [player, good] each player receives if ``player`` (default: the one to move) produces there.
+
+        The bonus good defaults to the province's marker (Gavdos has none: name one); the
+        Praefectus Magnus doubles it, the Nile marker adds a food. Before the storehouse limit.
+        """
+        if not 0 <= int(province) < len(self.map.provinces):
+            raise ValueError(f"the {self.map.title} map has provinces 0..{len(self.map.provinces) - 1}, got {province}")
+        player = self.current_player if player is None else player
+        self._check_player(player)
+        if bonus_good is None:
+            bonus_good = int(self.state[BONUS_GOOD + province])
+            if bonus_good < 0:
+                raise ValueError(f"{self.map.province_names[province]} shows no bonus good: pass bonus_good")
+        if not 0 <= int(bonus_good) < NUM_GOODS:
+            raise ValueError(f"a good is in 0..{NUM_GOODS - 1}, got {bonus_good}")
+        out = np.zeros(MAX_PLAYERS * NUM_GOODS, dtype=np.int32)
+        facts.prefect_production(self.state, self.map.tables, player, int(province), int(bonus_good), out)
+        return out.reshape(MAX_PLAYERS, NUM_GOODS)[: self.num_players].astype(np.int64)
+
+    def cash_bonus(self) -> int:
+        """Sestertii a Prefect's cash bonus pays now."""
+        return int(facts.cash_bonus_value(self.state, self.map.tables))
+
+    def buy_cost(self, slot: int, any_good: int | None = None, kind: int = K_SENATOR) -> np.ndarray:
+        """Goods a Senator (or ``kind=cards.K_CONSUL``) pays for the card in ``slot``, "any" paid with ``any_good``.
+
+        ValueError when the slot is empty or the payment does not fit it (a slot with an
+        "any" cost needs ``any_good``, one without must not get it, a Consul never).
+        """
+        goods, any_units = self.display_price(slot, kind)
+        if (any_good is not None) != (any_units > 0):
+            raise ValueError(f"display slot {slot + 1} {'needs' if any_units else 'takes no'} 'any' good here")
+        if any_good is not None:
+            if not 0 <= int(any_good) < NUM_GOODS:
+                raise ValueError(f"a good is in 0..{NUM_GOODS - 1}, got {any_good}")
+            goods[int(any_good)] += any_units
+        return goods.astype(np.int64)
+
+    @property
+    def trades_left(self) -> int:
+        """Kinds of goods the pending Mercator may still trade (2 before it has traded)."""
+        return int(facts.trades_left(self.state))
+
+    def tribune_money(self, player: int) -> int:
+        """Sestertii a Tribune ``player`` played now would pay (cards taken back beyond three)."""
+        self._check_player(player)
+        return int(facts.tribune_money(self.state, player))
+
+    def colonist_tax(self, player: int) -> int:
+        """Sestertii of ``player``'s Colonist tax now (5 + colonists on the board)."""
+        self._check_player(player)
+        return int(facts.colonist_tax(self.state, player))
+
+    def with_hidden_stack_shuffled(self, rng: np.random.Generator) -> Game:
+        """A copy in which the face-down stack is reshuffled within each deck (a determinization).
+
+        Every player knows the decks lie in order (I on top); only the order inside a deck is
+        hidden, so this is one of the games the players cannot tell apart from this one.
+        """
+        game = self.clone()
+        shuffle_hidden_stack(game.state, rng)
+        return game
+
     # ------------------------------------------------------------------ serialisation
     def to_json(self, indent: int | None = 1) -> str:
         from .position import to_json
@@ -371,11 +527,28 @@ class Game:
         if not 0 <= int(player) < self.num_players:
             raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player}")
 
+    def _check_place(self, place: int) -> None:
+        if not 0 <= int(place) < len(self.map.places):
+            raise ValueError(f"the {self.map.title} map has places 0..{len(self.map.places) - 1}, got {place}")
+
+    def _check_slot(self, slot: int) -> None:
+        if not 0 <= int(slot) < DISPLAY_SLOTS:
+            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1}, got {slot}")
+        if int(self.state[DISPLAY + slot]) < 0:
+            raise ValueError(f"display slot {slot + 1} is empty")
+
+    def _check_location(self, location: int) -> None:
+        """A colonist location on the board: a place id or PATH_LOC_BASE + a path id."""
+        loc = int(location)
+        if not (0 <= loc < len(self.map.places) or 0 <= loc - PATH_LOC_BASE < len(self.map.paths)):
+            raise ValueError(f"{location} is no colonist location on the {self.map.title} map")
+
     def __eq__(self, other: object) -> bool:
+        """Same map and same state. A game changes with every step, so it is not hashable
+        (like a list); key a dict by ``game.state.tobytes()`` to remember positions."""
         return isinstance(other, Game) and other.map.name == self.map.name and np.array_equal(self.state, other.state)
 
-    def __hash__(self) -> int:
-        return hash((self.map.name, self.state.tobytes()))
+    __hash__ = None  # type: ignore[assignment]  # mutable: see __eq__
 
     def __repr__(self) -> str:
         status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"

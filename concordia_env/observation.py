@@ -77,7 +77,7 @@ from .cards import (
 )
 from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES
-from .rules._jit import njit
+from .rules import njit
 from .rules.common import free_slots, houses_in_city, houses_of, pbase
 from .rules.scoring import NUM_SCORE_PARTS, score_parts
 from .state import (

@@ -28,6 +28,7 @@ from .cards import (
     CARD_ID_INDEX,
     CARD_KIND,
     CITY_TOKENS,
+    COLONISTS_PER_PLAYER,
     DECKS,
     DISPLAY_SLOTS,
     DISPLAY_VARIANTS,
@@ -44,8 +45,10 @@ from .cards import (
     K_PREFECT,
     K_SENATOR,
     K_TRIBUNE,
+    KIND_CARDS_BOUGHT,
     KIND_NAMES,
     LAND_COLONISTS,
+    MERCATOR_KINDS,
     NUM_CARD_TYPES,
     NUM_GOODS,
     NUM_KINDS,
@@ -58,16 +61,16 @@ from .game import Game
 from .maps import (
     LAND,
     M_CITY_HAS_PATH,
-    M_DIST_CITY,
     M_PATH_KIND,
     M_PATH_SPECIAL,
-    MAX_PATHS,
     PATH_KINDS,
     SEA,
     UNREACHABLE,
     Map,
     load,
 )
+from .rules import facts
+from .rules.effects import close_up_display, refill_display
 from .rules.setup import check_setup, empty_state
 from .state import (
     ACTION_KIND,
@@ -130,10 +133,8 @@ FORMAT = "concordia-position/1"
 STOREHOUSE = "storehouse"
 MARKER_SIDES: tuple[str, ...] = ("goods", "coins")
 GOODS_SIDE, COIN_SIDE = range(len(MARKER_SIDES))
-#: cards a Senator / Consul may buy in one action (RULES §4)
-BUYS_PER_ACTION = {K_SENATOR: 2, K_CONSUL: 1}
-#: most goods a Mercator may trade in one action
-MAX_TRADED_KINDS = 2
+#: cards a Senator / Consul may buy in one action (docs/rules.md §4.6, §4.7)
+BUYS_PER_ACTION = {kind: int(KIND_CARDS_BOUGHT[kind]) for kind in (K_SENATOR, K_CONSUL)}
 #: an Architect never has more steps than colonists
 MAX_STEPS = LAND_COLONISTS + SEA_COLONISTS
 SPECIALIST_KINDS = tuple(range(FIRST_SPECIALIST, NUM_KINDS))
@@ -318,7 +319,7 @@ def _player_to_dict(s: np.ndarray, m: Map, p: int) -> dict[str, Any]:
     b = player_base(p)
     slots = s[b + P_COLONISTS : b + P_COLONISTS + LAND_COLONISTS + SEA_COLONISTS]
     colonists = [  # the ones still in the storehouse are left out: they fill the remaining slots
-        {"kind": PATH_KINDS[LAND if slot < FIRST_SEA_SLOT else SEA], "at": _location_name(m, int(loc))}
+        {"kind": PATH_KINDS[facts.colonist_kind(slot)], "at": _location_name(m, int(loc))}
         for slot, loc in enumerate(slots)
         if loc != LOC_STOREHOUSE
     ]
@@ -552,7 +553,7 @@ class _Reader:
         self._check_tokens()
 
     def _check_tokens(self) -> None:
-        """The goods of a letter's cities are exactly that letter's token set (RULES §2.2)."""
+        """The goods of a letter's cities are exactly that letter's token set (docs/rules.md §2.2)."""
         m, s = self.m, self.s
         for letter in m.letters_used:
             cities = [c for c in m.cities if m.letters.get(c) == letter]
@@ -618,9 +619,9 @@ class _Reader:
         for name, k in goods.items():
             s[b + P_GOODS + _good(name, f"{where}.goods")] = _int(k, f"{where}.goods.{name}")
         self._colonists(p, _list(d["colonists"], f"{where}.colonists"))
-        stored = int(s[b + P_GOODS : b + P_GOODS + NUM_GOODS].sum())
-        waiting = int((s[b + P_COLONISTS : b + P_COLONISTS + LAND_COLONISTS + SEA_COLONISTS] == LOC_STOREHOUSE).sum())
-        if stored + waiting > STOREHOUSE_SLOTS:
+        if facts.free_slots(s, p) < 0:
+            stored = int(s[b + P_GOODS : b + P_GOODS + NUM_GOODS].sum())
+            waiting = COLONISTS_PER_PLAYER - int(facts.colonists_on_board(s, p))
             raise _fail(
                 where,
                 f"{stored} goods and {waiting} colonists in the storehouse use more than its {STOREHOUSE_SLOTS} slots",
@@ -762,7 +763,7 @@ class _Reader:
         self._check_intermediate()
 
     def _check_intermediate(self) -> None:
-        """A VP marker is set by a player's first Tribune; once all have one, the payout resets them (RULES §8)."""
+        """A VP marker is set by a first Tribune; once all have one, the payout resets them (docs/rules.md §8)."""
         s, n = self.s, self.n
         done = [bool(s[player_base(p) + P_INTERMEDIATE_DONE]) for p in range(n)]
         for p in range(n):
@@ -812,8 +813,8 @@ class _Reader:
         s = self.s
         s[STEPS_LEFT] = _int(pending.get("steps_left", self._default_steps(phase)), "pending.steps_left", 0, MAX_STEPS)
         traded = [_good(g, "pending.traded") for g in _list(pending.get("traded", []), "pending.traded")]
-        if len(set(traded)) != len(traded) or len(traded) > MAX_TRADED_KINDS:
-            raise _fail("pending.traded", f"lists at most {MAX_TRADED_KINDS} different goods, got {pending['traded']}")
+        if len(set(traded)) != len(traded) or len(traded) > MERCATOR_KINDS:
+            raise _fail("pending.traded", f"lists at most {MERCATOR_KINDS} different goods, got {pending['traded']}")
         s[TRADED_GOODS] = sum(1 << g for g in traded)
         most = max(BUYS_PER_ACTION.values())
         bought = _list(pending.get("slots_bought", []), "pending.slots_bought")
@@ -840,8 +841,7 @@ class _Reader:
         """An Architect starts with one step per colonist on the board."""
         if phase != PHASE_ARCHITECT_MOVE:
             return 0
-        b = player_base(int(self.s[TURN_PLAYER])) + P_COLONISTS
-        return int((self.s[b : b + LAND_COLONISTS + SEA_COLONISTS] != LOC_STOREHOUSE).sum())
+        return int(facts.architect_steps(self.s, int(self.s[TURN_PLAYER])))
 
     def _default_buys(self, phase: int, action: int, bought: int) -> int:
         if phase != PHASE_BUY_CARDS or action not in BUYS_PER_ACTION:
@@ -875,7 +875,7 @@ class _Reader:
                 )
             expected = 0
         else:  # the holder's own turn ends too, then one turn per other player
-            expected = n - (int(s[TURN_PLAYER]) - holder) % n
+            expected = int(facts.final_turns_left(n, holder, int(s[TURN_PLAYER])))
         if given is not None and _int(given, "final_turns_left") != expected:
             raise _fail(
                 "final_turns_left",
@@ -932,7 +932,7 @@ class _Reader:
                 paths = [q for q in range(len(m.paths)) if m.tables[M_PATH_SPECIAL + q] == loc]
             else:
                 continue
-            if not any(m.tables[M_DIST_CITY + c * MAX_PATHS + q] < UNREACHABLE for c in origins for q in paths):
+            if not any(facts.path_distance(m.tables, c, q) < UNREACHABLE for c in origins for q in paths):
                 where = _path_ids(m)[paths[0]] if loc >= PATH_LOC_BASE else f"the {m.places[loc]} square"
                 raise _fail(
                     f"players[{p}].colonists",
@@ -978,20 +978,23 @@ class _Reader:
         self._check_display(phase)
 
     def _check_display(self, phase: int) -> None:
-        """Cards close up to the left and are refilled at the end of a purchase (RULES §4)."""
+        """The display is as the engine's close-up and refill leave it (docs/rules.md §4.6)."""
         s = self.s
         bought = _bits(int(s[SLOTS_BOUGHT])) if phase == PHASE_BUY_CARDS else []
         for slot in bought:
             if s[DISPLAY + slot] >= 0:
                 raise _fail("display", f"slot {slot + 1} was bought from this action, so it is empty")
-        rest = [int(s[DISPLAY + slot]) for slot in range(DISPLAY_SLOTS) if slot not in bought]
-        first_gap = rest.index(-1) if -1 in rest else len(rest)
-        if any(card >= 0 for card in rest[first_gap:]):
+        before = s.copy()
+        before[[DISPLAY + slot for slot in bought]] = 0  # bought this action: still in place until the action ends
+        settled = before.copy()
+        close_up_display(settled)
+        if not np.array_equal(settled, before):
             raise _fail("display", "the cards close up to the left: an empty slot is followed by a card")
-        if first_gap < len(rest) and s[STACK_SIZE] > 0:
+        cards = refill_display(settled)
+        if not np.array_equal(settled, before):
             raise _fail("display", "a slot is empty while the stack still holds cards to refill it")
         ended = phase in (PHASE_BUY_CARDS, PHASE_GAME_OVER) or s[CONCORDIA_HOLDER] >= 0
-        if not ended and first_gap == 0 and s[STACK_SIZE] == 0:
+        if not ended and cards == 0:
             raise _fail("concordia_card", "the display and stack are empty: the last buyer took the Concordia card")
 
 

@@ -13,9 +13,9 @@ game from its current player's point of view; ``step(actions)`` takes one action
 Rewards
 -------
 ``step`` returns ``rewards`` of shape (n, num_players): every player's reward in every
-game for that step, with the same ``reward=`` options as the PettingZoo env ("win"
-(default), "rank", "vp", "score_delta"; see :mod:`concordia_env.pettingzoo_env`). The
-terminal kinds are non-zero only in the step that finishes a game.
+game for that step, with the same ``reward=`` options as every env ("win" (default),
+"rank", "vp", "score_delta"; see :mod:`concordia_env.rewards`). The terminal kinds are
+non-zero only in the step that finishes a game.
 
 Autoreset
 ---------
@@ -23,7 +23,9 @@ A game that ends in ``step`` is reset within that same step ("same-step" autores
 Stable-Baselines3 and Gymnasium's ``AutoresetMode.SAME_STEP``): ``dones[i]`` is True, the
 row already holds the next game, and ``observations()``, ``legal_masks()`` and
 ``current_players`` describe the new game. What the finished game looked like is kept in
-the infos returned by that ``step`` (and in ``last_infos``):
+the infos returned by that ``step`` (and in ``last_infos``). Every ``infos`` has all four
+keys at every step, with the same types; rows that did not finish hold the placeholders
+(0 scores, None):
 
 * ``infos["_final"]``: bool (n,), the rows that finished (the same as ``dones``);
 * ``infos["final_scores"]``: int (n, num_players), the finished games' final VP (0 elsewhere);
@@ -64,7 +66,7 @@ from .observation import (
     observe_batch_into,
     scores_batch_into,
 )
-from .pettingzoo_env import check_reward, final_rewards
+from .rewards import check_reward, final_rewards
 from .rules.engine import apply_batch, legal_masks, sample_rows
 from .state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
@@ -121,7 +123,7 @@ class VectorGame:
         for i in range(self.n):
             self._new_game(i)
         self.dones[:] = False
-        self.last_infos = {}
+        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
         self._masks_valid = False
 
     def _new_game(self, row: int) -> None:
@@ -219,12 +221,15 @@ class VectorGame:
         return rewards
 
     def _finish_and_reset(self, finished: np.ndarray) -> dict[str, Any]:
-        infos: dict[str, Any] = {"_final": self.dones.copy()}
-        if finished.size == 0:
-            return infos
         final_scores = np.zeros((self.n, self.num_players), dtype=np.int64)
         final_obs = np.full(self.n, None, dtype=object)
         final_info = np.full(self.n, None, dtype=object)
+        infos: dict[str, Any] = {
+            "_final": self.dones.copy(),
+            "final_scores": final_scores,
+            "final_observation": final_obs,
+            "final_info": final_info,
+        }
         seats = np.arange(self.num_players, dtype=np.int64)
         for row in finished:
             game = self.game(row)
@@ -243,5 +248,4 @@ class VectorGame:
             }
             self.game_counts[row] += 1
             self._new_game(row)
-        infos.update(final_scores=final_scores, final_observation=final_obs, final_info=final_info)
         return infos

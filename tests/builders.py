@@ -120,7 +120,7 @@ def goods_of(game: Game, p: int) -> dict[str, int]:
 
 
 def free_slots(game: Game, p: int) -> int:
-    """Storehouse slots free for goods (RULES §1): 12 - goods - colonists still stored."""
+    """Storehouse slots free for goods (docs/rules.md §1): 12 - goods - colonists still stored."""
     stored = int(np.sum(game.colonist_locations(p) == LOC_STOREHOUSE))
     return STOREHOUSE_SLOTS - int(game.goods(p).sum()) - stored
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from concordia_env.docgen import DOCS, GENERATED
@@ -10,3 +13,31 @@ from concordia_env.docgen import DOCS, GENERATED
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_docs_are_current(name: str) -> None:
     assert (DOCS / name).read_text() == GENERATED[name](), f"run `python -m concordia_env.docgen` to refresh {name}"
+
+
+def test_rule_citations_point_to_sections_of_the_rules_page() -> None:
+    """Every "docs/rules.md §n" in the code and the docs names a section that exists."""
+    sections, current = set(), ""
+    for line in (DOCS / "rules.md").read_text().splitlines():
+        heading = re.match(r"#{2,3} (\d+(?:\.\d+)?)\.? ", line)
+        item = re.match(r"(\d+)\. ", line)  # the numbered steps of a section (setup: §2.1 ... §2.6)
+        if heading:
+            current = heading.group(1)
+            sections.add(current)
+        elif item and current and "." not in current:
+            sections.add(f"{current}.{item.group(1)}")
+    assert {"1", "2.3", "4", "4.2", "7", "9.1", "9.2"} <= sections
+    root = DOCS.parent
+    files = [*root.glob("concordia_env/**/*.py"), *root.glob("agents/*.py"), *root.glob("tests/**/*.py")]
+    cited = 0
+    for path in [*files, *DOCS.glob("*.md")]:
+        for section in re.findall(r"docs/rules\.md §(\d+(?:\.\d+)?)", Path(path).read_text()):
+            assert section in sections, f"{path} cites docs/rules.md §{section}, which does not exist"
+            cited += 1
+    assert cited > 20
+
+
+def test_rules_notes_point_to_the_rules_page() -> None:
+    notes = (DOCS / "rules-notes.md").read_text()
+    assert "[rules.md](rules.md)" in notes
+    assert "shared/reference" not in notes

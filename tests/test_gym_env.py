@@ -37,6 +37,9 @@ def play_episode(env: SingleAgentEnv, seed: int, rng: np.random.Generator) -> tu
 def test_gymnasium_env_checker_passes() -> None:
     from gymnasium.utils.env_checker import check_env
 
+    for env_id in ("Concordia-v0", "Concordia-v1"):  # through gymnasium.make, as a user runs it
+        check_env(gymnasium.make(env_id, illegal_action="penalize"), skip_render_check=True)
+
     # penalize: the checker samples an action before a seeded reset (see the module docstring)
     check_env(SingleAgentEnv(illegal_action="penalize").unwrapped, skip_render_check=True)
 
@@ -262,7 +265,7 @@ def test_environment_docs_examples_run(capsys: pytest.CaptureFixture[str]) -> No
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    assert len(blocks) >= 4
+    assert len(blocks) >= 6
     for block in blocks:
         exec(compile(block, "docs/environments.md", "exec"), {})
     assert capsys.readouterr().out.count("\n") >= 3

@@ -1,4 +1,5 @@
-"""``agents.play``: grouped choices, input handling, and a whole game played from piped input."""
+"""The terminal game: grouped choices and the session (``agents.play``), input handling and a whole
+game played from piped input (``benchmarks.play``)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from agents.play import (
     menu_text,
     new_session,
     numbered,
-    play,
 )
+from benchmarks.play import play
 from benchmarks.store import Store
 from concordia_env import Game
 
@@ -99,7 +100,7 @@ def test_seats_are_filled_from_one_or_several_opponent_specs():
 
 def test_a_whole_game_from_piped_input_is_saved_and_replays(tmp_path):
     db = tmp_path / "play.db"
-    cmd = [sys.executable, "-m", "agents.play", "--map", "italia", "--players", "2", "--vs", "random"]
+    cmd = [sys.executable, "-m", "benchmarks.play", "--map", "italia", "--players", "2", "--vs", "random"]
     cmd += ["--seat", "1", "--seed", "11", "--save", str(db), "--no-color"]
     done = subprocess.run(cmd, cwd=ROOT, input="1\n" * ANSWERS, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr

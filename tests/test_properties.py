@@ -77,7 +77,7 @@ assert P_GOODS == P_MONEY + 1, "money and goods are checked as one slice"
 
 
 def check_invariants(game: Game) -> None:
-    """The limits of RULES §1/§5 and conservation of cards, for every player at once."""
+    """The limits of docs/rules.md §1/§5 and conservation of cards, for every player at once."""
     s = game.state
     n = game.num_players
     blocks = player_blocks(game)

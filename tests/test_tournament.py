@@ -94,7 +94,7 @@ def test_agent_specs_take_keyword_options():
     assert make_agent("random").name == "random"
     seeded = make_agent("random:seed=3")
     assert seeded.rng.integers(1000) == make_agent("random:seed=3").rng.integers(1000)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="does not take"):
         make_agent("random:no_such_option=3")
 
 

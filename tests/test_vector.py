@@ -8,7 +8,7 @@ import pytest
 from concordia_env import Game, IllegalActionError, VectorGame
 from concordia_env import actions as A
 from concordia_env.observation import OBS_SIZE
-from concordia_env.pettingzoo_env import Rewarder
+from concordia_env.rewards import Rewarder
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -1,5 +1,8 @@
 """Evaluation: the learner's masked argmax policy against fixed agents, with a 95% Wilson interval.
 
+The interval is :func:`benchmarks.report.wilson_interval`, the same as the tournaments'
+(re-exported here as ``wilson_interval``).
+
 Protocol
 --------
 * The policy plays its **masked argmax** move (what ``agents.make("policy")`` plays); the
@@ -11,7 +14,7 @@ Protocol
 * **Every seat equally**: game ``i`` puts the learner in seat ``i % num_players``, so with a
   multiple of ``num_players`` games each seat (and so each start position) is played
   equally often.
-* A win is first place by the rules' tie-break (RULES §7); the result also reports the
+* A win is first place by the rules' tie-break (docs/rules.md §7); the result also reports the
   learner's mean VP and the opponents' mean VP.
 * **Turn cap**: two passive players can stall a game for ever (nobody buys the last cards
   nor builds the 15th house; an untrained argmax policy against the heuristic does). A game
@@ -21,26 +24,31 @@ Protocol
 The games are played in lockstep so that the network runs once per round on a batch of
 all games where the learner decides, not once per decision: evaluation costs about the
 engine's time plus the opponents' time.
+
+``replay_dir`` keeps evaluation games to watch: the first ``replay_games`` games (by
+default one per learner seat) are written there as self-contained HTML replays
+(:mod:`concordia_env.web`), named ``vs-<opponent>-game<i>.html``.
 """
 
 from __future__ import annotations
 
-import math
+import re
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import agents
+from benchmarks.report import wilson_interval
 from concordia_env import Game
+from concordia_env.web import record_replay
 
 from .policy_net import action_logits, masked_argmax
 
 #: separates evaluation seeds from any other use of the run's seed
 EVAL_TAG = 0xE7A1
-#: two-sided 95% normal quantile
-Z_95 = 1.959963984540054
 #: game seeds are drawn below this bound (Game.new takes any non-negative int)
 SEED_BOUND = 2**31
 #: turn cap of an evaluation game (random 2-player Italia games last about 240 turns)
@@ -79,18 +87,6 @@ class EvalResult:
         )
 
 
-def wilson_interval(wins: int, games: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (sensible at 0%, 100% and small n)."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    denom = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denom
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    # the clamps absorb rounding: the interval always contains p and stays inside [0, 1]
-    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
-
-
 def eval_seeds(seed: int, index: int, games: int) -> np.ndarray:
     """Game seeds of evaluation number ``index`` (fresh for every index)."""
     state = np.random.SeedSequence([seed, EVAL_TAG, index]).generate_state(games, dtype=np.uint64)
@@ -108,15 +104,37 @@ def evaluate(
     index: int,
     game_options: dict[str, Any] | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
+    replay_dir: str | Path | None = None,
+    replay_games: int | None = None,
 ) -> EvalResult:
-    """Play ``games`` games of the policy against ``opponent`` in every other seat."""
+    """Play ``games`` games of the policy against ``opponent`` in every other seat.
+
+    With ``replay_dir``, the first ``replay_games`` games (default: one per seat) are also
+    written there as HTML replays.
+    """
     start = time.perf_counter()
     seeds = eval_seeds(seed, index, games)
     learner_seats = np.arange(games) % num_players
     boards = [Game.new(map, num_players, int(s), **(game_options or {})) for s in seeds]
     opponents = [_opponents(opponent, num_players, int(s)) for s in seeds]
-    _play_lockstep(policy, boards, learner_seats, opponents, max_turns)
-    return _result(opponent, boards, learner_seats, time.perf_counter() - start)
+    actions: list[list[int]] = [[] for _ in boards]
+    _play_lockstep(policy, boards, learner_seats, opponents, max_turns, actions)
+    result = _result(opponent, boards, learner_seats, time.perf_counter() - start)
+    if replay_dir is not None:
+        count = min(games, num_players if replay_games is None else replay_games)
+        for i in range(count):
+            seats = [opponent] * num_players
+            seats[learner_seats[i]] = "policy (learner)"
+            start_game = Game.new(map, num_players, int(seeds[i]), **(game_options or {}))
+            replay = record_replay(start_game, actions[i], seats=seats, seed=int(seeds[i]), options=game_options)
+            Path(replay_dir).mkdir(parents=True, exist_ok=True)
+            replay.write(Path(replay_dir) / f"vs-{_file_safe(opponent)}-game{i:03d}.html")
+    return result
+
+
+def _file_safe(spec: str) -> str:
+    """An agent spec as part of a file name (``mcts:50`` -> ``mcts_50``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", spec)
 
 
 def _opponents(spec: str, num_players: int, seed: int) -> list[agents.Agent]:
@@ -134,9 +152,17 @@ def _running(game: Game, max_turns: int) -> bool:
 
 
 def _play_lockstep(
-    policy: Any, boards: list[Game], learner_seats: np.ndarray, opponents: list[list[agents.Agent]], max_turns: int
+    policy: Any,
+    boards: list[Game],
+    learner_seats: np.ndarray,
+    opponents: list[list[agents.Agent]],
+    max_turns: int,
+    actions: list[list[int]],
 ) -> None:
-    """Advance all games until over (or capped); the learner's decisions are batched through the network."""
+    """Advance all games until over (or capped); the learner's decisions are batched through the network.
+
+    ``actions[i]`` receives game ``i``'s actions in order.
+    """
     live = [i for i, g in enumerate(boards) if _running(g, max_turns)]
     while live:
         mine = [i for i in live if boards[i].current_player == learner_seats[i]]
@@ -145,13 +171,16 @@ def _play_lockstep(
             masks = np.stack([boards[i].legal_mask() for i in mine])
             for i, action in zip(mine, masked_argmax(action_logits(policy, obs), masks), strict=True):
                 boards[i].step(int(action))
+                actions[i].append(int(action))
         for i in live:
             game = boards[i]
             # opponents move until the learner decides again (or the game ends)
             while _running(game, max_turns) and game.current_player != learner_seats[i]:
                 seat = game.current_player
                 index = (seat - learner_seats[i] - 1) % game.num_players
-                game.step(opponents[i][index].act(game))
+                action = int(opponents[i][index].act(game))
+                game.step(action)
+                actions[i].append(action)
         live = [i for i in live if _running(boards[i], max_turns)]
 
 

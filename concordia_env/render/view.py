@@ -3,7 +3,8 @@
 Both renderers (the text board and the board picture) draw the same facts; collecting them
 here keeps the two in agreement and keeps the drawing code free of state offsets.
 
-Everything is read through the public ``Game`` API; nothing here knows state offsets.
+Everything is read through the public ``Game`` API (its rule queries for free slots, prices
+and the cash bonus); nothing here knows state offsets or works a rule out again.
 """
 
 from __future__ import annotations
@@ -13,20 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..cards import (
-    BONUS_MARKER_COINS,
-    CARD_COST,
     CARD_ID,
     COLONISTS_PER_PLAYER,
     GOODS,
     KIND_NAMES,
-    LAND_COLONISTS,
-    NUM_GOODS,
-    SLOT_ANY_COST,
-    SLOT_FIXED_COST,
-    STOREHOUSE_SLOTS,
+    MERCATOR_KINDS,
 )
 from ..game import Game
-from ..maps import LAND, SEA, Map
+from ..maps import Map
 from ..state import (
     LOC_STOREHOUSE,
     PATH_LOC_BASE,
@@ -171,7 +166,7 @@ def _player_view(game: Game, p: int, houses: np.ndarray) -> PlayerView:
     board: list[Colonist] = []
     stored = [0, 0]
     for slot in range(COLONISTS_PER_PLAYER):
-        kind = LAND if slot < LAND_COLONISTS else SEA
+        kind = game.colonist_kind(slot)
         if locations[slot] == LOC_STOREHOUSE:
             stored[kind] += 1
         else:
@@ -181,7 +176,7 @@ def _player_view(game: Game, p: int, houses: np.ndarray) -> PlayerView:
         index=p,
         money=game.money(p),
         goods=goods,
-        free_slots=STOREHOUSE_SLOTS - int(goods.sum()) - sum(stored),
+        free_slots=game.free_slots(p),
         houses=tuple(int(c) for c in np.flatnonzero(houses[p])),
         colonists=tuple(board),
         stored_colonists=(stored[0], stored[1]),
@@ -193,12 +188,10 @@ def _player_view(game: Game, p: int, houses: np.ndarray) -> PlayerView:
 
 
 def _display_view(game: Game) -> tuple[SlotView, ...]:
-    variant = game.display_costs_variant
     slots = []
     for slot, card in enumerate(game.display()):
-        card = int(card)
-        own = CARD_COST[card] if card >= 0 else np.zeros(NUM_GOODS, dtype=np.int32)
-        slots.append(SlotView(slot, card, own + SLOT_FIXED_COST[variant, slot], int(SLOT_ANY_COST[variant, slot])))
+        goods, any_units = game.display_price(slot) if card >= 0 else game.slot_cost(slot)
+        slots.append(SlotView(slot, int(card), goods, any_units))
     return tuple(slots)
 
 
@@ -214,10 +207,9 @@ def pending_context(game: Game) -> tuple[str, ...]:
     elif phase == PHASE_MERCATOR:
         traded = game.traded_goods()
         names = ", ".join(GOODS[g] for g in traded) if traded else "none yet"
-        out.append(f"Mercator kinds traded: {names} (at most 2)")
+        out.append(f"Mercator kinds traded: {names} (at most {MERCATOR_KINDS})")
     elif phase == PHASE_PREFECT:
-        coins = sum(int(BONUS_MARKER_COINS[g]) for g, coin_side in game.bonus_markers() if coin_side and g >= 0)
-        out.append(f"cash bonus now: {coins + game.map.cash_bonus_extra} sestertii")
+        out.append(f"cash bonus now: {game.cash_bonus()} sestertii")
     elif phase == PHASE_BUY_CARDS:
         out.append(f"cards that may still be bought: {game.buys_left}")
     elif phase == PHASE_OVERFLOW and game.current_player >= 0:

@@ -1,7 +1,8 @@
 """The one place that decides how rule functions are compiled.
 
-Rule functions are plain Python over numpy arrays, compiled with numba's ``njit`` (cached
-on disk, so only the first import of a fresh checkout pays the compile time). Setting the
+Rule functions are plain Python over numpy arrays, compiled with numba's ``njit`` on their
+first call (cached on disk, so only the first call in a fresh checkout pays the compile time;
+importing compiles nothing). Setting the
 environment variable ``NUMBA_DISABLE_JIT=1`` runs the very same functions as Python, which
 is how to step through them in a debugger or measure coverage.
 

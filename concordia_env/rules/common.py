@@ -18,6 +18,7 @@ from ..cards import (
 )
 from ..maps import M_CAPITAL, M_CITY_PROVINCE, M_CITY_SPECIAL, M_NUM_CITIES, M_PATH_END_A, M_PATH_END_B
 from ..state import (
+    CITY_GOOD,
     COLONISTS_PER_PLAYER,
     FIRST_SEA_SLOT,
     HOUSES,
@@ -48,7 +49,7 @@ def num_players(s):
 
 @njit
 def slot_kind(slot):
-    """0 for a land colonist slot, 1 for a sea colonist slot."""
+    """The kind of the colonist in a colonist slot: 0 (``maps.LAND``) for slots 0-2, 1 (``maps.SEA``) for 3-5."""
     return 0 if slot < FIRST_SEA_SLOT else 1
 
 
@@ -154,6 +155,12 @@ def house_money_cost(s, city, city_good):
 
 
 @njit
+def house_price(s, city):
+    """Money for the next house in ``city`` (whoever builds it; its goods are ``HOUSE_GOODS_COST[good]``)."""
+    return house_money_cost(s, city, s[CITY_GOOD + city])
+
+
+@njit
 def can_afford_house(s, p, city, city_good):
     if s[pbase(p) + P_MONEY] < house_money_cost(s, city, city_good):
         return False
@@ -167,20 +174,34 @@ def is_buildable_place(m, city):
 
 
 @njit
+def places_next_to(m, loc):
+    """The places a colonist at location ``loc`` may build in, as a pair (-1: none).
+
+    A colonist standing in a place is next to that place; one on a path is next to both of
+    its ends; one in the storehouse is next to nothing.
+    """
+    if loc == LOC_STOREHOUSE:
+        return -1, -1
+    if loc < PATH_LOC_BASE:
+        return loc, -1
+    path = loc - PATH_LOC_BASE
+    return m[M_PATH_END_A + path], m[M_PATH_END_B + path]
+
+
+@njit
+def next_to(m, loc, city):
+    """True if a colonist at location ``loc`` is next to ``city`` (see ``places_next_to``)."""
+    a, b = places_next_to(m, loc)
+    return a == city or b == city
+
+
+@njit
 def colonist_adjacent_to(s, m, p, city):
     """True if one of p's colonists stands in the city or on a path ending there."""
     b = pbase(p) + P_COLONISTS
     for i in range(COLONISTS_PER_PLAYER):
-        loc = s[b + i]
-        if loc == LOC_STOREHOUSE:
-            continue
-        if loc < PATH_LOC_BASE:
-            if loc == city:
-                return True
-        else:
-            path = loc - PATH_LOC_BASE
-            if m[M_PATH_END_A + path] == city or m[M_PATH_END_B + path] == city:
-                return True
+        if next_to(m, s[b + i], city):
+            return True
     return False
 
 

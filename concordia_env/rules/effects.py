@@ -29,13 +29,13 @@ from ..actions import (
     PAY_VARIANTS,
 )
 from ..cards import (
-    BONUS_MARKER_COINS,
     CARD_KIND,
     DISPLAY_SLOTS,
-    FOOD,
+    FRANKINCENSE_TRADE_MONEY,
     GOOD_PRICE,
     HOUSE_GOODS_COST,
     HOUSES_PER_PLAYER,
+    INTERMEDIATE_PRIZES,
     K_ARCHITECT,
     K_COLONIST,
     K_CONSUL,
@@ -52,12 +52,9 @@ from ..cards import (
 )
 from ..maps import (
     M_CAPITAL,
-    M_CASH_BONUS_EXTRA,
-    M_CITY_PROVINCE,
     M_FRANKINCENSE,
     M_FRANKINCENSE_PROVINCE,
     M_NILE_NEXT,
-    M_NUM_CITIES,
     M_NUM_PROVINCES,
     M_PATH_SPECIAL,
     M_VARIABLE_PROVINCE,
@@ -80,6 +77,7 @@ from ..state import (
     INCOMING,
     INTERMEDIATE_PAID,
     MAX_CITIES,
+    MAX_PLAYERS,
     NILE_MARKER,
     OPT_INTERMEDIATE,
     P_COLONISTS,
@@ -118,7 +116,6 @@ from ..state import (
 )
 from ._jit import njit
 from .common import (
-    colonists_on_board,
     free_slots,
     hand_card_of_kind,
     house_money_cost,
@@ -129,26 +126,30 @@ from .common import (
     pbase,
     storehouse_colonist_slot,
 )
-from .legal import buy_card_cost, copyable_top, diplomat_target, distance_to_path, traded_kinds
+from .facts import (
+    architect_steps,
+    cards_to_buy,
+    cash_bonus_value,
+    colonist_tax,
+    discard_size,
+    final_turns_left,
+    prefect_production,
+    specialist_production,
+    trades_left,
+    tribune_payout,
+)
+from .legal import buy_card_cost, copyable_top, diplomat_target, distance_to_path
 from .scoring import cards_score
-
-#: cards taken back by the Tribune that pay nothing; each further card pays 1 sestertius
-TRIBUNE_FREE_CARDS = 3
-#: intermediate scoring payout by rank (RULES §8)
-INTERMEDIATE_PRIZES = (2, 1)
-COLONIST_TAX_BASE = 5
-FRANKINCENSE_TRADE_MONEY = 5
 
 
 # --------------------------------------------------------------------------- turn flow
 @njit
 def trigger_end(s, p):
-    """p takes the Concordia card; every other player then has one final turn (RULES §6)."""
+    """p takes the Concordia card; every other player then has one final turn (docs/rules.md §6)."""
     if s[CONCORDIA_HOLDER] >= 0:
         return
     s[CONCORDIA_HOLDER] = p
-    # this turn's end counts too, then one turn end per other player
-    s[FINAL_TURNS_LEFT] = num_players(s)
+    s[FINAL_TURNS_LEFT] = final_turns_left(num_players(s), p, s[TURN_PLAYER])
 
 
 @njit
@@ -218,7 +219,7 @@ def begin_action(s, m, p, kind):
     """Start the action of a card kind (played, or copied by a Diplomat)."""
     s[ACTION_KIND] = kind
     if kind == K_ARCHITECT:
-        s[STEPS_LEFT] = colonists_on_board(s, p)
+        s[STEPS_LEFT] = architect_steps(s, p)
         s[PHASE] = PHASE_ARCHITECT_MOVE
     elif kind == K_PREFECT:
         s[PHASE] = PHASE_PREFECT
@@ -227,7 +228,7 @@ def begin_action(s, m, p, kind):
         s[TRADED_GOODS] = 0
         s[PHASE] = PHASE_MERCATOR
     elif kind == K_SENATOR or kind == K_CONSUL:
-        s[BUYS_LEFT] = 2 if kind == K_SENATOR else 1
+        s[BUYS_LEFT] = cards_to_buy(kind)
         s[SLOTS_BOUGHT] = 0
         s[PHASE] = PHASE_BUY_CARDS
     elif kind == K_COLONIST:
@@ -247,13 +248,12 @@ def diplomat(s, m, offset):
 @njit
 def tribune(s, m, p):
     b = pbase(p)
-    taken = 0
+    taken = discard_size(s, p)
     for t in range(NUM_CARD_TYPES):
-        taken += s[b + P_DISCARD + t]
         s[b + P_HAND + t] += s[b + P_DISCARD + t]
         s[b + P_DISCARD + t] = 0
     s[b + P_DISCARD_TOP] = -1
-    s[b + P_MONEY] += max(0, taken - TRIBUNE_FREE_CARDS)
+    s[b + P_MONEY] += tribune_payout(taken)
     if s[OPT_INTERMEDIATE] == 1 and s[b + P_INTERMEDIATE_DONE] == 0:
         intermediate_scoring(s, m, p)
     s[ACTION_KIND] = K_TRIBUNE
@@ -262,7 +262,7 @@ def tribune(s, m, p):
 
 @njit
 def intermediate_scoring(s, m, p):
-    """First Tribune: score the cards onto the VP marker; pay out once everyone has (RULES §8).
+    """First Tribune: score the cards onto the VP marker; pay out once everyone has (docs/rules.md §8).
 
     **Decision**: ranks are competition ranks: a player's rank is 1 + the number of
     players with a strictly higher total, so two players tied for first both get 2 and
@@ -339,27 +339,17 @@ def move_to_special_squares(s, m, p):
 # --------------------------------------------------------------------------- Prefect
 @njit
 def produce(s, m, province, bonus_good):
-    """Production in a province: the bonus for the player, 1 good per house for its owner."""
+    """Production in a province: the goods of ``prefect_production``, then the marker, the Nile and the traders."""
     p = s[TURN_PLAYER]
-    units = 1
+    prefect_production(s, m, p, province, bonus_good, s[INCOMING : INCOMING + MAX_PLAYERS * NUM_GOODS])
     if s[PRAEFECTUS_MAGNUS] == p:
-        units = 2
         s[PM_PASS_PENDING] = 1
-    s[INCOMING + p * NUM_GOODS + bonus_good] += units
     s[BONUS_GOOD + province] = bonus_good
     s[BONUS_COIN_SIDE + province] = 1
     if s[NILE_MARKER] == province:
-        s[INCOMING + p * NUM_GOODS + FOOD] += 1
         s[NILE_MARKER] = m[M_NILE_NEXT + province]
     if m[M_FRANKINCENSE_PROVINCE + province] == 1:
         pay_frankincense_traders(s, m)
-    n = num_players(s)
-    for c in range(m[M_NUM_CITIES]):
-        if m[M_CITY_PROVINCE + c] != province:
-            continue
-        for q in range(n):
-            if s[HOUSES + q * MAX_CITIES + c] == 1:
-                s[INCOMING + q * NUM_GOODS + s[CITY_GOOD + c]] += 1
     store_incoming(s)
 
 
@@ -376,10 +366,9 @@ def pay_frankincense_traders(s, m):
 @njit
 def cash_bonus(s, m):
     p = s[TURN_PLAYER]
-    coins = m[M_CASH_BONUS_EXTRA]
+    coins = cash_bonus_value(s, m)
     for v in range(m[M_NUM_PROVINCES]):
         if s[BONUS_COIN_SIDE + v] == 1:
-            coins += BONUS_MARKER_COINS[s[BONUS_GOOD + v]]
             s[BONUS_COIN_SIDE + v] = 0
             if v == m[M_VARIABLE_PROVINCE]:
                 s[BONUS_GOOD + v] = -1  # the Gavdos marker is removed
@@ -411,7 +400,7 @@ def store_what_is_forced(s, q):
     """Store q's incoming goods where no choice exists; True if q must still choose.
 
     Everything fits: all is stored. No free slot: the rest is lost. One kind left: fill
-    the free slots with it. Otherwise q chooses one good at a time (RULES §5).
+    the free slots with it. Otherwise q chooses one good at a time (docs/rules.md §5).
     """
     base = INCOMING + q * NUM_GOODS
     gb = pbase(q) + P_GOODS
@@ -454,9 +443,7 @@ def keep_good(s, good):
 
 @njit
 def specialist(s, m, p, good):
-    for c in range(m[M_NUM_CITIES]):
-        if s[HOUSES + p * MAX_CITIES + c] == 1 and s[CITY_GOOD + c] == good:
-            s[INCOMING + p * NUM_GOODS + good] += 1
+    s[INCOMING + p * NUM_GOODS + good] += specialist_production(s, m, p, good)
     store_incoming(s)
 
 
@@ -487,8 +474,8 @@ def buy_card(s, slot, variant):
 
 
 @njit
-def slide_and_refill(s, p):
-    """Close the gaps to the left, refill from the stack; buying the last card ends the game."""
+def close_up_display(s):
+    """Slide the display's cards to the left over the empty slots; returns how many there are."""
     filled = 0
     for slot in range(DISPLAY_SLOTS):
         card = s[DISPLAY + slot]
@@ -496,20 +483,39 @@ def slide_and_refill(s, p):
             s[DISPLAY + slot] = -1
             s[DISPLAY + filled] = card
             filled += 1
+    return filled
+
+
+@njit
+def refill_display(s):
+    """Fill the display's empty slots (closed up: at its right end) from the stack while it lasts.
+
+    Returns the cards in the display afterwards.
+    """
+    filled = 0
+    while filled < DISPLAY_SLOTS and s[DISPLAY + filled] >= 0:
+        filled += 1
     while filled < DISPLAY_SLOTS and s[STACK_SIZE] > 0:
         s[STACK_SIZE] -= 1
         s[DISPLAY + filled] = s[STACK + s[STACK_SIZE]]
         s[STACK + s[STACK_SIZE]] = -1
         filled += 1
-    if filled == 0 and s[SLOTS_BOUGHT] != 0:
+    return filled
+
+
+@njit
+def slide_and_refill(s, p):
+    """Close the gaps to the left, refill from the stack; buying the last card ends the game."""
+    close_up_display(s)
+    if refill_display(s) == 0 and s[SLOTS_BOUGHT] != 0:
         trigger_end(s, p)
 
 
 # --------------------------------------------------------------------------- Colonist
 @njit
-def colonist_tax(s, m):
+def collect_tax(s, m):
     p = s[TURN_PLAYER]
-    s[pbase(p) + P_MONEY] += COLONIST_TAX_BASE + colonists_on_board(s, p)
+    s[pbase(p) + P_MONEY] += colonist_tax(s, p)
     end_action(s, m)
 
 
@@ -549,7 +555,7 @@ def apply_action(s, m, a):
         place_colonist(s, s[TURN_PLAYER], (a - A_SETTLE) // MAX_CITIES, (a - A_SETTLE) % MAX_CITIES)
         s[PHASE] = PHASE_COLONIST_SETTLE
     elif a == A_TAX:
-        colonist_tax(s, m)
+        collect_tax(s, m)
     elif a < A_DONE:
         place_colonist(s, s[TURN_PLAYER], a - A_TRIBUNE_COLONIST, m[M_CAPITAL])
         end_action(s, m)
@@ -560,5 +566,5 @@ def apply_action(s, m, a):
 def close_finished_parts(s, m):
     """Actions that have used up their allowance end by themselves."""
     phase = s[PHASE]
-    if (phase == PHASE_MERCATOR and traded_kinds(s) >= 2) or (phase == PHASE_BUY_CARDS and s[BUYS_LEFT] == 0):
+    if (phase == PHASE_MERCATOR and trades_left(s) <= 0) or (phase == PHASE_BUY_CARDS and s[BUYS_LEFT] == 0):
         end_action(s, m)

@@ -40,6 +40,7 @@ from ..cards import (
     HOUSES_PER_PLAYER,
     K_CONSUL,
     K_DIPLOMAT,
+    MERCATOR_KINDS,
     NUM_GOODS,
     NUM_KINDS,
     SLOT_ANY_COST,
@@ -200,25 +201,47 @@ def path_is_free_for(m, occupancy, path, kind):
 
 
 @njit
+def slot_cost(s, slot, out):
+    """The cost printed under display ``slot`` (standard or alternative side): goods into ``out``,
+    returns the units of "any" good (a good of the buyer's choice)."""
+    table = s[OPT_DISPLAY_COSTS]
+    for g in range(NUM_GOODS):
+        out[g] = SLOT_FIXED_COST[table, slot, g]
+    return SLOT_ANY_COST[table, slot]
+
+
+@njit
+def display_price(s, slot, kind, out):
+    """The price of the display card in ``slot``: goods into ``out``, returns the units of "any" good.
+
+    The Senator pays the card's own cost plus the slot's cost; the Consul pays the card's own
+    cost only. An empty slot costs what is printed under it.
+    """
+    any_units = 0
+    if kind == K_CONSUL:
+        for g in range(NUM_GOODS):
+            out[g] = 0
+    else:
+        any_units = slot_cost(s, slot, out)
+    card = s[DISPLAY + slot]
+    if card >= 0:
+        for g in range(NUM_GOODS):
+            out[g] += CARD_COST[card, g]
+    return any_units
+
+
+@njit
 def buy_card_cost(s, slot, variant, kind, out):
     """Goods to pay for the display card in ``slot``; False if this payment variant is not allowed.
 
-    The Senator pays the card's own cost plus the slot's cost, the Consul only the card's
-    own cost. Variant 0 means "no 'any' good", variant 1+g pays the slot's "any" with good g.
+    Variant 0 means "no 'any' good", variant 1+g pays the slot's "any" with good g (see
+    ``display_price``).
     """
-    card = s[DISPLAY + slot]
-    for g in range(NUM_GOODS):
-        out[g] = CARD_COST[card, g]
-    if kind == K_CONSUL:
-        return variant == 0
-    table = s[OPT_DISPLAY_COSTS]
-    needs_any = SLOT_ANY_COST[table, slot] > 0
-    if needs_any != (variant > 0):
+    any_units = display_price(s, slot, kind, out)
+    if (any_units > 0) != (variant > 0):
         return False
-    for g in range(NUM_GOODS):
-        out[g] += SLOT_FIXED_COST[table, slot, g]
     if variant > 0:
-        out[variant - 1] += 1
+        out[variant - 1] += any_units
     return True
 
 
@@ -313,9 +336,15 @@ def traded_kinds(s):
 
 
 @njit
+def trades_left(s):
+    """Kinds of goods the pending Mercator action may still trade."""
+    return MERCATOR_KINDS - traded_kinds(s)
+
+
+@njit
 def legal_mercator(s, p, mask):
     mask[A_DONE] = True
-    if traded_kinds(s) >= 2:
+    if trades_left(s) <= 0:
         return
     b = pbase(p)
     free = free_slots(s, p)
@@ -330,24 +359,29 @@ def legal_mercator(s, p, mask):
 
 
 @njit
+def can_buy(s, p, slot, variant, kind, cost):
+    """True if p holds the goods to buy the display card in ``slot`` this way (``cost``: scratch)."""
+    if s[DISPLAY + slot] < 0 or not buy_card_cost(s, slot, variant, kind, cost):
+        return False
+    gb = pbase(p) + P_GOODS
+    for g in range(NUM_GOODS):
+        if s[gb + g] < cost[g]:
+            return False
+    return True
+
+
+@njit
 def legal_buy_cards(s, p, mask):
     mask[A_DONE] = True
     if s[BUYS_LEFT] <= 0:
         return
     kind = s[ACTION_KIND]
     cost = np.zeros(NUM_GOODS, dtype=np.int32)
-    gb = pbase(p) + P_GOODS
     for slot in range(DISPLAY_SLOTS):
-        if s[DISPLAY + slot] < 0 or (s[SLOTS_BOUGHT] >> slot) & 1:
+        if (s[SLOTS_BOUGHT] >> slot) & 1:
             continue
         for variant in range(PAY_VARIANTS):
-            if not buy_card_cost(s, slot, variant, kind, cost):
-                continue
-            ok = True
-            for g in range(NUM_GOODS):
-                if s[gb + g] < cost[g]:
-                    ok = False
-            if ok:
+            if can_buy(s, p, slot, variant, kind, cost):
                 mask[A_BUY_CARD + slot * PAY_VARIANTS + variant] = True
 
 

@@ -1,7 +1,9 @@
-"""Final scoring (RULES §7): VP per god, the Concordia card, special squares, tie-break.
+"""Final scoring (docs/rules.md §7): VP per god, the Concordia card, special squares.
 
 ``score_parts`` fills one row of VP per scoring category for a player *as if the game
 ended now*; the final score is the same computation once the game is over.
+``score_totals`` is the one way to total them (``Game.scores``, observations and rewards).
+The VP per unit and the caps of each god come from the card data (:mod:`concordia_env.cards`).
 """
 
 from __future__ import annotations
@@ -15,17 +17,25 @@ from ..cards import (
     CONCORDIA_VP,
     FIRST_SPECIALIST,
     JUPITER,
+    JUPITER_CAP,
+    JUPITER_VP,
     KIND_MINERVA_VP,
     KIND_SPECIALIST_GOOD,
     MARS,
+    MARS_CAP,
+    MARS_VP,
     MERCURIUS,
+    MERCURIUS_CAP,
+    MERCURIUS_VP,
     MINERVA,
     NUM_CARD_TYPES,
     NUM_GODS,
     NUM_GOODS,
     SATURNUS,
+    SATURNUS_VP,
     SPECIAL_SQUARE_VP,
     VESTA,
+    VESTA_SESTERTII_PER_VP,
 )
 from ..maps import M_CITY_PROVINCE, M_CITY_SPECIAL, M_NUM_CITIES
 from ..state import (
@@ -34,6 +44,7 @@ from ..state import (
     CONCORDIA_HOLDER,
     HOUSES,
     MAX_CITIES,
+    NUM_PLAYERS,
     P_COLONISTS,
     P_DISCARD,
     P_HAND,
@@ -46,10 +57,6 @@ from .common import colonists_on_board, goods_value, pbase
 SPECIAL_PART = NUM_GODS
 CONCORDIA_PART = NUM_GODS + 1
 NUM_SCORE_PARTS = NUM_GODS + 2
-#: per-card caps of the gods that have one (RULES §7)
-JUPITER_CAP = 15
-MERCURIUS_CAP = 10
-MARS_CAP = 12
 
 
 @njit
@@ -142,11 +149,11 @@ def score_parts(s, m, p, out, with_concordia):
     """
     god_card_counts(s, p, out)
     houses, brick, goods, provinces = house_summary(s, m, p)
-    out[VESTA] *= (s[pbase(p) + P_MONEY] + goods_value(s, p)) // 10
-    out[JUPITER] *= min(houses - brick, JUPITER_CAP)
-    out[SATURNUS] *= count_bits(provinces)
-    out[MERCURIUS] *= min(2 * count_bits(goods), MERCURIUS_CAP)
-    out[MARS] *= min(2 * colonists_on_board(s, p), MARS_CAP)
+    out[VESTA] *= (s[pbase(p) + P_MONEY] + goods_value(s, p)) // VESTA_SESTERTII_PER_VP
+    out[JUPITER] *= min(JUPITER_VP * (houses - brick), JUPITER_CAP)
+    out[SATURNUS] *= SATURNUS_VP * count_bits(provinces)
+    out[MERCURIUS] *= min(MERCURIUS_VP * count_bits(goods), MERCURIUS_CAP)
+    out[MARS] *= min(MARS_VP * colonists_on_board(s, p), MARS_CAP)
     minerva = 0
     for t in range(NUM_CARD_TYPES):
         kind = CARD_KIND[t]
@@ -163,10 +170,19 @@ def score_parts(s, m, p, out, with_concordia):
 def cards_score(s, m, p):
     """VP of player p's cards alone: the six gods, without the special squares or Concordia.
 
-    This is what the intermediate scoring counts (RULES §8 scores "all their cards as in
-    §7"); the 7 VP of a colonist on an Aegyptus special square are paid "at the end of the
-    game" (RULES §9) and are not a card.
+    This is what the intermediate scoring counts (docs/rules.md §8: the cards as in §7);
+    the 7 VP of a colonist on an Aegyptus special square are paid at the end of the game
+    (§9.1) and are not a card.
     """
     parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
     score_parts(s, m, p, parts, False)
     return parts[:NUM_GODS].sum()
+
+
+@njit
+def score_totals(s, m, out):
+    """Every player's total VP as if the game ended now into ``out[p]`` (Concordia card included)."""
+    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
+    for p in range(s[NUM_PLAYERS]):
+        score_parts(s, m, p, parts, True)
+        out[p] = parts.sum()

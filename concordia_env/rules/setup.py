@@ -1,4 +1,4 @@
-"""A new game from a seed (RULES §2). Plain Python: it runs once per game.
+"""A new game from a seed (docs/rules.md §2). Plain Python: it runs once per game.
 
 The seed drives one ``numpy.random.Generator``; the draws happen in a fixed order (city
 tokens letter by letter, then each deck, then the start player), so a seed always gives
@@ -56,7 +56,7 @@ from ..state import (
 
 
 def check_setup(m: Map, num_players: int) -> None:
-    """Refuse a map/player-count combination the rules do not allow (RULES §2.1)."""
+    """Refuse a map/player-count combination the rules do not allow (docs/rules.md §2.1)."""
     if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool):
         raise ValueError(f"num_players must be an int, got {num_players!r}")
     if num_players not in m.players:
@@ -92,7 +92,7 @@ def empty_state(m: Map, num_players: int, intermediate_scoring: bool, display_co
 
 
 def most_valuable_goods(m: Map, s: np.ndarray) -> None:
-    """Each province's bonus marker shows the most valuable good of its cities (RULES §2.3)."""
+    """Each province's bonus marker shows the most valuable good of its cities (docs/rules.md §2.3)."""
     for v, (name, cities) in enumerate(m.provinces.items()):
         if name == m.variable_bonus_province:
             continue  # Gavdos: no marker until someone produces there
@@ -108,7 +108,7 @@ def new_state(
     display_costs: str = "standard",
     start_player: int | None = None,
 ) -> np.ndarray:
-    """Set up a new game (RULES §2)."""
+    """Set up a new game (docs/rules.md §2)."""
     s = empty_state(m, num_players, intermediate_scoring, display_costs)
     rng = np.random.default_rng(seed)
     # 2. city tokens, shuffled per letter, one per city of that letter
@@ -146,3 +146,20 @@ def new_state(
     if m.nile_route:
         s[NILE_MARKER] = m.province_index(m.nile_route[0])
     return s
+
+
+def shuffle_hidden_stack(s: np.ndarray, rng: np.random.Generator) -> None:
+    """Reshuffle the face-down stack in place, each deck's cards among their own positions.
+
+    The stack is stored bottom first (``STACK``, ``STACK_SIZE`` cards); deck I lies on top of
+    deck II and so on (step 4 of ``new_state``), which every player knows, so only the order
+    inside each deck's segment is hidden. Each segment is sorted before it is permuted, so the
+    result depends on which cards are left and on ``rng``, never on their real (hidden) order:
+    a search that reshuffles cannot peek through it.
+    """
+    size = int(s[STACK_SIZE])
+    cards = s[STACK : STACK + size]
+    decks = CARD_DECK[cards]
+    for deck in np.unique(decks):
+        where = np.flatnonzero(decks == deck)
+        cards[where] = np.sort(cards[where])[rng.permutation(len(where))]

@@ -31,7 +31,7 @@ def test_spec_options_are_parsed_by_agent():
 
 
 def test_bad_specs_are_refused():
-    with pytest.raises(ValueError, match="takes no ':' option"):
+    with pytest.raises(ValueError, match="takes no bare ':' value"):
         agents.parse_spec("heuristic:3")
     with pytest.raises(ValueError, match="unknown agent"):
         agents.make("alphazero")

@@ -98,10 +98,12 @@ def test_pettingzoo_adapter_plays_a_policy_from_observations_alone(model_path):
     env.reset(seed=4)
     players = {name: PettingZooAgent("policy", path=model_path) for name in env.agents}
     # an untrained policy plays long games: a few hundred decisions show the plumbing works
+    taken = 0
     for name in env.agent_iter(max_iter=300):
         observation, _, termination, truncation, _ = env.last()
         action = None if termination or truncation else players[name].act(observation)
         if action is not None:
             assert observation["action_mask"][action] == 1
+            taken += 1
         env.step(action)
-    assert env.unwrapped.game.decision_count >= 290
+    assert taken >= 200 and env.unwrapped.game.decision_count == taken

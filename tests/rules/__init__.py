@@ -1,1 +1,1 @@
-"""Position-based tests of every rule of the base game (RULES.md), one module per concern."""
+"""Position-based tests of every rule of the base game (docs/rules.md), one module per concern."""

@@ -1,4 +1,4 @@
-"""Architect (RULES §4): movement steps, land/sea paths, occupied paths, building and its cost.
+"""Architect (docs/rules.md §4.2): movement steps, land/sea paths, occupied paths, building and its cost.
 
 Distances are recomputed here by a breadth-first search over the map's path list, not
 read from the engine's precomputed tables, so a wrong table fails these tests.
@@ -31,7 +31,7 @@ from concordia_env import actions as A
 from concordia_env.cards import K_ARCHITECT
 from concordia_env.state import PHASE_ARCHITECT_BUILD, STEPS_LEFT
 
-#: RULES §4 Architect: money for a house before the multiplier, and the goods paid
+#: docs/rules.md §4.2: money for a house before the multiplier, and the goods paid
 HOUSE_MONEY = {"brick": 1, "food": 2, "tool": 3, "wine": 4, "cloth": 5}
 HOUSE_GOODS = {
     "brick": {"food": 1},

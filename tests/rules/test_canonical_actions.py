@@ -71,7 +71,7 @@ def path_steps(game: Game, loc: int) -> dict[int, int]:
     """Steps from a colonist location to every path it could reach (breadth-first over the paths).
 
     From a place, its paths are one step away; a path leads on to the paths of its kind that
-    share an end, except through a special square (a dead end, RULES on Aegyptus).
+    share an end, except through a special square (a dead end, docs/rules.md §9.1).
     """
     m = game.map
     special = {m.place_index(sq) for sq in m.special_squares}

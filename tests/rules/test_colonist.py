@@ -1,4 +1,4 @@
-"""Colonist (RULES §4): settle new colonists in the capital or own-house cities, or tax."""
+"""Colonist (docs/rules.md §4.8): settle new colonists in the capital or own-house cities, or tax."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Diplomat (RULES §4): copy the top card of an opponent's discard pile."""
+"""Diplomat (docs/rules.md §4.5): copy the top card of an opponent's discard pile."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""End of the game (RULES §6): the trigger, the Concordia card, one final turn for every other player."""
+"""End of the game (docs/rules.md §6): the trigger, the Concordia card, one final turn for every other player."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Aegyptus (RULES §9, seed 003): shared sea paths, the Nile, the Red Sea, special squares,
+"""Aegyptus (docs/rules.md §9.1, seed 003): shared sea paths, the Nile, the Red Sea, special squares,
 the Nile food marker and the frankincense trade."""
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def test_colonist_on_a_square_never_moves_and_cannot_build() -> None:
     mask = game.legal_mask()
     moves = mask[A.A_MOVE + SEA0 * A.MAX_PATHS : A.A_MOVE + (SEA0 + 1) * A.MAX_PATHS]
     assert not moves.any()
-    # steps still count the colonist on the square ([decision] RULES §9): 2 colonists, 2 steps
+    # steps still count the colonist on the square ([decision] docs/rules.md §9.1): 2 colonists, 2 steps
     assert game.state[STEPS_LEFT] == 2
     meroe = game.map.place_index("Meroe")
     assert mask[A.A_BUILD + meroe]  # through the land colonist between Meroe and Napata

@@ -1,4 +1,4 @@
-"""Creta (RULES §9, seed 003): Knossos, the Gavdos variable bonus, +2 on every cash bonus;
+"""Creta (docs/rules.md §9.2, seed 003): Knossos, the Gavdos variable bonus, +2 on every cash bonus;
 and the alternative display slot costs, a game option on every map."""
 
 from __future__ import annotations
@@ -131,8 +131,8 @@ def test_cash_bonus_on_creta_pays_two_even_without_coins() -> None:
 
 
 def test_gavdos_cloth_marker_shows_one_coin() -> None:
-    """[decision] RULES §9: the marker of the chosen good counts its own coins (cloth 1);
-    seed 003 (Spanish) says the marker shows two coins — RULES.md is followed."""
+    """[decision] docs/rules.md §9.2: the marker of the chosen good counts its own coins (cloth 1);
+    seed 003 (Spanish) says the marker shows two coins — docs/rules.md follows RULES.md."""
     game = creta()
     prefect(game, 0)
     game.step(A.A_PRODUCE + game.map.province_index(GAVDOS))

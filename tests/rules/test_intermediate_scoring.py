@@ -1,4 +1,4 @@
-"""Intermediate scoring (RULES §8, optional): score at the first Tribune, pay 2/1 once all have."""
+"""Intermediate scoring (docs/rules.md §8, optional): score at the first Tribune, pay 2/1 once all have."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def test_off_by_default() -> None:
 
 
 def test_a_colonist_on_a_special_square_is_not_a_card() -> None:
-    """Aegyptus: the square's 7 VP are paid at the end (RULES §9), not at the first Tribune."""
+    """Aegyptus: the square's 7 VP are paid at the end (docs/rules.md §9.1), not at the first Tribune."""
     markers = []
     for where in ("sea:Meroe-Napata", "gold"):
         game = new_game(2, map="aegyptus", start_player=0, intermediate_scoring=True)

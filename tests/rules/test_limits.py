@@ -1,4 +1,4 @@
-"""Limits (RULES §5): 6 colonists (3 land, 3 sea) and 15 houses per player."""
+"""Limits (docs/rules.md §5): 6 colonists (3 land, 3 sea) and 15 houses per player."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Mercator (RULES §4): 3 or 5 sestertii, then trade up to two kinds within money and space."""
+"""Mercator (docs/rules.md §4.4): 3 or 5 sestertii, then trade up to two kinds within money and space."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from concordia_env import actions as A
 from concordia_env.cards import BRICK, CLOTH, FOOD, GOODS, K_MERCATOR, K_MERCATOR_BOUGHT, TOOL, WINE
 from concordia_env.state import PHASE_MERCATOR
 
-#: RULES §1: the fixed bank price of each good
+#: docs/rules.md §1: the fixed bank price of each good
 PRICE = {BRICK: 3, FOOD: 4, TOOL: 5, WINE: 6, CLOTH: 7}
 
 

@@ -1,4 +1,4 @@
-"""Prefect (RULES §4, §5): production, bonus markers, cash bonus, the Praefectus Magnus."""
+"""Prefect (docs/rules.md §4.3, §5): production, bonus markers, cash bonus, the Praefectus Magnus."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from concordia_env import actions as A
 from concordia_env.cards import K_PREFECT
 from concordia_env.state import PHASE_OVERFLOW, PHASE_PLAY_CARD, PHASE_PREFECT
 
-#: RULES §1: coins on a bonus marker's coin side
+#: docs/rules.md §1: coins on a bonus marker's coin side
 MARKER_COINS = {"brick": 2, "food": 2, "tool": 2, "wine": 2, "cloth": 1}
 EMPTY = {"brick": 0, "food": 0, "tool": 0, "wine": 0, "cloth": 0}
 

@@ -1,4 +1,4 @@
-"""Final scoring (RULES §7): VP per god with caps, Minerva values, the tie-break."""
+"""Final scoring (docs/rules.md §7): VP per god with caps, Minerva values, the tie-break."""
 
 from __future__ import annotations
 

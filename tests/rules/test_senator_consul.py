@@ -1,4 +1,4 @@
-"""Senator and Consul (RULES §4): buying display cards, slot costs, slide and refill."""
+"""Senator and Consul (docs/rules.md §4.6, §4.7): buying display cards, slot costs, slide and refill."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from concordia_env import actions as A
 from concordia_env.cards import BRICK, CARD_ID, CLOTH, FOOD, GOODS, K_CONSUL, K_SENATOR, TOOL, WINE
 from concordia_env.state import PHASE_BUY_CARDS
 
-#: RULES §4 / cards.json: extra cost under each display slot (standard side), "any" = a good of choice
+#: docs/rules.md §4.6, §4.7 / cards.json: extra cost under each display slot (standard side), "any" = a good of choice
 SLOT_COST = [[], ["any"], ["any"], ["cloth"], ["cloth"], ["any", "cloth"], ["cloth", "cloth"]]
 ALTERNATIVE_SLOT_COST = [[], ["any"], ["any"], ["wine"], ["cloth"], ["any", "wine"], ["wine", "cloth"]]
 DISPLAY = ["Mason/I", "Colonist/I", "Architect/I", "Prefect/I", "Smith/I", "Farmer/I", "Mercator/I"]

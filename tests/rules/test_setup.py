@@ -1,6 +1,6 @@
-"""Setup (RULES §2): city tokens, bonus markers, the card stack, players' starting material.
+"""Setup (docs/rules.md §2): city tokens, bonus markers, the card stack, players' starting material.
 
-The expected numbers are written out here from RULES.md rather than read from the
+The expected numbers are written out here from docs/rules.md rather than read from the
 engine's data files, so a wrong data file fails these tests too.
 """
 
@@ -16,7 +16,7 @@ from concordia_env import Game
 from concordia_env.cards import CARD_DECK, CARD_ID, GOODS
 from concordia_env.state import BONUS_COIN_SIDE, BONUS_GOOD, STACK, STACK_SIZE
 
-#: RULES §1: city tokens per letter
+#: docs/rules.md §1: city tokens per letter
 TOKENS = {
     "A": {"brick": 2, "food": 2, "tool": 1, "wine": 1, "cloth": 1},
     "B": {"brick": 2, "food": 2, "tool": 2, "wine": 1, "cloth": 1},
@@ -24,7 +24,7 @@ TOKENS = {
     "D": {"brick": 1, "food": 1, "tool": 1, "wine": 1, "cloth": 1},
 }
 PRICE = {"brick": 3, "food": 4, "tool": 5, "wine": 6, "cloth": 7}
-#: RULES §2.1 (and the [decision] for the expansion maps)
+#: docs/rules.md §2.1 (and the [decision] for the expansion maps)
 PLAYERS = {"imperium": (3, 4, 5), "italia": (2, 3, 4), "aegyptus": (2, 3, 4, 5), "creta": (2, 3, 4, 5)}
 LETTERS = {"imperium": "ABCD", "italia": "ABC", "aegyptus": "ACD", "creta": "ABD"}
 CITIES_WITH_TOKEN = {"imperium": 30, "italia": 25, "aegyptus": 22, "creta": 20}
@@ -77,7 +77,7 @@ def test_bonus_marker_is_the_most_valuable_good_goods_side_up(map_name: str, see
     goods = goods_by_city(game)
     for v, (province, cities) in enumerate(game.map.provinces.items()):
         if province == game.map.variable_bonus_province:
-            continue  # Gavdos: no marker at setup (RULES §9)
+            continue  # Gavdos: no marker at setup (docs/rules.md §9.2)
         best = max((goods[c] for c in cities), key=PRICE.__getitem__)
         assert GOODS[game.state[BONUS_GOOD + v]] == best, province
         assert game.state[BONUS_COIN_SIDE + v] == 0, province

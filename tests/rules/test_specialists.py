@@ -1,4 +1,4 @@
-"""Specialists (RULES §4): every own house in a city of the card's good produces one unit."""
+"""Specialists (docs/rules.md §4.9): every own house in a city of the card's good produces one unit."""
 
 from __future__ import annotations
 

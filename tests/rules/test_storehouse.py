@@ -1,4 +1,4 @@
-"""Storehouse overflow (RULES §5): the receiving player chooses, filling every free slot."""
+"""Storehouse overflow (docs/rules.md §5): the receiving player chooses, filling every free slot."""
 
 from __future__ import annotations
 

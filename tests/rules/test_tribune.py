@@ -1,4 +1,4 @@
-"""Tribune (RULES §4): take the discard pile back, money beyond 3 cards, one optional colonist."""
+"""Tribune (docs/rules.md §4.1): take the discard pile back, money beyond 3 cards, one optional colonist."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The worked examples of the original rules (seed 000; RULES.md §7 for the scoring one).
+"""The worked examples of the original rules (seed 000; docs/rules.md §7 for the scoring one).
 
 Each test rebuilds the example's position on the Imperium map and checks the numbers
 the rule book gives. Player colours: Red is player 0 unless the example says otherwise.

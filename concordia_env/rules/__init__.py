@@ -1,0 +1,24 @@
+"""The rules of Concordia as compiled functions of the state array (``docs/rules.md``).
+
+One module per concern, each the only home of its rules:
+
+* :mod:`.setup`: a new game from a seed (plain Python, runs once per game);
+* :mod:`.legal`: the legal-action mask, one function per decision;
+* :mod:`.effects`: what each action does, one section per card, and the turn flow;
+* :mod:`.scoring`: the gods, the Concordia card and the special squares;
+* :mod:`.facts`: the public rule queries (free slots, house prices, production, cash bonus,
+  buy costs, reach, ...) that everything outside ``rules/`` asks instead of re-deriving;
+* :mod:`.engine`: the entry points ``Game`` and ``VectorGame`` call (check and apply an
+  action, batches, random playouts);
+* :mod:`.common`: small helpers shared by the above.
+
+``njit`` is how a function joins the compiled rules (cached on disk, recompiled after any
+edit of the package); code outside ``rules/`` that compiles its own functions over the
+state (observations, fast rollouts) uses it from here.
+"""
+
+from __future__ import annotations
+
+from ._jit import njit
+
+__all__ = ["njit"]
