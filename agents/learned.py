@@ -23,7 +23,8 @@ again from where the game is.
 * ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
   the best one, with probability ``epsilon`` per decision (training's exploration);
 * ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
-  the candidates (options and features) and the index of the one played (training's data).
+  the candidates (options and features) and the index of the one played (training's data);
+* ``strict``: see :class:`agents.base.Agent` (an illegal planned action raises).
 """
 
 from __future__ import annotations
@@ -78,8 +79,9 @@ class LearnedAgent(Agent):
         record: bool = False,
         simulations: int = 0,
         time_per_move: float | None = None,
+        strict: bool | None = None,
     ) -> None:
-        super().__init__(seed)
+        super().__init__(seed, strict)
         if model is not None and path is not None:
             raise ValueError("give either a model or a path, not both")
         if temperature < 0:
@@ -101,9 +103,13 @@ class LearnedAgent(Agent):
             if record or temperature > 0:
                 raise ValueError("record and temperature apply to the search-free agent (simulations=0)")
             self._search = ModelGuidedSearch(
-                self.model_for, seed=seed, simulations=max(1, simulations), time_per_move=time_per_move
+                self.model_for,
+                seed=seed,
+                simulations=max(1, simulations),
+                time_per_move=time_per_move,
+                strict=self.strict,
             )
-        self._rules = HeuristicAgent()
+        self._rules = HeuristicAgent(strict=self.strict)
         self._plan: TurnPlan | None = None
         #: (player, candidates, index played) for every decision taken, when recording
         self.trace: list[tuple[int, Candidates, int]] = []
