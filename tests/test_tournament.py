@@ -256,9 +256,14 @@ def test_tasks_carry_everything_a_remote_worker_needs():
 def test_strength_bars_judge_the_rate_and_the_time_budget():
     from benchmarks.strength_bars import judge, strength_bars
 
-    heuristic_bar, mcts_bar = strength_bars(games_heuristic=8, games_mcts=4, mcts_spec="mcts:1", seed=0)
+    heuristic_bar, mcts_bar, *learned = strength_bars(games_heuristic=8, games_mcts=4, mcts_spec="mcts:1", seed=0)
     assert Counter(heuristic_bar.config.agents) == {"heuristic": 1, "random": 3}
     assert (mcts_bar.config.map, mcts_bar.config.players) == ("italia", 2)
+    by_key = {bar.key: bar for bar in learned}
+    assert set(by_key) == {"learned-random", "learned-heuristic", "learned-mcts", "learned-imperium"}
+    assert by_key["learned-mcts"].config.agents == ("learned", "mcts:1")
+    assert Counter(by_key["learned-imperium"].config.agents) == {"learned": 1, "heuristic": 3}
+    assert by_key["learned-heuristic"].config.games == 400
 
     def summary(agent, wins, seats, ms):
         stats = {"agent": agent, "wins": wins, "seats": seats, "win_rate": wins / seats, "ms_per_decision": ms}
