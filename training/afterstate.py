@@ -693,12 +693,12 @@ def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> 
         "",
         "![learning curve](learning_curve.png)",
         "",
-        "| iteration | opponent | games | win rate | 95% CI |",
-        "| ---: | --- | ---: | ---: | --- |",
+        "| evaluation | learner decisions so far | opponent | games | win rate | 95% CI |",
+        "| ---: | ---: | --- | ---: | ---: | --- |",
     ]
     per_eval = max(1, len(c.eval_opponents))
     for k, r in enumerate(run.state.results()):
-        lines.append(f"| {k // per_eval + 1} | {r.opponent} | {r.games} | {r.win_rate:.1%} | "
+        lines.append(f"| {k // per_eval + 1} | {r.timesteps:,} | {r.opponent} | {r.games} | {r.win_rate:.1%} | "
                      f"{r.ci_low:.1%} – {r.ci_high:.1%} |")  # fmt: skip
     lines += [
         "",
@@ -710,7 +710,7 @@ def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> 
         f"**{summary['games_per_hour']:,.0f} games/hour**, "
         f"**{summary['learner_decisions_per_second']:.1f} learner decisions/s**",
         f"- fitting: {summary['fit_seconds'] / 60:.1f} min; evaluating: {summary['eval_seconds'] / 60:.1f} min; "
-        f"wall clock: {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
+        f"wall clock of the last session: {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
         "",
         "## Fits",
         "",
