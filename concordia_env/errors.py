@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import reprlib
+
 
 class IllegalActionError(ValueError):
     """An action the rules do not allow in this position.
@@ -15,3 +17,35 @@ class IllegalActionError(ValueError):
         self.reason = reason
         what = f"action {action}" + (f" ({description})" if description else "")
         super().__init__(f"illegal {what}: {reason}")
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type: a string where a bool is expected, a float where an index is.
+
+    It is a ``TypeError`` because that is what it is, and a ``ValueError`` because every
+    bad argument of a public entry point raised one before types were checked strictly:
+    ``except ValueError`` keeps catching every refused argument. The only argument is the
+    message, so it pickles like any built-in exception.
+    """
+
+
+#: the longest ``short_repr`` (an error message names the bad value, it does not reproduce it)
+SHORT_REPR_LIMIT = 80
+
+
+def short_repr(value: object, limit: int = SHORT_REPR_LIMIT) -> str:
+    """``repr(value)`` cut to ``limit`` characters, for error messages about input of any size or type.
+
+    A 5 MB string, a list nested 100,000 deep, an integer of a million digits (whose
+    ``repr`` Python refuses) or an object whose ``__repr__`` raises all give a short text.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    shortener = reprlib.Repr()  # attributes, not keywords: Python 3.10 and 3.11 take none
+    shortener.maxlevel = 3
+    shortener.maxstring = shortener.maxother = shortener.maxlong = limit
+    try:
+        text = shortener.repr(value)
+    except Exception:  # a broken __repr__, a recursion: name the type instead
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -15,6 +15,8 @@ from . import actions as A
 from .cards import (
     CARD_COST,
     CARD_KIND,
+    DISPLAY_SLOTS,
+    DISPLAY_VARIANTS,
     GODS,
     NUM_CARD_TYPES,
     NUM_GOODS,
@@ -23,8 +25,8 @@ from .cards import (
     SLOT_FIXED_COST,
 )
 from .describe import describe, explain_illegal
-from .errors import IllegalActionError
-from .maps import MAP_NAMES, Map, load
+from .errors import ArgumentTypeError, IllegalActionError, short_repr
+from .maps import Map, load
 from .rules import engine
 from .rules.legal import fill_legal
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts
@@ -42,7 +44,6 @@ from .state import (
     FINAL_TURNS_LEFT,
     HOUSES,
     INCOMING,
-    MAP_ID,
     MAX_CITIES,
     NILE_MARKER,
     NUM_PLAYERS,
@@ -59,13 +60,13 @@ from .state import (
     PLAYED_KIND,
     PRAEFECTUS_MAGNUS,
     STACK_SIZE,
-    STATE_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
     TURN_COUNT,
     TURN_PLAYER,
     player_base,
 )
+from .state_check import as_state_array, check_state
 
 NUM_ACTIONS = A.NUM_ACTIONS
 #: keys of score_breakdown besides the gods
@@ -78,19 +79,39 @@ class Game:
     Create with :meth:`Game.new` (or :meth:`Game.from_json`). Every decision is one
     action index in ``0..NUM_ACTIONS-1``; :meth:`legal_mask` says which are allowed for
     :attr:`current_player`, :meth:`step` applies one.
+
+    ``Game(state, map)`` wraps a raw state array (int32, length ``STATE_SIZE``; an int32
+    array is shared, anything else copied). Because the compiled rules do not
+    bounds-check, the array is checked first (:func:`~concordia_env.state_check.check_state`):
+    every index-like field in its range and every counter within its bound, else
+    ``ValueError`` naming the field (``ArgumentTypeError`` for an array that is not of
+    integers). It does not check that a game can reach the position: load positions
+    with :meth:`from_json` for that.
+
+    Every method refuses bad arguments before they reach compiled code: a player or slot
+    index of the wrong type raises :class:`~concordia_env.errors.ArgumentTypeError` (a
+    ``TypeError`` and a ``ValueError``), one out of range ``ValueError``, and any action
+    :meth:`step` cannot take ``IllegalActionError``; the state is then unchanged.
     """
 
     __slots__ = ("_mask", "map", "state")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
-        self.map = load(map) if isinstance(map, str) else map
-        state = np.ascontiguousarray(state, dtype=np.int32)
-        if state.shape != (STATE_SIZE,):
-            raise ValueError(f"a game state is an int32 array of length {STATE_SIZE}, got shape {state.shape}")
-        if MAP_NAMES[int(state[MAP_ID])] != self.map.name:
-            raise ValueError(f"state is for map {MAP_NAMES[int(state[MAP_ID])]!r}, not {self.map.name!r}")
+        m = _map_of(map)
+        state = as_state_array(state)
+        check_state(state, m)
+        self.map = m
         self.state = state
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+
+    @classmethod
+    def _wrap(cls, state: np.ndarray, m: Map) -> Game:
+        """A game around a state the engine produced (a copy, a batch row): no check needed."""
+        game = cls.__new__(cls)
+        game.map = m
+        game.state = state
+        game._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        return game
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -106,17 +127,33 @@ class Game:
     ) -> Game:
         """A new game after setup (RULES §2).
 
-        ``seed`` fixes the city tokens, the stack and the start player;
-        ``intermediate_scoring`` turns on RULES §8; ``display_costs`` picks the
-        ``"standard"`` or ``"alternative"`` display slot costs; ``start_player`` fixes the
-        start player instead of drawing it. A map/player-count combination the rules do
-        not allow raises ``ValueError``.
+        ``seed`` (``None`` or an integer >= 0) fixes the city tokens, the stack and the
+        start player; ``intermediate_scoring`` (a bool) turns on RULES §8;
+        ``display_costs`` picks the ``"standard"`` or ``"alternative"`` display slot costs;
+        ``start_player`` (``None`` or a seat) fixes the start player instead of drawing it.
+
+        Options are typed strictly: a string is not a bool and a float is not a count
+        (``ArgumentTypeError``, both a ``TypeError`` and a ``ValueError``); numpy integers
+        and bools are accepted. A value the rules do not allow (a map/player-count
+        combination, a start player beyond the seats) raises ``ValueError``.
         """
-        m = load(map)
-        return cls(new_state(m, num_players, seed, intermediate_scoring, display_costs, start_player), m)
+        m = _map_of(map)
+        n = _integer(num_players, "num_players")
+        if seed is not None and _integer(seed, "seed") < 0:
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
+        if not isinstance(intermediate_scoring, (bool, np.bool_)):
+            shown = short_repr(intermediate_scoring)
+            raise ArgumentTypeError(f"intermediate_scoring must be True or False, got {shown}")
+        if not isinstance(display_costs, str) or display_costs not in DISPLAY_VARIANTS:
+            error = ValueError if isinstance(display_costs, str) else ArgumentTypeError
+            raise error(f"display_costs must be one of {', '.join(DISPLAY_VARIANTS)}, got {short_repr(display_costs)}")
+        start = None if start_player is None else _integer(start_player, "start_player")
+        seed = None if seed is None else int(seed)
+        state = new_state(m, n, seed, bool(intermediate_scoring), display_costs, start)
+        return cls._wrap(state, m)
 
     def clone(self) -> Game:
-        return Game(self.state.copy(), self.map)
+        return Game._wrap(self.state.copy(), self.map)
 
     # ------------------------------------------------------------------ decisions
     @property
@@ -164,21 +201,32 @@ class Game:
         return np.flatnonzero(self.legal_mask())
 
     def step(self, action: int) -> None:
-        """Apply one action; an illegal one raises IllegalActionError and changes nothing."""
+        """Apply one action; an illegal one raises IllegalActionError and changes nothing.
+
+        Any value that is not a legal action index raises ``IllegalActionError``, whatever
+        its type: a float, a bool, ``None``, an array of several values, an integer beyond
+        int64. Only a Python int in ``0..NUM_ACTIONS-1`` reaches the compiled rules, so an
+        unusual type never compiles a new version of them.
+        """
         if isinstance(action, np.ndarray) and action.ndim == 0:
             action = action[()]  # a 0-d array, as policies often return
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(-1, f"an action is an integer index, got {action!r}")
+            raise IllegalActionError(-1, f"an action is an integer index, got {short_repr(action)}")
         a = int(action)
+        if not 0 <= a < NUM_ACTIONS:
+            shown = a if abs(a) < 2**63 else -1  # an error names an index it can print
+            raise IllegalActionError(shown, f"{short_repr(a)} is outside the action space 0..{NUM_ACTIONS - 1}")
         code = engine.step(self.state, self.map.tables, a, self._mask)
         if code != engine.STEP_OK:
             reason = explain_illegal(self.state, self.map, a)
-            text = describe(self.state, self.map, a) if 0 <= a < NUM_ACTIONS else None
-            raise IllegalActionError(a, reason, text)
+            raise IllegalActionError(a, reason, describe(self.state, self.map, a))
 
     def describe_action(self, action: int) -> str:
         """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
-        return describe(self.state, self.map, int(action))
+        a = _integer(action, "action")
+        if not 0 <= a < NUM_ACTIONS:
+            raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {short_repr(a)}")
+        return describe(self.state, self.map, a)
 
     # ------------------------------------------------------------------ end and scores
     def is_over(self) -> bool:
@@ -186,9 +234,9 @@ class Game:
 
     def score_breakdown(self, player: int) -> dict[str, int]:
         """VP per god plus ``special_squares``, ``concordia`` and ``total``, as if the game ended now."""
-        self._check_player(player)
+        p = self._check_player(player)
         parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
-        score_parts(self.state, self.map.tables, player, parts, True)
+        score_parts(self.state, self.map.tables, p, parts, True)
         out = {god: int(parts[g]) for g, god in enumerate(GODS)}
         if self.map.special_squares:
             out["special_squares"] = int(parts[SPECIAL_PART])
@@ -225,28 +273,28 @@ class Game:
 
     # ------------------------------------------------------------------ public view
     def money(self, player: int) -> int:
-        return int(self.state[player_base(player) + P_MONEY])
+        return int(self.state[player_base(self._check_player(player)) + P_MONEY])
 
     def goods(self, player: int) -> np.ndarray:
-        b = player_base(player) + P_GOODS
+        b = player_base(self._check_player(player)) + P_GOODS
         return self.state[b : b + NUM_GOODS].copy()
 
     def colonist_locations(self, player: int) -> np.ndarray:
         """Six location codes (land slots 0-2, sea 3-5); see :mod:`concordia_env.state`."""
-        b = player_base(player) + P_COLONISTS
+        b = player_base(self._check_player(player)) + P_COLONISTS
         return self.state[b : b + 6].copy()
 
     def hand(self, player: int) -> np.ndarray:
         """Card counts per card type in the player's hand."""
-        b = player_base(player) + P_HAND
+        b = player_base(self._check_player(player)) + P_HAND
         return self.state[b : b + NUM_CARD_TYPES].copy()
 
     def discard(self, player: int) -> np.ndarray:
-        b = player_base(player) + P_DISCARD
+        b = player_base(self._check_player(player)) + P_DISCARD
         return self.state[b : b + NUM_CARD_TYPES].copy()
 
     def discard_top(self, player: int) -> int:
-        return int(self.state[player_base(player) + P_DISCARD_TOP])
+        return int(self.state[player_base(self._check_player(player)) + P_DISCARD_TOP])
 
     def hand_kinds(self, player: int) -> np.ndarray:
         """Number of cards per card kind in hand."""
@@ -279,6 +327,9 @@ class Game:
 
     def display_price(self, slot: int) -> tuple[np.ndarray, int]:
         """A Senator's price of the card in ``slot``: (goods: own cost + slot's named goods, 'any' units)."""
+        slot = _integer(slot, "slot")
+        if not 0 <= slot < DISPLAY_SLOTS:
+            raise ValueError(f"slot must be in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {slot}")
         card = int(self.state[DISPLAY + slot])
         if card < 0:
             raise ValueError(f"display slot {slot + 1} is empty")
@@ -324,7 +375,7 @@ class Game:
 
     def incoming_goods(self, player: int) -> np.ndarray:
         """Goods produced for ``player`` that wait for a storehouse-overflow choice."""
-        b = INCOMING + player * NUM_GOODS
+        b = INCOMING + self._check_player(player) * NUM_GOODS
         return self.state[b : b + NUM_GOODS].copy()
 
     @property
@@ -363,13 +414,15 @@ class Game:
         """Flat float32 vector from ``player``'s point of view (see :mod:`concordia_env.observation`)."""
         from .observation import observe
 
-        self._check_player(player)
-        return observe(self, player)
+        return observe(self, self._check_player(player))
 
     # ------------------------------------------------------------------ misc
-    def _check_player(self, player: int) -> None:
-        if not 0 <= int(player) < self.num_players:
-            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player}")
+    def _check_player(self, player: int) -> int:
+        """``player`` as a Python int seat; ArgumentTypeError or ValueError if it is not one."""
+        p = _integer(player, "player")
+        if not 0 <= p < self.num_players:
+            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {short_repr(p)}")
+        return p
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and other.map.name == self.map.name and np.array_equal(self.state, other.state)
@@ -380,3 +433,19 @@ class Game:
     def __repr__(self) -> str:
         status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"
         return f"Game({self.map.name}, {self.num_players} players, turn {self.turn_count}, {status})"
+
+
+def _integer(value: Any, what: str) -> int:
+    """``value`` as a Python int: a Python or numpy integer, never a bool, float or string."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError(f"{what} must be an integer, got {short_repr(value)}")
+    return int(value)
+
+
+def _map_of(map: Map | str) -> Map:
+    """A map object from a map or its name."""
+    if isinstance(map, Map):
+        return map
+    if not isinstance(map, str):
+        raise ArgumentTypeError(f"map must be a map name or a Map, got {short_repr(map)}")
+    return load(map)
