@@ -159,7 +159,10 @@ class VectorGame:
 
     def _seats(self, players: Any) -> np.ndarray:
         """``players`` as contiguous int64 seats, one per row; floats and bools are refused, not truncated."""
-        seats = np.asarray(players)
+        try:
+            seats = np.asarray(players)
+        except (TypeError, ValueError, OverflowError) as e:  # ragged lists, integers beyond any dtype
+            raise ArgumentTypeError(f"players must be integer seats, got {short_repr(players)} ({e})") from None
         if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
             raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
         if seats.shape != (self.n,) or seats.min() < 0 or seats.max() >= self.num_players:

@@ -1,0 +1,1053 @@
+"""Fuzzing campaigns against every public entry point, for the test suite and for long runs.
+
+::
+
+    python -m benchmarks.fuzz --minutes 30                 # every campaign in turn for 30 minutes
+    python -m benchmarks.fuzz --hours 4 --json fuzz.json   # an overnight run, with a report file
+    python -m benchmarks.fuzz --campaigns positions actions --examples 2000
+    python -m benchmarks.fuzz --minutes 20 --boundscheck   # compiled code checks every index (slower)
+
+Each campaign is a Hypothesis test body: it draws its input through ``data`` and raises
+``AssertionError`` when a contract breaks. ``tests/fuzz/`` runs every campaign for a few
+seconds in the test suite; this module's command line runs them for as long as asked,
+in chunks of ``--chunk`` inputs with a fresh seed each, round robin, and prints how many
+inputs each campaign tried and how many failed or crashed.
+
+========================  =====================================================================
+campaign                  input, and what must hold
+========================  =====================================================================
+``positions``             a real position (any map, player count, options, up to 400 random
+                          moves, mid-action included) edited 1 to 4 times (a value replaced
+                          by another name, number or JSON value, an entry deleted, inserted,
+                          moved between lists, a known key added): the loader raises
+                          ``PositionError`` only, with a short message, or accepts a position
+                          that keeps every invariant for 200 random moves and round-trips
+                          through JSON before and after
+``position-text``         any text, bytes, JSON value or Python object, and real position
+                          texts with characters flipped, deleted or inserted: ``from_json`` /
+                          ``from_dict`` raise ``PositionError`` only (short message) or
+                          accept a position that keeps every invariant
+``actions``               an action of every Python and numpy type (ints beyond int64,
+                          floats, bools, None, strings, arrays of any shape and dtype, objects
+                          with ``__index__``) in a real position: ``Game.step`` applies a legal
+                          index or raises ``IllegalActionError`` with the state unchanged;
+                          accessors (``money``, ``hand``, ``display_price``, ``observation``...)
+                          given any index return or raise ``ValueError`` / ``TypeError``
+``vector``                ``VectorGame.step`` with action arrays of every dtype, byte order,
+                          layout (read-only, strided, Fortran), shape and value, and
+                          ``observations`` with odd seats: legal batches step, others raise
+                          ``IllegalActionError`` / ``ValueError`` with no row changed
+``options``               ``Game.new`` and ``VectorGame`` with option values of every type: a
+                          game exactly when every option is valid, else ``TypeError`` /
+                          ``ValueError``
+``env-orders``            random call sequences on the PettingZoo ``raw_env`` and the
+                          Gymnasium ``SingleAgentEnv`` after ``reset`` (step with any value,
+                          observe, last, reset, state, close, render): only the documented
+                          exceptions, a refused call changes nothing, the game keeps every
+                          invariant
+``raw-state``             a real state array with 1 to 3 fields corrupted, given to
+                          ``Game(state, map)``: ``ValueError`` or a game that survives every
+                          public call (legal moves, observations, scores, JSON, play).
+                          Runs in a child process: a segmentation fault fails the campaign
+                          instead of ending the runner
+========================  =====================================================================
+
+``--boundscheck`` runs every campaign in child processes with ``NUMBA_BOUNDSCHECK=1``
+(numba then raises ``IndexError`` on any out-of-bounds access instead of reading past
+the array), compiled into a private cache directory so the normal cache is untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fractions
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from concordia_env import NUM_ACTIONS, Game, IllegalActionError
+from concordia_env.cards import (
+    CARD_DECK,
+    CARD_ID,
+    DISPLAY_SLOTS,
+    DISPLAY_VARIANTS,
+    GOODS,
+    HOUSES_PER_PLAYER,
+    KIND_NAMES,
+    NUM_CARD_TYPES,
+    NUM_START_TYPES,
+    START_HAND_COUNTS,
+)
+from concordia_env.maps import MAP_NAMES, load
+from concordia_env.position import (
+    PENDING_KEYS,
+    PLAYER_OPTIONAL,
+    PROBLEM_LIMIT,
+    TOP_OPTIONAL,
+    WHERE_LIMIT,
+    PositionError,
+    from_dict,
+    from_json,
+)
+from concordia_env.state import (
+    CONCORDIA_HOLDER,
+    DECISION_COUNT,
+    DISPLAY,
+    P_DISCARD,
+    P_HAND,
+    PHASE_NAMES,
+    PLAYER_SIZE,
+    PLAYERS,
+    STACK,
+    STACK_SIZE,
+    STATE_SIZE,
+)
+from concordia_env.state_check import (
+    INT32_MAX,
+    INT32_MIN,
+    MAX_DECISIONS,
+    MAX_INCOMING,
+    MAX_MONEY,
+    MAX_TURNS,
+    check_state,
+)
+
+#: moves played from every accepted position
+MOVES_AFTER_ACCEPT = 200
+#: the longest error message a refusal may carry (the position loader's limits, plus room)
+MESSAGE_LIMIT = WHERE_LIMIT + PROBLEM_LIMIT + 200
+#: random moves before a campaign's position (0 = the setup)
+MAX_SETUP_MOVES = 400
+
+
+# =========================================================================== games
+@dataclass(frozen=True)
+class GameSpec:
+    """A real position: a seeded setup plus ``moves`` random legal moves (``policy`` seeds them).
+
+    Hypothesis prints the spec of a failing example, and ``build()`` recreates its game.
+    """
+
+    map: str
+    players: int
+    seed: int
+    intermediate_scoring: bool
+    display_costs: str
+    moves: int
+    policy: int
+
+    def build(self) -> Game:
+        game = Game.new(
+            self.map,
+            self.players,
+            self.seed,
+            intermediate_scoring=self.intermediate_scoring,
+            display_costs=self.display_costs,
+        )
+        play_random(game, self.moves, np.random.default_rng(self.policy))
+        return game
+
+
+@st.composite
+def game_specs(draw: st.DrawFn, max_moves: int = MAX_SETUP_MOVES) -> GameSpec:
+    name = draw(st.sampled_from(MAP_NAMES))
+    return GameSpec(
+        map=name,
+        players=draw(st.sampled_from(load(name).players)),
+        seed=draw(st.integers(0, 2**31 - 1)),
+        intermediate_scoring=draw(st.booleans()),
+        display_costs=draw(st.sampled_from(DISPLAY_VARIANTS)),
+        moves=draw(st.integers(0, max_moves)),
+        policy=draw(st.integers(0, 2**31 - 1)),
+    )
+
+
+def play_random(game: Game, moves: int, rng: np.random.Generator, check: bool = False) -> int:
+    """Play up to ``moves`` uniformly random legal moves (fewer if the game ends); returns how many.
+
+    ``check=True`` checks every invariant after every move.
+    """
+    for played in range(moves):
+        if game.is_over():
+            return played
+        legal = game.legal_actions()
+        assert len(legal), f"no legal action in {game!r}"
+        game.step(int(legal[rng.integers(len(legal))]))
+        if check:
+            check_invariants(game)
+    return moves
+
+
+# =========================================================================== invariants
+def _sale_cards_in_use(players: int) -> np.ndarray:
+    return (CARD_DECK[NUM_START_TYPES:] <= players).astype(np.int64)
+
+
+def check_invariants(game: Game) -> None:
+    """Every invariant of a reachable state (RULES §1/§5 limits, conservation of cards, the bounds).
+
+    * every field within its range and bound (:func:`~concordia_env.state_check.check_state`);
+    * at most 15 houses per player; the storehouse holds at most 12 (in the range check);
+    * every player owns their seven starting cards; every card for sale of the decks in
+      use is in exactly one place (a hand, a discard pile, the display or the stack);
+    * the game is over exactly when nobody decides; otherwise some action is legal.
+    """
+    s, n = game.state, game.num_players
+    try:
+        check_state(s, game.map)
+    except ValueError as e:
+        raise AssertionError(f"a field left its range: {e}") from None
+    assert game.houses().sum(axis=1).max() <= HOUSES_PER_PLAYER, "more houses than a player has"
+    blocks = s[PLAYERS : PLAYERS + n * PLAYER_SIZE].reshape(n, PLAYER_SIZE)
+    owned = blocks[:, P_HAND : P_HAND + NUM_CARD_TYPES] + blocks[:, P_DISCARD : P_DISCARD + NUM_CARD_TYPES]
+    assert (owned[:, :NUM_START_TYPES] == START_HAND_COUNTS[:NUM_START_TYPES]).all(), "starting cards lost or gained"
+    display = s[DISPLAY : DISPLAY + DISPLAY_SLOTS]
+    placed = np.concatenate((display[display >= 0], s[STACK : STACK + s[STACK_SIZE]]))
+    sale = owned.sum(axis=0) + np.bincount(placed, minlength=NUM_CARD_TYPES)
+    assert np.array_equal(sale[NUM_START_TYPES:], _sale_cards_in_use(n)), "a card for sale is missing or doubled"
+    mask = game.legal_mask()
+    if game.is_over():
+        assert game.current_player == -1 and 0 <= s[CONCORDIA_HOLDER] < n and not mask.any()
+    else:
+        assert 0 <= game.current_player < n and mask.any(), f"nobody can move in {game!r}"
+
+
+def check_round_trip(game: Game) -> None:
+    text = game.to_json()
+    back = from_json(text)
+    assert back == game, "the JSON round trip changed the state"
+    assert back.to_json() == text, "a state has exactly one text"
+
+
+def check_accepted(game: Game, rng: np.random.Generator, moves: int = MOVES_AFTER_ACCEPT) -> None:
+    """An accepted position: invariants now, a JSON round trip, ``moves`` random moves keeping them, a round trip."""
+    check_invariants(game)
+    check_round_trip(game)
+    play_random(game, moves, rng, check=True)
+    check_round_trip(game)
+
+
+def check_refusal(error: BaseException, state_before: np.ndarray | None = None, game: Game | None = None) -> None:
+    """A refusal carries a short message and changes nothing."""
+    text = str(error)
+    assert len(text) <= MESSAGE_LIMIT, f"an error message of {len(text)} characters"
+    if game is not None and state_before is not None:
+        assert np.array_equal(game.state, state_before), f"a refused call changed the state ({type(error).__name__})"
+
+
+# =========================================================================== odd values
+INT_EDGES = (
+    0,
+    1,
+    -1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    12,
+    NUM_ACTIONS - 1,
+    NUM_ACTIONS,
+    MAX_MONEY,
+    MAX_MONEY + 1,
+    MAX_TURNS + 1,
+    MAX_DECISIONS + 1,
+    MAX_INCOMING + 1,
+    INT32_MAX,
+    INT32_MAX + 1,
+    INT32_MIN,
+    INT32_MIN - 1,
+    2**32,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64,
+    10**30,
+    -(10**30),
+)
+INT_DTYPES = tuple(np.dtype(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"))
+OTHER_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "complex64", "bool", "U3", "O"))
+
+
+class Indexable:
+    """An object with ``__index__`` (like a numpy integer, but not one)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Indexable({self.value})"
+
+
+def ints() -> st.SearchStrategy[int]:
+    return st.one_of(st.sampled_from(INT_EDGES), st.integers(-3, NUM_ACTIONS + 3), st.integers())
+
+
+def numpy_ints() -> st.SearchStrategy[Any]:
+    """A numpy integer scalar of any width and signedness, with any value it can hold."""
+
+    @st.composite
+    def draw_one(draw: st.DrawFn) -> Any:
+        dtype = draw(st.sampled_from(INT_DTYPES))
+        info = np.iinfo(dtype)
+        value = draw(st.one_of(st.integers(int(info.min), int(info.max)), st.sampled_from((0, 1, int(info.max)))))
+        return dtype.type(value)
+
+    return draw_one()
+
+
+def odd_values() -> st.SearchStrategy[Any]:
+    """Values of every Python and numpy type a caller might pass where an index is expected."""
+    arrays = st.builds(
+        lambda dtype, size, fill: np.full(size, fill).astype(dtype) if size >= 0 else np.array(fill).astype(dtype),
+        st.sampled_from(INT_DTYPES + OTHER_DTYPES),
+        st.integers(-1, 3),
+        st.integers(-2, NUM_ACTIONS + 2),
+    )
+    return st.one_of(
+        ints(),
+        numpy_ints(),
+        numpy_ints().map(np.asarray),  # 0-d integer arrays
+        st.floats(),
+        st.sampled_from((0.0, 1.0, 2.5, -0.0, float("nan"), float("inf"), np.float32(3.0), np.float64(1.0))),
+        st.complex_numbers(max_magnitude=1e3),
+        st.booleans(),
+        st.sampled_from((np.True_, np.False_)),
+        st.none(),
+        st.text(max_size=4),
+        st.binary(max_size=4),
+        arrays,
+        st.lists(st.integers(-2, NUM_ACTIONS), max_size=3),
+        st.lists(st.integers(-2, 8), max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+        st.integers(-2, 10).map(Indexable),
+        st.integers(-2, 10).map(fractions.Fraction),
+        st.integers(-2, 10).map(Decimal),
+        st.just(object()),
+        st.just(Ellipsis),
+    )
+
+
+def as_index(value: Any) -> int | None:
+    """The integer a value stands for where an index is expected: Python and numpy integers, 0-d integer arrays."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return None
+    return int(value)
+
+
+# =========================================================================== positions
+def _paths(value: Any, prefix: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    """Every (path, value) of a JSON tree, containers included (the root excluded)."""
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return
+    for key, item in items:
+        path = (*prefix, key)
+        yield path, item
+        yield from _paths(item, path)
+
+
+def _get(tree: Any, path: tuple) -> Any:
+    for key in path:
+        tree = tree[key]
+    return tree
+
+
+def _names(d: dict[str, Any]) -> list[str]:
+    """Every name a position of this map may use, for edits that stay plausible."""
+    m = load(d["map"])
+    names = {v for _, v in _paths(d) if isinstance(v, str)}
+    names |= {k for path, _ in _paths(d) for k in path if isinstance(k, str)}
+    names |= set(PHASE_NAMES) | set(KIND_NAMES) | set(GOODS) | set(CARD_ID) | set(m.places) | set(m.path_ids)
+    names |= set(m.province_names) | {"storehouse", "goods", "coins", "land", "sea"}
+    return sorted(names)
+
+
+def json_values() -> st.SearchStrategy[Any]:
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.sampled_from(INT_EDGES), st.floats(), st.text(max_size=8)
+    )
+    return st.recursive(
+        scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    )
+
+
+def _new_value(data: st.DataObject, names: list[str], old: Any) -> Any:
+    choices = [
+        st.sampled_from(names),
+        st.sampled_from(INT_EDGES),
+        st.none(),
+        st.booleans(),
+        json_values(),
+        st.just([]),
+        st.just({}),
+    ]
+    if isinstance(old, int) and not isinstance(old, bool):
+        choices.append(st.integers(-3, 3).map(lambda k: old + k))
+    if isinstance(old, (list, dict)) and old:
+        choices.append(st.just(old[0] if isinstance(old, list) else next(iter(old.values()))))
+    return data.draw(st.one_of(choices), label="new value")
+
+
+EDITS = ("replace", "replace", "replace", "delete", "insert", "move", "add key", "swap")
+
+
+def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
+    """Apply one random edit to the position dict ``d`` in place."""
+    names = _names(d)
+    paths = list(_paths(d))
+    edit = data.draw(st.sampled_from(EDITS), label="edit")
+    path, old = paths[data.draw(st.integers(0, len(paths) - 1), label="path index")]
+    parent = _get(d, path[:-1])
+    key = path[-1]
+    if edit == "replace":
+        parent[key] = _new_value(data, names, old)
+    elif edit == "delete":
+        del parent[key]
+    elif edit == "insert":
+        lists = [p for p, v in paths if isinstance(v, list)]
+        target = _get(d, data.draw(st.sampled_from(lists), label="list")) if lists else d["players"]
+        where = data.draw(st.integers(0, len(target)), label="at")
+        source = [v for _, v in paths if not isinstance(v, (dict, list))] + names
+        target.insert(where, data.draw(st.sampled_from(source), label="inserted"))
+    elif edit == "move":  # an entry of one list into another one (a card from a hand to the display...)
+        lists = [p for p, v in paths if isinstance(v, list) and v]
+        if lists:
+            src = _get(d, data.draw(st.sampled_from(lists), label="from"))
+            item = src.pop(data.draw(st.integers(0, len(src) - 1), label="item"))
+            dst = _get(d, data.draw(st.sampled_from([p for p, v in _paths(d) if isinstance(v, list)]), label="to"))
+            dst.insert(data.draw(st.integers(0, len(dst)), label="at"), item)
+    elif edit == "add key":
+        dicts = [(), *(p for p, v in paths if isinstance(v, dict))]
+        target = _get(d, data.draw(st.sampled_from(dicts), label="object"))
+        known = (*TOP_OPTIONAL, *PENDING_KEYS, *PLAYER_OPTIONAL, "pending", "extra")
+        target[data.draw(st.sampled_from(known), label="key")] = _new_value(data, names, None)
+    else:  # swap two values
+        other, value = paths[data.draw(st.integers(0, len(paths) - 1), label="other path")]
+        if not (path[: len(other)] == other or other[: len(path)] == path):  # not one inside the other
+            _get(d, other[:-1])[other[-1]], parent[key] = old, value
+
+
+def check_positions(data: st.DataObject) -> None:
+    """Campaign ``positions``: edited real positions are refused with PositionError or play on correctly."""
+    game = data.draw(game_specs(), label="position").build()
+    d = game.to_dict()
+    for _ in range(data.draw(st.integers(1, 4), label="edits")):
+        with contextlib.suppress(IndexError, KeyError, TypeError):  # an edit that no longer applies
+            mutate(data, d)
+    try:
+        accepted = from_dict(d)
+    except PositionError as e:
+        check_refusal(e)
+        return
+    check_accepted(accepted, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
+
+
+# =========================================================================== position text
+def _deep(depth: int, kind: str) -> str:
+    return {"list": "[" * depth + "]" * depth, "object": '{"a":' * depth + "1" + "}" * depth}[kind]
+
+
+def position_inputs() -> st.SearchStrategy[Any]:
+    """Anything a caller might hand to ``from_json`` or ``from_dict``."""
+    texts = st.one_of(
+        st.text(max_size=40),
+        st.binary(max_size=40),
+        st.builds(_deep, st.integers(1, 200_000), st.sampled_from(("list", "object"))),
+        st.sampled_from(("", "null", "1", "[]", "{}", '"x"', "1e999", "NaN", "-Infinity", "9" * 5000, "\ud800")),
+        st.sampled_from(("{" * 3000, '{"format": ' + '"' + "x" * 1_000_000 + '"}', "\x00", "\xff")),
+    )
+    objects = st.one_of(
+        json_values(),
+        st.sampled_from((None, 1, 1.5, [], (), set(), b"{}", object(), Ellipsis, np.zeros(3))),
+    )
+    return st.one_of(texts, objects)
+
+
+def _edit_text(data: st.DataObject, text: str) -> str:
+    for _ in range(data.draw(st.integers(1, 5), label="text edits")):
+        i = data.draw(st.integers(0, max(0, len(text) - 1)), label="at")
+        how = data.draw(st.sampled_from(("delete", "insert", "replace", "duplicate")), label="text edit")
+        piece = data.draw(st.sampled_from(('"', ",", "}", "]", "[", "{", ":", "0", "-", "9" * 12, "null", "x")))
+        if how == "delete":
+            text = text[:i] + text[i + 1 :]
+        elif how == "insert":
+            text = text[:i] + piece + text[i:]
+        elif how == "replace":
+            text = text[:i] + piece + text[i + 1 :]
+        else:
+            j = data.draw(st.integers(i, min(len(text), i + 200)))
+            text = text[:j] + text[i:j] + text[j:]
+    return text
+
+
+def check_position_text(data: st.DataObject) -> None:
+    """Campaign ``position-text``: any input to the loader gives PositionError or a sound game."""
+    if data.draw(st.booleans(), label="edit a real position's text"):
+        spec = data.draw(game_specs(), label="position")
+        value: Any = _edit_text(data, spec.build().to_json(indent=data.draw(st.sampled_from((None, 1)))))
+    else:
+        value = data.draw(position_inputs(), label="input")
+    load = from_json if isinstance(value, (str, bytes)) or data.draw(st.booleans(), label="from_json") else from_dict
+    try:
+        game = load(value)
+    except PositionError as e:
+        check_refusal(e)
+        return
+    check_accepted(game, np.random.default_rng(0), moves=20)
+
+
+# =========================================================================== actions and accessors
+#: accessors taking a player index, and whether their result is a plain value
+PLAYER_ACCESSORS = (
+    "money",
+    "goods",
+    "colonist_locations",
+    "hand",
+    "discard",
+    "discard_top",
+    "hand_kinds",
+    "incoming_goods",
+    "score_breakdown",
+    "observation",
+)
+
+
+def check_actions(data: st.DataObject) -> None:
+    """Campaign ``actions``: ``Game.step`` and the accessors with values of every type."""
+    game = data.draw(game_specs(), label="position").build()
+    for _ in range(data.draw(st.integers(1, 6), label="calls")):
+        if data.draw(st.booleans(), label="a legal action") and not game.is_over():
+            legal = game.legal_actions()
+            kind = data.draw(st.sampled_from((int, np.int64, np.uint16, np.int32, np.asarray)), label="as")
+            value: Any = kind(legal[data.draw(st.integers(0, len(legal) - 1))])
+        else:
+            value = data.draw(odd_values(), label="action")
+        _check_one_step(game, value)
+        accessor = data.draw(st.sampled_from((*PLAYER_ACCESSORS, "display_price", "describe_action")), label="call")
+        _check_accessor(game, accessor, data.draw(odd_values(), label="argument"))
+    check_invariants(game)
+
+
+def _check_one_step(game: Game, value: Any) -> None:
+    before = game.state.copy()
+    index = as_index(value)
+    legal = index is not None and 0 <= index < NUM_ACTIONS and bool(game.legal_mask()[index])
+    try:
+        game.step(value)
+    except IllegalActionError as e:
+        assert not legal, f"the legal action {index} was refused: {e}"
+        check_refusal(e, before, game)
+        return
+    assert legal, f"{value!r} was accepted as an action"
+    assert game.decision_count == before[DECISION_COUNT] + 1
+
+
+def _check_accessor(game: Game, name: str, value: Any) -> None:
+    before = game.state.copy()
+    index = as_index(value)
+    if name == "display_price":
+        valid = index is not None and 0 <= index < DISPLAY_SLOTS
+    elif name == "describe_action":
+        valid = index is not None and 0 <= index < NUM_ACTIONS
+    else:
+        valid = index is not None and 0 <= index < game.num_players
+    try:
+        getattr(game, name)(value)
+    except (TypeError, ValueError) as e:
+        empty_slot = name == "display_price" and valid and game.display()[index] < 0
+        assert not valid or empty_slot, f"{name}({value!r}) refused a valid index: {e}"
+        check_refusal(e, before, game)
+        return
+    assert valid, f"{name}({value!r}) accepted an invalid index"
+    assert np.array_equal(game.state, before), f"{name} changed the state"
+
+
+# =========================================================================== VectorGame
+def action_arrays(n: int) -> st.SearchStrategy[Any]:
+    """Action batches of every dtype, byte order, layout and shape, near (n,)."""
+
+    @st.composite
+    def draw_one(draw: st.DrawFn) -> Any:
+        dtype = draw(st.sampled_from(INT_DTYPES + OTHER_DTYPES))
+        size = draw(st.sampled_from((n, n, n, 0, n - 1, n + 1)))
+        values = draw(st.lists(st.sampled_from((*INT_EDGES, *range(12))), min_size=max(size, 0), max_size=size))
+        layout = draw(st.sampled_from(("plain", "readonly", "strided", "fortran", "byteswapped", "list", "2d")))
+        if layout == "list":
+            return values
+        try:
+            arr = np.array(values, dtype=object).astype(dtype)
+        except (OverflowError, ValueError, TypeError):
+            arr = np.array([v % 100 for v in values]).astype(dtype)
+        if layout == "readonly":
+            arr.setflags(write=False)
+        elif layout == "strided":
+            wide = np.repeat(arr, 2)
+            arr = wide[::2]
+        elif layout == "fortran":
+            arr = np.asfortranarray(np.stack([arr, arr], axis=1))[:, 0]
+        elif layout == "byteswapped" and arr.dtype.kind in "iuf":
+            arr = arr.astype(arr.dtype.newbyteorder())
+        elif layout == "2d":
+            arr = arr.reshape(-1, 1)
+        return arr
+
+    return draw_one()
+
+
+def check_vector(data: st.DataObject) -> None:
+    """Campaign ``vector``: ``VectorGame.step`` / ``observations`` with odd arrays."""
+    from concordia_env import VectorGame
+
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    players = data.draw(st.sampled_from(load(name).players), label="players")
+    n = data.draw(st.integers(1, 4), label="rows")
+    vec = VectorGame(n, name, players, seed=data.draw(st.integers(0, 2**20), label="seed"))
+    rng = np.random.default_rng(0)
+    for _ in range(data.draw(st.integers(0, 60), label="warm-up steps")):
+        vec.step(vec.sample_actions(rng))
+    for _ in range(data.draw(st.integers(1, 5), label="calls")):
+        before = vec.states.copy()
+        if data.draw(st.booleans(), label="legal batch"):
+            legal = vec.sample_actions(rng)
+            dtype = data.draw(st.sampled_from(INT_DTYPES[3:] + (np.dtype(">i8"), np.dtype("int16"))), label="dtype")
+            actions: Any = legal.astype(dtype)
+            if data.draw(st.booleans(), label="read-only"):
+                actions.setflags(write=False)
+        else:
+            actions = data.draw(action_arrays(n), label="actions")
+        expected = _vector_expectation(vec, actions)
+        try:
+            vec.step(actions)
+        except (IllegalActionError, ValueError) as e:
+            assert expected is None, f"a legal batch {expected} was refused: {e}"
+            assert np.array_equal(vec.states, before), "a refused batch changed a row"
+            check_refusal(e)
+        else:
+            assert expected is not None, f"the batch {actions!r} was accepted"
+        seats = data.draw(action_arrays(n), label="seats")
+        try:
+            obs = vec.observations(seats)
+        except (TypeError, ValueError) as e:
+            check_refusal(e)
+        else:
+            index = np.asarray(seats)
+            assert index.dtype.kind in "iu" and index.shape == (n,), f"seats {seats!r} were accepted"
+            assert obs.shape[0] == n
+
+
+def _vector_expectation(vec: Any, actions: Any) -> list[int] | None:
+    """The batch as a list of legal indices, or None if it must be refused."""
+    try:
+        arr = np.asarray(actions)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if arr.shape != (vec.n,):
+        return None
+    values = [as_index(a) for a in arr.tolist()] if arr.dtype == object else None
+    if arr.dtype != object and (arr.dtype == np.bool_ or arr.dtype.kind not in "iu"):
+        return None
+    values = values if values is not None else [int(a) for a in arr.tolist()]
+    if any(v is None or not 0 <= v < NUM_ACTIONS for v in values):
+        return None
+    masks = vec.legal_masks()
+    if not all(masks[i, v] for i, v in enumerate(values)):
+        return None
+    return values
+
+
+# =========================================================================== options
+def check_options(data: st.DataObject) -> None:
+    """Campaign ``options``: constructors give a game exactly when every option is valid."""
+    from concordia_env import VectorGame
+
+    name = data.draw(st.one_of(st.sampled_from(MAP_NAMES), odd_values()), label="map")
+    real_map = isinstance(name, str) and name in MAP_NAMES
+    counts = load(name).players if real_map else (2, 3, 4, 5)
+    players = data.draw(st.one_of(st.sampled_from(counts), odd_values()), label="num_players")
+    options: dict[str, Any] = {}
+    valid = real_map and as_index(players) in counts and not isinstance(players, np.ndarray)
+    if data.draw(st.booleans(), label="seed given"):
+        options["seed"] = data.draw(st.one_of(st.integers(0, 2**64), odd_values()), label="seed")
+        index = as_index(options["seed"])
+        valid &= options["seed"] is None or (
+            index is not None and index >= 0 and not isinstance(options["seed"], np.ndarray)
+        )
+    if data.draw(st.booleans(), label="intermediate given"):
+        options["intermediate_scoring"] = data.draw(st.one_of(st.booleans(), odd_values()), label="intermediate")
+        valid &= isinstance(options["intermediate_scoring"], (bool, np.bool_))
+    if data.draw(st.booleans(), label="display costs given"):
+        options["display_costs"] = data.draw(st.one_of(st.sampled_from(DISPLAY_VARIANTS), odd_values()))
+        valid &= isinstance(options["display_costs"], str) and options["display_costs"] in DISPLAY_VARIANTS
+    if data.draw(st.booleans(), label="start player given"):
+        options["start_player"] = data.draw(st.one_of(st.integers(-1, 5), odd_values()), label="start")
+        start = options["start_player"]
+        index = as_index(start)
+        valid &= start is None or (
+            not isinstance(start, np.ndarray) and index is not None and 0 <= index < (as_index(players) or 0)
+        )
+    try:
+        game = Game.new(name, players, **options)
+    except (TypeError, ValueError) as e:
+        assert not valid, f"valid options were refused: {e}"
+        check_refusal(e)
+    else:
+        assert valid, f"Game.new({name!r}, {players!r}, **{options!r}) was accepted"
+        check_invariants(game)
+    rows = data.draw(st.one_of(st.integers(1, 3), odd_values()), label="rows")
+    rows_valid = as_index(rows) is not None and as_index(rows) >= 1 and not isinstance(rows, np.ndarray)
+    if rows_valid and as_index(rows) > 8:
+        return  # a valid but large batch: nothing new to learn, only time
+    try:
+        vec = VectorGame(rows, name, players, **options)
+    except (TypeError, ValueError) as e:
+        assert not (valid and rows_valid), f"valid options were refused: {e}"
+        check_refusal(e)
+    else:
+        assert valid and rows_valid, "a VectorGame was built from invalid options"
+        assert vec.states.shape == (int(rows), STATE_SIZE)
+
+
+# =========================================================================== env call orders
+ENV_CALLS = ("step legal", "step legal", "step legal", "step odd", "observe", "last", "reset", "state", "close")
+GYM_CALLS = ("step legal", "step legal", "step legal", "step odd", "masks", "reset", "close", "render")
+
+
+def check_env_orders(data: st.DataObject) -> None:
+    """Campaign ``env-orders``: random call orders on the PettingZoo and Gymnasium envs."""
+    from concordia_env.gym_env import SingleAgentEnv
+    from concordia_env.pettingzoo_env import raw_env
+
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    players = data.draw(st.sampled_from(load(name).players), label="players")
+    illegal = data.draw(st.sampled_from(("raise", "penalize")), label="illegal_action")
+    if data.draw(st.booleans(), label="PettingZoo"):
+        env = raw_env(map=name, num_players=players, illegal_action=illegal)
+        env.reset(seed=data.draw(st.integers(0, 2**31 - 1), label="seed"))
+        for _ in range(data.draw(st.integers(1, 40), label="calls")):
+            _aec_call(env, data.draw(st.sampled_from(ENV_CALLS), label="call"), data)
+    else:
+        env = SingleAgentEnv(map=name, num_players=players, illegal_action=illegal, render_mode="ansi")
+        env.reset(seed=data.draw(st.integers(0, 2**31 - 1), label="seed"))
+        for _ in range(data.draw(st.integers(1, 40), label="calls")):
+            _gym_call(env, data.draw(st.sampled_from(GYM_CALLS), label="call"), data)
+
+
+def _aec_call(env: Any, call: str, data: st.DataObject) -> None:
+    if not env.agents and call.startswith("step"):
+        call = "reset"  # stepping an env with no agents left is the lifecycle's business (issue 15 item 5)
+    before = env.game.state.copy()
+    try:
+        if call.startswith("step"):
+            agent = env.agent_selection
+            dead = env.terminations[agent] or env.truncations[agent]
+            if dead:
+                value: Any = None
+            elif call == "step legal":
+                legal = np.flatnonzero(env.observe(agent)["action_mask"])
+                value = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+            else:
+                value = data.draw(odd_values(), label="action")
+            env.step(value)
+        elif call == "observe":
+            agent = data.draw(st.sampled_from(env.possible_agents), label="agent")
+            obs = env.observe(agent)
+            assert obs["observation"].shape == env.observation_space(agent)["observation"].shape
+        elif call == "last":
+            env.last()
+        elif call == "reset":
+            env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+        elif call == "state":
+            assert np.array_equal(env.state(), env.game.state)
+        else:
+            env.close()
+    except (IllegalActionError, ValueError, TypeError) as e:
+        assert np.array_equal(env.game.state, before), f"a refused {call} changed the game"
+        check_refusal(e)
+    check_invariants(env.game)
+
+
+def _gym_call(env: Any, call: str, data: st.DataObject) -> None:
+    before = env.game.state.copy()
+    try:
+        if call.startswith("step"):
+            if call == "step legal" and env.action_masks().any():
+                legal = np.flatnonzero(env.action_masks())
+                value: Any = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+            else:
+                value = data.draw(odd_values(), label="action")
+            obs, reward, terminated, truncated, _ = env.step(value)
+            assert obs.shape == env.observation_space.shape and math.isfinite(reward)
+        elif call == "masks":
+            assert env.action_masks().shape == (NUM_ACTIONS,)
+        elif call == "reset":
+            env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+        elif call == "render":
+            assert isinstance(env.render(), str)
+        else:
+            env.close()
+    except (IllegalActionError, ValueError, TypeError, RuntimeError) as e:
+        assert np.array_equal(env.game.state, before), f"a refused {call} changed the game"
+        check_refusal(e)
+    check_invariants(env.game)
+
+
+# =========================================================================== raw state
+#: values written into a corrupted field
+CORRUPT_VALUES = (-(2**31), -1000, -7, -2, -1, 0, 1, 2, 3, 5, 6, 7, 12, 13, 30, 31, 36, 40, 63, 64, 100, 127, 128)
+CORRUPT_VALUES += (255, 1000, MAX_MONEY, MAX_MONEY + 1, 2**31 - 1)
+
+
+def check_raw_state(data: st.DataObject) -> None:
+    """Campaign ``raw-state``: corrupted state arrays are refused or survive every public call."""
+    game = data.draw(game_specs(), label="position").build()
+    state = game.state.copy()
+    for _ in range(data.draw(st.integers(1, 3), label="fields")):
+        i = data.draw(st.integers(0, STATE_SIZE - 1), label="entry")
+        old = int(state[i])
+        state[i] = data.draw(
+            st.one_of(st.sampled_from(CORRUPT_VALUES), st.integers(-3, 3).map(lambda k: old + k)), label="value"
+        )
+    try:
+        raw = Game(state, game.map)
+    except ValueError as e:
+        check_refusal(e)
+        return
+    exercise(raw, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
+
+
+def exercise(game: Game, rng: np.random.Generator, moves: int = 30) -> None:
+    """Every public call on an accepted (maybe unreachable) game; only documented exceptions may come out."""
+    for p in range(game.num_players):
+        game.observation(p)
+        game.score_breakdown(p)
+        game.money(p), game.goods(p), game.hand(p), game.discard(p), game.incoming_goods(p)
+    game.scores(), game.ranking(), game.tie_break_order(), repr(game), hash(game)
+    for slot in range(DISPLAY_SLOTS):
+        with contextlib.suppress(ValueError):  # an empty slot has no price
+            game.display_price(slot)
+    with contextlib.suppress(PositionError):  # the raw path does not promise a reachable position
+        from_json(game.to_json())
+    for _ in range(moves):
+        if game.is_over():
+            game.final_scores(), game.winner()
+            return
+        legal = game.legal_actions()
+        if not len(legal):
+            return  # an unreachable position may be stuck; that is not a crash
+        action = int(legal[rng.integers(len(legal))])
+        game.describe_action(action)
+        game.step(action)
+        game.observation(max(game.current_player, 0))
+
+
+# =========================================================================== running campaigns
+@dataclass(frozen=True)
+class Campaign:
+    name: str
+    check: Callable[[st.DataObject], None]
+    #: run in a child process (a crash must not end the runner)
+    isolated: bool = False
+
+
+CAMPAIGNS: dict[str, Campaign] = {
+    c.name: c
+    for c in (
+        Campaign("positions", check_positions),
+        Campaign("position-text", check_position_text),
+        Campaign("actions", check_actions),
+        Campaign("vector", check_vector),
+        Campaign("options", check_options),
+        Campaign("env-orders", check_env_orders),
+        Campaign("raw-state", check_raw_state, isolated=True),
+    )
+}
+
+
+def run_campaign(name: str, examples: int, random_seed: int | None = None) -> int:
+    """Run ``examples`` Hypothesis examples of one campaign in this process; returns the inputs tried.
+
+    A broken contract raises (after Hypothesis shrank it to a small example, which it prints).
+    """
+    check = CAMPAIGNS[name].check
+    tried = 0
+
+    def body(data: st.DataObject) -> None:
+        nonlocal tried
+        tried += 1
+        check(data)
+
+    test = settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )(given(data=st.data())(body))
+    if random_seed is not None:
+        test = seed(random_seed)(test)
+    test()
+    return tried
+
+
+@dataclass
+class Tally:
+    """What one campaign did over a whole run."""
+
+    inputs: int = 0
+    chunks: int = 0
+    failures: list[str] = field(default_factory=list)
+    crashes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+RESULT_TAG = "FUZZ-RESULT "
+
+
+def _run_chunk_here(name: str, examples: int, chunk_seed: int, tally: Tally) -> None:
+    try:
+        tally.inputs += run_campaign(name, examples, chunk_seed)
+    except Exception:
+        tally.failures.append(f"seed {chunk_seed}: {traceback.format_exc(limit=8)}")
+
+
+def _run_chunk_in_child(name: str, examples: int, chunk_seed: int, tally: Tally, env: dict[str, str]) -> None:
+    cmd = [sys.executable, "-m", "benchmarks.fuzz", "--child", name, "--examples", str(examples)]
+    cmd += ["--seed", str(chunk_seed)]
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(RESULT_TAG)]
+    if lines:
+        result = json.loads(lines[-1][len(RESULT_TAG) :])
+        tally.inputs += result["inputs"]
+        tally.failures += [f"seed {chunk_seed}: {f}" for f in result["failures"]]
+    tail = (proc.stdout + proc.stderr)[-3000:]
+    if proc.returncode < 0:
+        tally.crashes.append(f"seed {chunk_seed}: killed by signal {-proc.returncode}\n{tail}")
+    elif proc.returncode != 0 and not lines:
+        tally.failures.append(f"seed {chunk_seed}: exit status {proc.returncode}\n{tail}")
+
+
+def run(
+    names: list[str],
+    *,
+    examples: int | None,
+    seconds: float | None,
+    chunk: int,
+    base_seed: int,
+    boundscheck: bool = False,
+    log: Callable[[str], None] = print,
+) -> dict[str, Tally]:
+    """Run campaigns round robin, ``chunk`` inputs at a time, until ``examples`` each or ``seconds`` in all."""
+    tallies = {name: Tally() for name in names}
+    env = dict(os.environ)
+    cache = None
+    if boundscheck:
+        cache = tempfile.mkdtemp(prefix="concordia-boundscheck-")
+        env.update(NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache)
+    start = time.monotonic()
+    k = 0
+    while True:
+        pending = [n for n in names if examples is None or tallies[n].inputs < examples]
+        if not pending or (seconds is not None and time.monotonic() - start >= seconds):
+            break
+        for name in pending:
+            if seconds is not None and time.monotonic() - start >= seconds:
+                break
+            tally = tallies[name]
+            size = chunk if examples is None else max(1, min(chunk, examples - tally.inputs))
+            chunk_seed = base_seed + k
+            k += 1
+            t0 = time.monotonic()
+            if CAMPAIGNS[name].isolated or boundscheck:
+                _run_chunk_in_child(name, size, chunk_seed, tally, env)
+            else:
+                _run_chunk_here(name, size, chunk_seed, tally)
+            tally.chunks += 1
+            tally.seconds += time.monotonic() - t0
+            log(
+                f"{time.monotonic() - start:8.0f}s  {name:14s} {tally.inputs:9d} inputs  "
+                f"{len(tally.failures)} failed  {len(tally.crashes)} crashed"
+            )
+    return tallies
+
+
+def report(tallies: dict[str, Tally]) -> str:
+    rows = ["| campaign | inputs tried | failures | crashes | seconds |", "| --- | ---: | ---: | ---: | ---: |"]
+    for name, t in tallies.items():
+        rows.append(f"| {name} | {t.inputs} | {len(t.failures)} | {len(t.crashes)} | {t.seconds:.0f} |")
+    total = sum(t.inputs for t in tallies.values())
+    rows.append(f"| **all** | **{total}** | {sum(len(t.failures) for t in tallies.values())} | ")
+    rows[-1] += f"{sum(len(t.crashes) for t in tallies.values())} | {sum(t.seconds for t in tallies.values()):.0f} |"
+    return "\n".join(rows)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.fuzz", description=__doc__.split("\n\n")[0])
+    p.add_argument("--campaigns", nargs="+", choices=list(CAMPAIGNS), default=list(CAMPAIGNS))
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--examples", type=int, help="inputs per campaign")
+    budget.add_argument("--minutes", type=float, help="run for this long in all")
+    budget.add_argument("--hours", type=float, help="run for this long in all")
+    p.add_argument("--chunk", type=int, default=200, help="inputs per campaign before the next one's turn")
+    p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock)")
+    p.add_argument("--boundscheck", action="store_true", help="child processes with NUMBA_BOUNDSCHECK=1")
+    p.add_argument("--json", type=Path, default=None, help="write the tallies (and failures) here")
+    p.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    base_seed = args.seed if args.seed is not None else int(time.time())
+    if args.child:  # one chunk of an isolated campaign, in the child process the runner started
+        tally = Tally()
+        _run_chunk_here(args.child, args.examples or args.chunk, base_seed, tally)
+        print(RESULT_TAG + json.dumps({"inputs": tally.inputs, "failures": tally.failures}), flush=True)
+        return 1 if tally.failures else 0
+    seconds = args.minutes * 60 if args.minutes else args.hours * 3600 if args.hours else None
+    examples = args.examples if args.examples or seconds else 500
+    tallies = run(
+        args.campaigns,
+        examples=examples,
+        seconds=seconds,
+        chunk=args.chunk,
+        base_seed=base_seed,
+        boundscheck=args.boundscheck,
+    )
+    print(report(tallies))
+    for name, t in tallies.items():
+        for problem in t.crashes + t.failures:
+            print(f"\n--- {name}: {problem}")
+    if args.json:
+        args.json.write_text(json.dumps({n: t.__dict__ for n, t in tallies.items()}, indent=1))
+    return 1 if any(t.failures or t.crashes for t in tallies.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
