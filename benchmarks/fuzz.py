@@ -635,7 +635,7 @@ def check_vector(data: st.DataObject) -> None:
         before = vec.states.copy()
         if data.draw(st.booleans(), label="legal batch"):
             legal = vec.sample_actions(rng)
-            dtype = data.draw(st.sampled_from(INT_DTYPES[3:] + (np.dtype(">i8"), np.dtype("int16"))), label="dtype")
+            dtype = data.draw(st.sampled_from((*INT_DTYPES[3:], np.dtype(">i8"), np.dtype("int16"))), label="dtype")
             actions: Any = legal.astype(dtype)
             if data.draw(st.booleans(), label="read-only"):
                 actions.setflags(write=False)
@@ -801,7 +801,7 @@ def _gym_call(env: Any, call: str, data: st.DataObject) -> None:
                 value: Any = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
             else:
                 value = data.draw(odd_values(), label="action")
-            obs, reward, terminated, truncated, _ = env.step(value)
+            obs, reward, *_ = env.step(value)
             assert obs.shape == env.observation_space.shape and math.isfinite(reward)
         elif call == "masks":
             assert env.action_masks().shape == (NUM_ACTIONS,)
@@ -829,10 +829,8 @@ def check_raw_state(data: st.DataObject) -> None:
     state = game.state.copy()
     for _ in range(data.draw(st.integers(1, 3), label="fields")):
         i = data.draw(st.integers(0, STATE_SIZE - 1), label="entry")
-        old = int(state[i])
-        state[i] = data.draw(
-            st.one_of(st.sampled_from(CORRUPT_VALUES), st.integers(-3, 3).map(lambda k: old + k)), label="value"
-        )
+        near = st.integers(int(state[i]) - 3, int(state[i]) + 3)
+        state[i] = data.draw(st.one_of(st.sampled_from(CORRUPT_VALUES), near), label="value")
     try:
         raw = Game(state, game.map)
     except ValueError as e:
