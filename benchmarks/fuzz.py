@@ -62,6 +62,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fractions
+import functools
 import json
 import math
 import os
@@ -70,7 +71,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -97,8 +98,10 @@ from concordia_env.maps import MAP_NAMES, load
 from concordia_env.position import (
     PENDING_KEYS,
     PLAYER_OPTIONAL,
+    PLAYER_REQUIRED,
     PROBLEM_LIMIT,
     TOP_OPTIONAL,
+    TOP_REQUIRED,
     WHERE_LIMIT,
     PositionError,
     from_dict,
@@ -299,10 +302,12 @@ class Indexable:
         return f"Indexable({self.value})"
 
 
+@functools.cache
 def ints() -> st.SearchStrategy[int]:
     return st.one_of(st.sampled_from(INT_EDGES), st.integers(-3, NUM_ACTIONS + 3), st.integers())
 
 
+@functools.cache
 def numpy_ints() -> st.SearchStrategy[Any]:
     """A numpy integer scalar of any width and signedness, with any value it can hold."""
 
@@ -316,6 +321,7 @@ def numpy_ints() -> st.SearchStrategy[Any]:
     return draw_one()
 
 
+@functools.cache
 def odd_values() -> st.SearchStrategy[Any]:
     """Values of every Python and numpy type a caller might pass where an index is expected."""
     arrays = st.builds(
@@ -358,18 +364,19 @@ def as_index(value: Any) -> int | None:
 
 
 # =========================================================================== positions
-def _paths(value: Any, prefix: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+def _paths(tree: Any) -> list[tuple[tuple, Any]]:
     """Every (path, value) of a JSON tree, containers included (the root excluded)."""
-    if isinstance(value, dict):
-        items: Any = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return
-    for key, item in items:
-        path = (*prefix, key)
-        yield path, item
-        yield from _paths(item, path)
+    out: list[tuple[tuple, Any]] = []
+    stack: list[tuple[tuple, Any]] = [((), tree)]
+    while stack:
+        prefix, node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, item in items:
+            path = (*prefix, key)
+            out.append((path, item))
+            if isinstance(item, (dict, list)):
+                stack.append((path, item))
+    return out
 
 
 def _get(tree: Any, path: tuple) -> Any:
@@ -378,16 +385,17 @@ def _get(tree: Any, path: tuple) -> Any:
     return tree
 
 
-def _names(d: dict[str, Any]) -> list[str]:
-    """Every name a position of this map may use, for edits that stay plausible."""
-    m = load(d["map"])
-    names = {v for _, v in _paths(d) if isinstance(v, str)}
-    names |= {k for path, _ in _paths(d) for k in path if isinstance(k, str)}
-    names |= set(PHASE_NAMES) | set(KIND_NAMES) | set(GOODS) | set(CARD_ID) | set(m.places) | set(m.path_ids)
-    names |= set(m.province_names) | {"storehouse", "goods", "coins", "land", "sea"}
-    return sorted(names)
+@functools.cache
+def _names(map_name: str) -> tuple[str, ...]:
+    """Every name a position of this map may use, and every key of the format: for plausible edits."""
+    m = load(map_name)
+    names = {*PHASE_NAMES, *KIND_NAMES, *GOODS, *CARD_ID, *m.places, *m.path_ids, *m.province_names}
+    names |= {*TOP_REQUIRED, *TOP_OPTIONAL, *PENDING_KEYS, *PLAYER_REQUIRED, *PLAYER_OPTIONAL}
+    names |= {"storehouse", "goods", "coins", "land", "sea", "kind", "at", "good", "houses", "side"}
+    return tuple(sorted(names))
 
 
+@functools.cache
 def json_values() -> st.SearchStrategy[Any]:
     scalars = st.one_of(
         st.none(), st.booleans(), st.integers(), st.sampled_from(INT_EDGES), st.floats(), st.text(max_size=8)
@@ -397,7 +405,7 @@ def json_values() -> st.SearchStrategy[Any]:
     )
 
 
-def _new_value(data: st.DataObject, names: list[str], old: Any) -> Any:
+def _new_value(data: st.DataObject, names: tuple[str, ...], old: Any) -> Any:
     choices = [
         st.sampled_from(names),
         st.sampled_from(INT_EDGES),
@@ -419,8 +427,8 @@ EDITS = ("replace", "replace", "replace", "delete", "insert", "move", "add key",
 
 def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
     """Apply one random edit to the position dict ``d`` in place."""
-    names = _names(d)
-    paths = list(_paths(d))
+    names = _names(d["map"]) if d.get("map") in MAP_NAMES else _names(MAP_NAMES[0])
+    paths = _paths(d)
     edit = data.draw(st.sampled_from(EDITS), label="edit")
     path, old = paths[data.draw(st.integers(0, len(paths) - 1), label="path index")]
     parent = _get(d, path[:-1])
@@ -433,14 +441,14 @@ def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
         lists = [p for p, v in paths if isinstance(v, list)]
         target = _get(d, data.draw(st.sampled_from(lists), label="list")) if lists else d["players"]
         where = data.draw(st.integers(0, len(target)), label="at")
-        source = [v for _, v in paths if not isinstance(v, (dict, list))] + names
+        source = [v for _, v in paths if not isinstance(v, (dict, list))] + list(names)
         target.insert(where, data.draw(st.sampled_from(source), label="inserted"))
     elif edit == "move":  # an entry of one list into another one (a card from a hand to the display...)
         lists = [p for p, v in paths if isinstance(v, list) and v]
         if lists:
             src = _get(d, data.draw(st.sampled_from(lists), label="from"))
             item = src.pop(data.draw(st.integers(0, len(src) - 1), label="item"))
-            dst = _get(d, data.draw(st.sampled_from([p for p, v in _paths(d) if isinstance(v, list)]), label="to"))
+            dst = _get(d, data.draw(st.sampled_from([p for p, v in paths if isinstance(v, list)]), label="to"))
             dst.insert(data.draw(st.integers(0, len(dst)), label="at"), item)
     elif edit == "add key":
         dicts = [(), *(p for p, v in paths if isinstance(v, dict))]
@@ -473,6 +481,7 @@ def _deep(depth: int, kind: str) -> str:
     return {"list": "[" * depth + "]" * depth, "object": '{"a":' * depth + "1" + "}" * depth}[kind]
 
 
+@functools.cache
 def position_inputs() -> st.SearchStrategy[Any]:
     """Anything a caller might hand to ``from_json`` or ``from_dict``."""
     texts = st.one_of(
@@ -589,6 +598,7 @@ def _check_accessor(game: Game, name: str, value: Any) -> None:
 
 
 # =========================================================================== VectorGame
+@functools.cache
 def action_arrays(n: int) -> st.SearchStrategy[Any]:
     """Action batches of every dtype, byte order, layout and shape, near (n,)."""
 
@@ -691,13 +701,11 @@ def check_options(data: st.DataObject) -> None:
     counts = load(name).players if real_map else (2, 3, 4, 5)
     players = data.draw(st.one_of(st.sampled_from(counts), odd_values()), label="num_players")
     options: dict[str, Any] = {}
-    valid = real_map and as_index(players) in counts and not isinstance(players, np.ndarray)
+    valid = real_map and as_index(players) in counts
     if data.draw(st.booleans(), label="seed given"):
         options["seed"] = data.draw(st.one_of(st.integers(0, 2**64), odd_values()), label="seed")
         index = as_index(options["seed"])
-        valid &= options["seed"] is None or (
-            index is not None and index >= 0 and not isinstance(options["seed"], np.ndarray)
-        )
+        valid &= options["seed"] is None or (index is not None and index >= 0)
     if data.draw(st.booleans(), label="intermediate given"):
         options["intermediate_scoring"] = data.draw(st.one_of(st.booleans(), odd_values()), label="intermediate")
         valid &= isinstance(options["intermediate_scoring"], (bool, np.bool_))
@@ -708,9 +716,7 @@ def check_options(data: st.DataObject) -> None:
         options["start_player"] = data.draw(st.one_of(st.integers(-1, 5), odd_values()), label="start")
         start = options["start_player"]
         index = as_index(start)
-        valid &= start is None or (
-            not isinstance(start, np.ndarray) and index is not None and 0 <= index < (as_index(players) or 0)
-        )
+        valid &= start is None or (index is not None and 0 <= index < (as_index(players) or 0))
     try:
         game = Game.new(name, players, **options)
     except (TypeError, ValueError) as e:
@@ -720,7 +726,7 @@ def check_options(data: st.DataObject) -> None:
         assert valid, f"Game.new({name!r}, {players!r}, **{options!r}) was accepted"
         check_invariants(game)
     rows = data.draw(st.one_of(st.integers(1, 3), odd_values()), label="rows")
-    rows_valid = as_index(rows) is not None and as_index(rows) >= 1 and not isinstance(rows, np.ndarray)
+    rows_valid = as_index(rows) is not None and as_index(rows) >= 1
     if rows_valid and as_index(rows) > 8:
         return  # a valid but large batch: nothing new to learn, only time
     try:
@@ -887,17 +893,17 @@ CAMPAIGNS: dict[str, Campaign] = {
 }
 
 
-def run_campaign(name: str, examples: int, random_seed: int | None = None) -> int:
+def run_campaign(name: str, examples: int, random_seed: int | None = None, tried: list[int] | None = None) -> int:
     """Run ``examples`` Hypothesis examples of one campaign in this process; returns the inputs tried.
 
-    A broken contract raises (after Hypothesis shrank it to a small example, which it prints).
+    A broken contract raises (after Hypothesis shrank it to a small example, which it
+    prints); ``tried[0]`` then still counts the inputs tried, shrinking included.
     """
     check = CAMPAIGNS[name].check
-    tried = 0
+    tried = [0] if tried is None else tried
 
     def body(data: st.DataObject) -> None:
-        nonlocal tried
-        tried += 1
+        tried[0] += 1
         check(data)
 
     test = settings(
@@ -910,7 +916,7 @@ def run_campaign(name: str, examples: int, random_seed: int | None = None) -> in
     if random_seed is not None:
         test = seed(random_seed)(test)
     test()
-    return tried
+    return tried[0]
 
 
 @dataclass
@@ -928,10 +934,12 @@ RESULT_TAG = "FUZZ-RESULT "
 
 
 def _run_chunk_here(name: str, examples: int, chunk_seed: int, tally: Tally) -> None:
+    tried = [0]
     try:
-        tally.inputs += run_campaign(name, examples, chunk_seed)
+        run_campaign(name, examples, chunk_seed, tried)
     except Exception:
         tally.failures.append(f"seed {chunk_seed}: {traceback.format_exc(limit=8)}")
+    tally.inputs += tried[0]
 
 
 def _run_chunk_in_child(name: str, examples: int, chunk_seed: int, tally: Tally, env: dict[str, str]) -> None:
@@ -971,7 +979,8 @@ def run(
     start = time.monotonic()
     k = 0
     while True:
-        pending = [n for n in names if examples is None or tallies[n].inputs < examples]
+        # a campaign that failed is not run again: its failure is reported, more would repeat it
+        pending = [n for n in names if (examples is None or tallies[n].inputs < examples) and not _broken(tallies[n])]
         if not pending or (seconds is not None and time.monotonic() - start >= seconds):
             break
         for name in pending:
@@ -993,6 +1002,10 @@ def run(
                 f"{len(tally.failures)} failed  {len(tally.crashes)} crashed"
             )
     return tallies
+
+
+def _broken(tally: Tally) -> bool:
+    return bool(tally.failures or tally.crashes)
 
 
 def report(tallies: dict[str, Tally]) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import reprlib
 
+import numpy as np
+
 
 class IllegalActionError(ValueError):
     """An action the rules do not allow in this position.
@@ -49,3 +51,17 @@ def short_repr(value: object, limit: int = SHORT_REPR_LIMIT) -> str:
     except Exception:  # a broken __repr__, a recursion: name the type instead
         text = f"<{type(value).__name__} object>"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def integer_argument(value: object, what: str) -> int:
+    """``value`` as a Python int, for an argument that is a count, an index or a seed.
+
+    Python and numpy integers and 0-d integer arrays (what policies often return) are
+    accepted; a bool, a float, a string or anything else raises :class:`ArgumentTypeError`
+    naming the argument: ``1.5`` is not silently truncated, ``True`` is not player 1.
+    """
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ArgumentTypeError(f"{what} must be an integer, got {short_repr(value)}")
+    return int(value)

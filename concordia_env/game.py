@@ -25,7 +25,7 @@ from .cards import (
     SLOT_FIXED_COST,
 )
 from .describe import describe, explain_illegal
-from .errors import ArgumentTypeError, IllegalActionError, short_repr
+from .errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
 from .maps import Map, load
 from .rules import engine
 from .rules.legal import fill_legal
@@ -138,8 +138,8 @@ class Game:
         combination, a start player beyond the seats) raises ``ValueError``.
         """
         m = _map_of(map)
-        n = _integer(num_players, "num_players")
-        if seed is not None and _integer(seed, "seed") < 0:
+        n = integer_argument(num_players, "num_players")
+        if seed is not None and integer_argument(seed, "seed") < 0:
             raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
         if not isinstance(intermediate_scoring, (bool, np.bool_)):
             shown = short_repr(intermediate_scoring)
@@ -147,7 +147,7 @@ class Game:
         if not isinstance(display_costs, str) or display_costs not in DISPLAY_VARIANTS:
             error = ValueError if isinstance(display_costs, str) else ArgumentTypeError
             raise error(f"display_costs must be one of {', '.join(DISPLAY_VARIANTS)}, got {short_repr(display_costs)}")
-        start = None if start_player is None else _integer(start_player, "start_player")
+        start = None if start_player is None else integer_argument(start_player, "start_player")
         seed = None if seed is None else int(seed)
         state = new_state(m, n, seed, bool(intermediate_scoring), display_costs, start)
         return cls._wrap(state, m)
@@ -223,7 +223,7 @@ class Game:
 
     def describe_action(self, action: int) -> str:
         """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
-        a = _integer(action, "action")
+        a = integer_argument(action, "action")
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {short_repr(a)}")
         return describe(self.state, self.map, a)
@@ -327,7 +327,7 @@ class Game:
 
     def display_price(self, slot: int) -> tuple[np.ndarray, int]:
         """A Senator's price of the card in ``slot``: (goods: own cost + slot's named goods, 'any' units)."""
-        slot = _integer(slot, "slot")
+        slot = integer_argument(slot, "slot")
         if not 0 <= slot < DISPLAY_SLOTS:
             raise ValueError(f"slot must be in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {slot}")
         card = int(self.state[DISPLAY + slot])
@@ -419,7 +419,7 @@ class Game:
     # ------------------------------------------------------------------ misc
     def _check_player(self, player: int) -> int:
         """``player`` as a Python int seat; ArgumentTypeError or ValueError if it is not one."""
-        p = _integer(player, "player")
+        p = integer_argument(player, "player")
         if not 0 <= p < self.num_players:
             raise ValueError(f"player must be in 0..{self.num_players - 1}, got {short_repr(p)}")
         return p
@@ -433,13 +433,6 @@ class Game:
     def __repr__(self) -> str:
         status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"
         return f"Game({self.map.name}, {self.num_players} players, turn {self.turn_count}, {status})"
-
-
-def _integer(value: Any, what: str) -> int:
-    """``value`` as a Python int: a Python or numpy integer, never a bool, float or string."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ArgumentTypeError(f"{what} must be an integer, got {short_repr(value)}")
-    return int(value)
 
 
 def _map_of(map: Map | str) -> Map:

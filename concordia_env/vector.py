@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from .actions import NUM_ACTIONS
-from .errors import ArgumentTypeError, IllegalActionError, short_repr
+from .errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
 from .game import Game
 from .maps import load
 from .observation import OBS_SIZE, observe_batch_into, scores_batch_into
@@ -90,11 +90,9 @@ class VectorGame:
         reward: str = "win",
         **game_options: Any,
     ) -> None:
-        if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
-            raise ArgumentTypeError(f"n must be a positive int, got {short_repr(n)}")
-        if n < 1:
+        if integer_argument(n, "n") < 1:
             raise ValueError(f"n must be a positive int, got {n}")
-        self.n = int(n)
+        self.n = integer_argument(n, "n")
         self.map = load(map)
         Game.new(self.map.name, num_players, 0, **game_options)  # refuses bad options here, once
         self.num_players = int(num_players)
@@ -116,11 +114,11 @@ class VectorGame:
 
     def reset(self, seed: int | None = None) -> None:
         """Start every row over with its first game (row i: ``seed + i``)."""
-        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))):
-            raise ArgumentTypeError(f"seed must be None or an integer, got {short_repr(seed)}")
-        if seed is not None and seed < 0:
+        if seed is None:
+            seed = int(np.random.default_rng().integers(SEED_BOUND))
+        elif integer_argument(seed, "seed") < 0:
             raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
-        self.seed = int(np.random.default_rng().integers(SEED_BOUND)) if seed is None else int(seed)
+        self.seed = integer_argument(seed, "seed")
         self.game_counts[:] = 0
         self._rng = np.random.default_rng(self.seed)
         for i in range(self.n):
@@ -171,8 +169,7 @@ class VectorGame:
 
     def game(self, row: int) -> Game:
         """Row ``row`` as a :class:`Game` (a copy: stepping it does not change the batch)."""
-        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)):
-            raise ArgumentTypeError(f"row must be an integer, got {short_repr(row)}")
+        row = integer_argument(row, "row")
         if not 0 <= row < self.n:
             raise ValueError(f"row must be in 0..{self.n - 1}, got {row}")
         return Game._wrap(self.states[row].copy(), self.map)
