@@ -1081,6 +1081,10 @@ class _Reader:
             hint = DEAD_DECISION_HINTS.get(phase, "no choice of it is legal here")
             raise _fail("pending.decision", f"'{decision}' cannot be taken: {hint}, so the game could not go on")
         closed = s.copy()
+        close_finished_parts(closed, self.m.tables)
+        if not np.array_equal(closed, s):
+            raise _fail("pending", f"the action has used up what it may do, so it ended: '{decision}' is over")
+        closed = s.copy()
         advance(closed, self.m.tables, mask)
         if not np.array_equal(closed, s):
             raise _fail(
@@ -1088,10 +1092,6 @@ class _Reader:
                 f"'{decision}' offers nothing but 'done' here, which the engine takes by itself: "
                 "the action would already be over",
             )
-        closed = s.copy()
-        close_finished_parts(closed, self.m.tables)
-        if not np.array_equal(closed, s):
-            raise _fail("pending", f"the action has used up what it may do, so it ended: '{decision}' is over")
 
     def _check_context_belongs_to_the_decision(self, phase: int) -> None:
         """The engine clears an action's context when the turn ends: it exists during its own decisions only."""
