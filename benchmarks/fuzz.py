@@ -71,6 +71,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -136,6 +137,8 @@ MOVES_AFTER_ACCEPT = 200
 MESSAGE_LIMIT = WHERE_LIMIT + PROBLEM_LIMIT + 200
 #: random moves before a campaign's position (0 = the setup)
 MAX_SETUP_MOVES = 400
+#: how the inputs ended, per campaign and outcome ("positions: accepted"...), for the report
+OUTCOMES: Counter[str] = Counter()
 
 
 # =========================================================================== games
@@ -422,7 +425,34 @@ def _new_value(data: st.DataObject, names: tuple[str, ...], old: Any) -> Any:
     return data.draw(st.one_of(choices), label="new value")
 
 
-EDITS = ("replace", "replace", "replace", "delete", "insert", "move", "add key", "swap")
+#: the edits, the plausible ones (a number nudged, a name swapped for one of its kind, a card moved)
+#: twice as likely as the destructive ones, so that a fair share of edited positions is accepted
+EDITS = ("nudge", "nudge", "rename", "rename", "move card", "move card", "replace", "delete", "insert", "move")
+EDITS += ("add key", "swap", "money", "money", "goods", "goods", "counter")
+
+
+@functools.cache
+def _categories(map_name: str) -> tuple[tuple[str, ...], ...]:
+    """Names that can stand in for each other: goods, card ids, places and paths, provinces, decisions, kinds."""
+    m = load(map_name)
+    return (
+        tuple(GOODS),
+        tuple(CARD_ID),
+        (*m.places, *m.path_ids, "storehouse"),
+        tuple(m.province_names),
+        tuple(PHASE_NAMES),
+        tuple(KIND_NAMES),
+        ("land", "sea"),
+        ("goods", "coins"),
+    )
+
+
+def _card_lists(d: dict[str, Any]) -> list[list[Any]]:
+    lists = [d.get("display"), d.get("stack")]
+    for player in d.get("players", []) if isinstance(d.get("players"), list) else []:
+        if isinstance(player, dict):
+            lists += [player.get("hand"), player.get("discard")]
+    return [x for x in lists if isinstance(x, list)]
 
 
 def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
@@ -433,7 +463,41 @@ def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
     path, old = paths[data.draw(st.integers(0, len(paths) - 1), label="path index")]
     parent = _get(d, path[:-1])
     key = path[-1]
-    if edit == "replace":
+    if edit == "nudge":  # a number a little off: money, goods, counters, players, slots
+        numbers = [(p, v) for p, v in paths if isinstance(v, int) and not isinstance(v, bool)]
+        if numbers:
+            path, old = numbers[data.draw(st.integers(0, len(numbers) - 1), label="number")]
+            delta = data.draw(st.one_of(st.integers(-3, 3), st.sampled_from((-100, 100, 10**6, 2**31))), label="by")
+            _get(d, path[:-1])[path[-1]] = old + delta
+    elif edit == "rename":  # a name replaced by another of its kind
+        words = [(p, v) for p, v in paths if isinstance(v, str)]
+        if words:
+            path, old = words[data.draw(st.integers(0, len(words) - 1), label="name")]
+            kinds = [c for c in _categories(d["map"] if d.get("map") in MAP_NAMES else "imperium") if old in c]
+            if kinds:
+                _get(d, path[:-1])[path[-1]] = data.draw(st.sampled_from(kinds[0]), label="renamed to")
+    elif edit == "move card":  # a card from one pile (hand, discard, display, stack) to another
+        piles = _card_lists(d)
+        full = [pile for pile in piles if pile]
+        if full:
+            src = full[data.draw(st.integers(0, len(full) - 1), label="from pile")]
+            card = src.pop(data.draw(st.integers(0, len(src) - 1), label="card"))
+            dst = piles[data.draw(st.integers(0, len(piles) - 1), label="to pile")]
+            dst.insert(data.draw(st.integers(0, len(dst)), label="at"), card)
+    elif edit in ("money", "goods") and isinstance(d.get("players"), list) and d["players"]:
+        player = d["players"][data.draw(st.integers(0, len(d["players"]) - 1), label="player")]
+        if edit == "money":  # any amount up to the bound
+            player["money"] = data.draw(st.one_of(st.integers(0, 60), st.integers(0, MAX_MONEY)), label="money")
+        else:  # goods that fit the storehouse: the free slots are what the player had plus the colonists out
+            free = 12 - (6 - len(player["colonists"])) if isinstance(player.get("colonists"), list) else 12
+            amounts = data.draw(st.lists(st.integers(0, 4), min_size=len(GOODS), max_size=len(GOODS)), label="goods")
+            while sum(amounts) > free:
+                amounts[amounts.index(max(amounts))] -= 1
+            player["goods"] = dict(zip(GOODS, amounts, strict=True))
+    elif edit == "counter":
+        counter = data.draw(st.sampled_from(("turn_count", "decision_count")), label="counter")
+        d[counter] = data.draw(st.integers(0, MAX_TURNS), label="value")
+    elif edit == "replace":
         parent[key] = _new_value(data, names, old)
     elif edit == "delete":
         del parent[key]
@@ -465,15 +529,17 @@ def check_positions(data: st.DataObject) -> None:
     """Campaign ``positions``: edited real positions are refused with PositionError or play on correctly."""
     game = data.draw(game_specs(), label="position").build()
     d = game.to_dict()
-    for _ in range(data.draw(st.integers(1, 4), label="edits")):
+    for _ in range(data.draw(st.integers(1, 3), label="edits")):
         with contextlib.suppress(IndexError, KeyError, TypeError):  # an edit that no longer applies
             mutate(data, d)
     try:
         accepted = from_dict(d)
     except PositionError as e:
         check_refusal(e)
+        OUTCOMES["positions: refused"] += 1
         return
     check_accepted(accepted, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
+    OUTCOMES["positions: accepted, played 200 moves"] += 1
 
 
 # =========================================================================== position text
@@ -527,8 +593,10 @@ def check_position_text(data: st.DataObject) -> None:
         game = load(value)
     except PositionError as e:
         check_refusal(e)
+        OUTCOMES["position-text: refused"] += 1
         return
     check_accepted(game, np.random.default_rng(0), moves=20)
+    OUTCOMES["position-text: accepted"] += 1
 
 
 # =========================================================================== actions and accessors
@@ -572,9 +640,11 @@ def _check_one_step(game: Game, value: Any) -> None:
     except IllegalActionError as e:
         assert not legal, f"the legal action {index} was refused: {e}"
         check_refusal(e, before, game)
+        OUTCOMES["actions: step refused"] += 1
         return
     assert legal, f"{value!r} was accepted as an action"
     assert game.decision_count == before[DECISION_COUNT] + 1
+    OUTCOMES["actions: step applied"] += 1
 
 
 def _check_accessor(game: Game, name: str, value: Any) -> None:
@@ -592,8 +662,10 @@ def _check_accessor(game: Game, name: str, value: Any) -> None:
         empty_slot = name == "display_price" and valid and game.display()[index] < 0
         assert not valid or empty_slot, f"{name}({value!r}) refused a valid index: {e}"
         check_refusal(e, before, game)
+        OUTCOMES["actions: accessor refused"] += 1
         return
     assert valid, f"{name}({value!r}) accepted an invalid index"
+    OUTCOMES["actions: accessor answered"] += 1
     assert np.array_equal(game.state, before), f"{name} changed the state"
 
 
@@ -659,8 +731,10 @@ def check_vector(data: st.DataObject) -> None:
             assert expected is None, f"a legal batch {expected} was refused: {e}"
             assert np.array_equal(vec.states, before), "a refused batch changed a row"
             check_refusal(e)
+            OUTCOMES["vector: batch refused"] += 1
         else:
             assert expected is not None, f"the batch {actions!r} was accepted"
+            OUTCOMES["vector: batch stepped"] += 1
         seats = data.draw(action_arrays(n), label="seats")
         try:
             obs = vec.observations(seats)
@@ -693,28 +767,33 @@ def _vector_expectation(vec: Any, actions: Any) -> list[int] | None:
 
 
 # =========================================================================== options
+def _mostly(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Three times in four a value of the option's own kind, else an odd one: some inputs are all valid."""
+    return st.one_of(valid, valid, valid, odd_values())
+
+
 def check_options(data: st.DataObject) -> None:
     """Campaign ``options``: constructors give a game exactly when every option is valid."""
     from concordia_env import VectorGame
 
-    name = data.draw(st.one_of(st.sampled_from(MAP_NAMES), odd_values()), label="map")
+    name = data.draw(_mostly(st.sampled_from(MAP_NAMES)), label="map")
     real_map = isinstance(name, str) and name in MAP_NAMES
     counts = load(name).players if real_map else (2, 3, 4, 5)
-    players = data.draw(st.one_of(st.sampled_from(counts), odd_values()), label="num_players")
+    players = data.draw(_mostly(st.sampled_from(counts)), label="num_players")
     options: dict[str, Any] = {}
     valid = real_map and as_index(players) in counts
     if data.draw(st.booleans(), label="seed given"):
-        options["seed"] = data.draw(st.one_of(st.integers(0, 2**64), odd_values()), label="seed")
+        options["seed"] = data.draw(_mostly(st.integers(0, 2**64)), label="seed")
         index = as_index(options["seed"])
         valid &= options["seed"] is None or (index is not None and index >= 0)
     if data.draw(st.booleans(), label="intermediate given"):
-        options["intermediate_scoring"] = data.draw(st.one_of(st.booleans(), odd_values()), label="intermediate")
+        options["intermediate_scoring"] = data.draw(_mostly(st.booleans()), label="intermediate")
         valid &= isinstance(options["intermediate_scoring"], (bool, np.bool_))
     if data.draw(st.booleans(), label="display costs given"):
-        options["display_costs"] = data.draw(st.one_of(st.sampled_from(DISPLAY_VARIANTS), odd_values()))
+        options["display_costs"] = data.draw(_mostly(st.sampled_from(DISPLAY_VARIANTS)))
         valid &= isinstance(options["display_costs"], str) and options["display_costs"] in DISPLAY_VARIANTS
     if data.draw(st.booleans(), label="start player given"):
-        options["start_player"] = data.draw(st.one_of(st.integers(-1, 5), odd_values()), label="start")
+        options["start_player"] = data.draw(_mostly(st.integers(-1, 5)), label="start")
         start = options["start_player"]
         index = as_index(start)
         valid &= start is None or (index is not None and 0 <= index < (as_index(players) or 0))
@@ -723,9 +802,11 @@ def check_options(data: st.DataObject) -> None:
     except (TypeError, ValueError) as e:
         assert not valid, f"valid options were refused: {e}"
         check_refusal(e)
+        OUTCOMES["options: refused"] += 1
     else:
         assert valid, f"Game.new({name!r}, {players!r}, **{options!r}) was accepted"
         check_invariants(game)
+        OUTCOMES["options: game built"] += 1
     rows = data.draw(st.one_of(st.integers(1, 3), odd_values()), label="rows")
     rows_valid = as_index(rows) is not None and as_index(rows) >= 1
     if rows_valid and as_index(rows) > 8:
@@ -796,6 +877,9 @@ def _aec_call(env: Any, call: str, data: st.DataObject) -> None:
     except (IllegalActionError, ValueError, TypeError) as e:
         assert np.array_equal(env.game.state, before), f"a refused {call} changed the game"
         check_refusal(e)
+        OUTCOMES["env-orders: call refused"] += 1
+    else:
+        OUTCOMES["env-orders: call done"] += 1
     check_invariants(env.game)
 
 
@@ -821,6 +905,9 @@ def _gym_call(env: Any, call: str, data: st.DataObject) -> None:
     except (IllegalActionError, ValueError, TypeError, RuntimeError) as e:
         assert np.array_equal(env.game.state, before), f"a refused {call} changed the game"
         check_refusal(e)
+        OUTCOMES["env-orders: call refused"] += 1
+    else:
+        OUTCOMES["env-orders: call done"] += 1
     check_invariants(env.game)
 
 
@@ -842,8 +929,10 @@ def check_raw_state(data: st.DataObject) -> None:
         raw = Game(state, game.map)
     except ValueError as e:
         check_refusal(e)
+        OUTCOMES["raw-state: refused"] += 1
         return
     exercise(raw, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
+    OUTCOMES["raw-state: accepted, survived every call"] += 1
 
 
 def exercise(game: Game, rng: np.random.Generator, moves: int = 30) -> None:
@@ -926,6 +1015,8 @@ class Tally:
 
     inputs: int = 0
     chunks: int = 0
+    #: how the inputs ended (see OUTCOMES)
+    outcomes: dict[str, int] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     crashes: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -936,11 +1027,18 @@ RESULT_TAG = "FUZZ-RESULT "
 
 def _run_chunk_here(name: str, examples: int, chunk_seed: int, tally: Tally) -> None:
     tried = [0]
+    before = Counter(OUTCOMES)
     try:
         run_campaign(name, examples, chunk_seed, tried)
     except Exception:
         tally.failures.append(f"seed {chunk_seed}: {traceback.format_exc(limit=8)}")
     tally.inputs += tried[0]
+    _add(tally.outcomes, OUTCOMES - before)
+
+
+def _add(total: dict[str, int], more: dict[str, int]) -> None:
+    for key, k in more.items():
+        total[key] = total.get(key, 0) + k
 
 
 def _run_chunk_in_child(name: str, examples: int, chunk_seed: int, tally: Tally, env: dict[str, str]) -> None:
@@ -952,6 +1050,7 @@ def _run_chunk_in_child(name: str, examples: int, chunk_seed: int, tally: Tally,
     if lines:
         result = json.loads(lines[-1][len(RESULT_TAG) :])
         tally.inputs += result["inputs"]
+        _add(tally.outcomes, result["outcomes"])
         tally.failures += [f"seed {chunk_seed}: {f}" for f in result["failures"]]
     tail = (proc.stdout + proc.stderr)[-3000:]
     if proc.returncode < 0:
@@ -968,9 +1067,10 @@ def run(
     chunk: int,
     base_seed: int,
     boundscheck: bool = False,
-    log: Callable[[str], None] = print,
+    log: Callable[[str], None] | None = None,
 ) -> dict[str, Tally]:
     """Run campaigns round robin, ``chunk`` inputs at a time, until ``examples`` each or ``seconds`` in all."""
+    log = log or functools.partial(print, flush=True)
     tallies = {name: Tally() for name in names}
     env = dict(os.environ)
     cache = None
@@ -1016,7 +1116,8 @@ def report(tallies: dict[str, Tally]) -> str:
     total = sum(t.inputs for t in tallies.values())
     rows.append(f"| **all** | **{total}** | {sum(len(t.failures) for t in tallies.values())} | ")
     rows[-1] += f"{sum(len(t.crashes) for t in tallies.values())} | {sum(t.seconds for t in tallies.values()):.0f} |"
-    return "\n".join(rows)
+    outcomes = [f"{key}: {k}" for t in tallies.values() for key, k in sorted(t.outcomes.items())]
+    return "\n".join(rows) + ("\n\noutcomes: " + "; ".join(outcomes) if outcomes else "")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1040,7 +1141,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:  # one chunk of an isolated campaign, in the child process the runner started
         tally = Tally()
         _run_chunk_here(args.child, args.examples or args.chunk, base_seed, tally)
-        print(RESULT_TAG + json.dumps({"inputs": tally.inputs, "failures": tally.failures}), flush=True)
+        result = {"inputs": tally.inputs, "outcomes": tally.outcomes, "failures": tally.failures}
+        print(RESULT_TAG + json.dumps(result), flush=True)
         return 1 if tally.failures else 0
     seconds = args.minutes * 60 if args.minutes else args.hours * 3600 if args.hours else None
     examples = args.examples if args.examples or seconds else 500
