@@ -12,6 +12,7 @@ again: not one signature may have been added.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from numba.core.dispatcher import Dispatcher
 
 import concordia_env
 from benchmarks import fuzz
-from concordia_env import Game, VectorGame
+from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame
 from concordia_env.gym_env import SingleAgentEnv
 from concordia_env.pettingzoo_env import raw_env
 from concordia_env.position import from_json
@@ -59,15 +60,19 @@ def warm_up() -> None:
     for i, name in enumerate(("imperium", "italia", "aegyptus", "creta")):
         game = Game.new(name, 3, seed=i, intermediate_scoring=bool(i % 2))
         while not game.is_over():
-            if game.phase != PHASE_PLAY_CARD or rng.random() < 0.05:
+            if game.phase != PHASE_PLAY_CARD and rng.random() < 0.3:
                 assert from_json(game.to_json()) == game
             game.observation(game.current_player)
             game.score_breakdown(game.current_player)
             game.step(int(rng.choice(game.legal_actions())))
+            if rng.random() < 0.02:  # every illegal action explained: the explanations query the rules too
+                for a in range(NUM_ACTIONS):
+                    with contextlib.suppress(IllegalActionError):
+                        game.clone().step(a)
         game.final_scores()
         for reward in ("win", "score_delta"):
             vec = VectorGame(3, name, 3, seed=i, reward=reward)
-            for _ in range(300):
+            for _ in range(100):
                 vec.step(vec.sample_actions())
                 vec.observations()
     env = raw_env(map="italia", num_players=2)
