@@ -57,8 +57,9 @@ from .cards import (
     START_HAND_COUNTS,
     STOREHOUSE_SLOTS,
 )
+from .errors import ArgumentTypeError
 from .layout import Layout
-from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES
+from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
 from .rules._jit import njit
 from .rules.common import free_slots, houses_in_city, houses_of, pbase
 from .rules.scoring import NUM_SCORE_PARTS, score_parts
@@ -101,11 +102,13 @@ from .state import (
     SLOTS_BOUGHT,
     STACK,
     STACK_SIZE,
+    STATE_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
     TURN_COUNT,
     TURN_PLAYER,
 )
+from .state_check import as_state_array, check_state
 
 if TYPE_CHECKING:
     from .game import Game
@@ -446,13 +449,46 @@ def observe(game: Game, player: int) -> np.ndarray:
 
 
 def observe_batch(states: np.ndarray, tables: np.ndarray, players: np.ndarray, out: np.ndarray | None = None):
-    """Observations of a batch of states of one map, one observer per row: shape (n, OBS_SIZE)."""
-    states = np.ascontiguousarray(states, dtype=np.int32)
-    players = np.ascontiguousarray(players, dtype=np.int64)
+    """Observations of a batch of states of one map, one observer per row: shape (n, OBS_SIZE).
+
+    The compiled code does not bounds-check, so the inputs are checked first: ``tables``
+    must be a map's own tables, every row a valid state of that map (as ``Game(state,
+    map)`` checks it), ``players`` one integer seat per row; ``ValueError`` /
+    ``ArgumentTypeError`` otherwise. ``out``, if given, is filled (float32, (n, OBS_SIZE)).
+    """
+    m = _map_of_tables(tables)
+    states = np.asarray(states)
+    if states.ndim != 2:
+        raise ValueError(f"states must be a 2-D array, one state per row, got shape {states.shape}")
+    rows = np.empty((states.shape[0], STATE_SIZE), dtype=np.int32)
+    for i in range(states.shape[0]):
+        rows[i] = as_state_array(states[i])
+        check_state(rows[i], m)
+    seats = np.asarray(players)
+    if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
+        raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
+    if seats.shape != (rows.shape[0],) or ((seats < 0) | (seats >= rows[:, NUM_PLAYERS])).any():
+        raise ValueError(f"players must be one seat per row, each below that row's player count, got {seats}")
+    shape = (rows.shape[0], OBS_SIZE)
     if out is None:
-        out = np.empty((states.shape[0], OBS_SIZE), dtype=np.float32)
-    observe_batch_into(states, tables, players, out)
+        out = np.empty(shape, dtype=np.float32)
+    elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == shape):
+        raise ValueError(f"out must be a float32 array of shape {shape}")
+    elif not (out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError("out must be a writable C-contiguous array")
+    observe_batch_into(rows, m.tables, np.array(seats, dtype=np.int64), out)
     return out
+
+
+def _map_of_tables(tables: np.ndarray) -> Map:
+    """The map whose tables these are (compiled code indexes the state with them: nothing else will do)."""
+    for name in MAP_NAMES:
+        m = load(name)
+        if tables is m.tables or (
+            isinstance(tables, np.ndarray) and tables.shape == m.tables.shape and np.array_equal(tables, m.tables)
+        ):
+            return m
+    raise ValueError("tables must be the tables of a map (maps.load(name).tables)")
 
 
 def player_scores(game: Game) -> np.ndarray:

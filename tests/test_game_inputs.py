@@ -281,3 +281,21 @@ def test_vector_refuses_odd_sizes_and_seeds() -> None:
         VectorGame(2, "italia", 2, intermediate_scoring="yes")
     vec = VectorGame(np.int64(2), "italia", np.uint8(2), seed=np.uint32(9))
     assert vec.n == 2 and vec.num_players == 2 and vec.game(1) == Game.new("italia", 2, seed=10)
+
+
+# =========================================================================== observe_batch
+def test_observe_batch_checks_states_seats_and_tables(game: Game) -> None:
+    from concordia_env.observation import observe_batch
+
+    states = np.stack([game.state, game.state])
+    assert observe_batch(states, game.map.tables, np.array([0, 1])).shape[0] == 2
+    bad = states.copy()
+    bad[1, PHASE] = 99
+    with pytest.raises(ValueError, match="PHASE"):
+        observe_batch(bad, game.map.tables, np.array([0, 1]))
+    with pytest.raises(ValueError, match="seat"):
+        observe_batch(states, game.map.tables, np.array([0, 2]))
+    with pytest.raises(TypeError):
+        observe_batch(states, game.map.tables, np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match="tables"):
+        observe_batch(states, np.zeros_like(game.map.tables), np.array([0, 1]))
