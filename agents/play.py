@@ -95,10 +95,8 @@ def group_choices(game: Game) -> list[Group]:
         a = int(action)
         title, text = _title_and_text(game, a)
         group = groups.setdefault(title, Group(title))
-        # two colonists of one kind on one spot make identical moves: list the move once
-        if text not in group.texts:
-            group.actions.append(a)
-            group.texts.append(text)
+        group.actions.append(a)
+        group.texts.append(text)
     return [_strip_shared_label(g) for g in groups.values()]
 
 
@@ -275,7 +273,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--vs", nargs="+", default=["heuristic"], help="opponent spec(s): one for all opponents, or one per opponent"
     )
-    parser.add_argument("--seat", type=int, default=0, help="your seat (0 = first in turn order after setup)")
+    parser.add_argument(
+        "--seat",
+        type=int,
+        default=0,
+        help="your seat P0..P(players-1), a place at the table, not the turn order: the setup seed draws who starts",
+    )
     parser.add_argument("--seed", type=int, default=None, help="setup seed (default: a random one, printed)")
     parser.add_argument("--save", default=None, metavar="DB", help="store the finished game in this results file")
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")

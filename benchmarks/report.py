@@ -133,7 +133,12 @@ def _agent_stats(name: str, records: Sequence[GameRecord], players: int) -> dict
 
 
 def _seat_stats(records: Sequence[GameRecord], players: int) -> list[dict[str, Any]]:
-    """Win rate and VP per seat over all agents: how much the seat itself is worth."""
+    """Win rate and VP per seat over all agents.
+
+    A seat is a place at the table (P0, P1, ...), not a place in the turn order: each game's
+    seed draws its start player, so over many games every seat starts equally often and
+    this table shows no turn-order advantage, only how the seeds fell.
+    """
     out = []
     for seat in range(players):
         wins = sum(r.winner == seat for r in records)
@@ -395,7 +400,8 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
         gods.add_row(a["agent"], *(f"{a['score_breakdown'].get(k, 0.0):.1f}" for k in keys))
     console.print(gods)
 
-    seats = Table(title="by seat (all agents)", title_justify="left")
+    title = "by seat (all agents; seat = place at the table, the seed draws who starts)"
+    seats = Table(title=title, title_justify="left")
     for col in ("seat", "win rate [95% CI]", "mean VP"):
         seats.add_column(col, justify="right")
     for s in summary["seats"]:

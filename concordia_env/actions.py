@@ -27,6 +27,13 @@ case of a neighbouring path. Moves may only end on a free path, which loses no e
 position: colonists of one kind are interchangeable, so any legal final arrangement can
 be reached by moving each colonist once, in an order where each destination is already
 free (a cycle of own colonists swapping places is the same arrangement as not moving).
+
+One legal action per distinct choice: the mask never offers two actions that make the same
+move. Colonists of one kind are interchangeable, so of several on one place only
+the lowest colonist slot may move (``MOVE`` slot 0 and slot 1 from Roma would be the same
+move); a Diplomat copies the *kind* of a card, so of several opponents showing copyable
+cards of one kind only the nearest to the left is offered. ``docs/action-space.md`` says
+more.
 """
 
 from __future__ import annotations

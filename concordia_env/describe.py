@@ -189,6 +189,14 @@ def explain_illegal(s: np.ndarray, m: Map, action: int) -> str:
     return specific or f"the rules do not allow it in '{pending}' here"
 
 
+def _legal_now(s: np.ndarray, m: Map, action: int) -> bool:
+    from .rules.legal import fill_legal
+
+    mask = np.zeros(A.NUM_ACTIONS, dtype=np.bool_)
+    fill_legal(s, m.tables, mask)
+    return bool(mask[action])
+
+
 def _specific_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str | None:
     b = player_base(p)
     goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS]
@@ -211,6 +219,14 @@ def _specific_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str | 
             return "that opponent's discard pile is empty"
         if CARD_KIND[top] == K_DIPLOMAT:
             return "a Diplomat cannot copy a Diplomat"
+        from .rules.legal import canonical_diplomat_offset
+
+        first = int(canonical_diplomat_offset(s, p, i + 1))
+        if first != i + 1:
+            return (
+                f"player {(p + first) % n} shows a {KIND_NAMES[CARD_KIND[top]]} too and copying it is the same move: "
+                f"use action {A.A_DIPLOMAT + first - 1}"
+            )
     if name == "MOVE":
         slot, path = divmod(i, A.MAX_PATHS)
         loc = int(s[b + P_COLONISTS + slot])
@@ -221,14 +237,20 @@ def _specific_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str | 
         kind = m.paths[path][0]
         if kind != (0 if slot < 3 else 1):
             return f"a {_slot_kind_name(slot)} colonist cannot use a {PATH_KINDS[kind]} path"
-        from .rules.legal import distance_to_path
+        from .rules.legal import canonical_slot, distance_to_path
 
-        need = int(distance_to_path(m.tables, loc, path))
-        left = int(s[STEPS_LEFT])
         if loc < PATH_LOC_BASE and m.places[loc] in m.special_squares:
             return "a colonist on a special square never moves again"
+        need = int(distance_to_path(m.tables, loc, path))
+        left = int(s[STEPS_LEFT])
         if need > left:
             return f"reaching {path_text(m, path)} takes {need} steps, only {left} left"
+        first = int(canonical_slot(s, p, slot))
+        if first != slot and _legal_now(s, m, A.move(first, path)):
+            return (
+                f"the {_slot_kind_name(slot)} colonist in slot {first} stands there too and moving it is the same "
+                f"move: use action {A.move(first, path)}"
+            )
         return f"{path_text(m, path)} is occupied"
     if name == "BUILD":
         if i >= len(m.places) or m.places[i] == m.capital or m.places[i] in m.special_squares:

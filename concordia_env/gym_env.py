@@ -1,4 +1,4 @@
-"""Concordia as a single-agent Gymnasium environment (``"Concordia-v0"``), e.g. for Stable-Baselines3.
+"""Concordia as a single-agent Gymnasium environment (``"Concordia-v1"``), e.g. for Stable-Baselines3.
 
 The learner plays one seat; the other seats are played by fixed opponents inside
 ``reset()`` and ``step()``, which return only when the learner must decide again (or the
@@ -8,11 +8,12 @@ turn with the learner to choose a good to keep.
 
 | | |
 | --- | --- |
-| Creation | ``SingleAgentEnv(opponents="random", map="italia")`` or ``gymnasium.make("Concordia-v0", ...)`` |
-| Observation space | ``Box(float32, (OBS_SIZE,))``: ``game.observation(learner_seat)`` (see ``docs/observation.md``) |
+| Creation | ``SingleAgentEnv(opponents="random", map="italia")`` or ``gymnasium.make("Concordia-v1", ...)`` |
+| Observation space | ``Box(float32, (OBS_SIZES[version],))``: ``observe(game, learner_seat, version)`` |
 | Action space | ``Discrete(NUM_ACTIONS)`` (see :mod:`concordia_env.actions`); ``sample()`` draws a legal action |
 | Action mask | ``env.action_masks()`` (bool, for ``sb3_contrib.MaskablePPO``) and ``info["action_mask"]`` |
 | Reward | as in the PettingZoo env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), for the learner |
+| Registered | ``"Concordia-v1"`` (current), ``"Concordia-v0"``; ``max_episode_steps`` 2000 (``env_common``) |
 
 Options
 -------
@@ -23,31 +24,84 @@ Options
   the episode's generator at every ``reset``, so a seeded episode is reproducible (a plain
   callable keeps whatever randomness it has). Spec strings keep the env picklable, which
   ``SubprocVecEnv`` needs.
-* ``seat``: the learner's seat, an int or ``"random"`` (drawn anew each episode).
+* ``seat``: the learner's seat, an int or ``"random"`` (drawn anew each episode). A seat is
+  a place at the table, not a place in the turn order: the game's seed draws the start
+  player unless the game option ``start_player=k`` fixes it.
 * ``map``, ``num_players``, ``reward``, ``render_mode``, ``seed`` and the engine's game
   options (``intermediate_scoring``, ``display_costs``, ``start_player``).
 * ``max_turns``: optional cap on the game's turns; the episode is then *truncated*
   (a policy that never builds nor buys could otherwise play forever). ``None`` (default):
-  games end by the rules only.
+  games end by the rules only; through ``gymnasium.make`` the registered
+  ``max_episode_steps`` (learner decisions, Gymnasium's ``TimeLimit``) caps them too.
 * ``illegal_action``: ``"raise"`` (default) or ``"penalize"``, see below.
+* ``observation_version``: 1 (default, the current observation) or 0, see the version table.
 
-Rewards (see :mod:`concordia_env.pettingzoo_env` for the table): the terminal kinds are 0
+Rewards (see :mod:`concordia_env.rewards` for the table): the terminal kinds are 0
 until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now
 between consecutive learner decisions (starting from 0), so an episode's rewards sum to the
-learner's final VP. ``info`` at the end holds ``"final_scores"`` (array by seat),
-``"winner"`` (seat), ``"score_breakdown"`` (the learner's) and ``"learner_seat"``.
+learner's final VP.
 
-Illegal actions: with ``illegal_action="raise"`` (default) a learner action the rules do
-not allow raises :class:`~concordia_env.IllegalActionError` and leaves the game unchanged
-(mask the policy with ``action_masks()``). With ``illegal_action="penalize"`` it ends the
+Infos
+-----
+Every ``info`` has the same keys with the same types at every step (libraries that stack
+infos into arrays need one schema); the end-of-game values are typed placeholders until
+the game ends by the rules (a truncated episode keeps them):
+
+| key | type | value |
+| --- | --- | --- |
+| ``"action_mask"`` | bool array (NUM_ACTIONS,) | ``action_masks()`` |
+| ``"phase"`` | str | the pending decision |
+| ``"learner_seat"`` | int | the learner's seat this episode |
+| ``"final_scores"`` | int64 array (num_players,) | final VP by seat at the end; zeros before |
+| ``"winner"`` | int | the winning seat at the end; −1 before |
+| ``"score_breakdown"`` | dict str → int | the learner's VP per category at the end; all 0 before |
+| ``"illegal_action"`` | str | the error message of a penalized illegal action; ``""`` otherwise |
+
+Illegal actions
+---------------
+With ``illegal_action="raise"`` (default) a learner action the rules do not allow raises
+:class:`~concordia_env.IllegalActionError` and leaves the game unchanged (mask the policy
+with ``action_masks()``); so does any value of any other type or range (``2**63``,
+``None``, ``1.5``, ``"3"``). With ``illegal_action="penalize"`` each of those ends the
 episode instead: reward −1, ``terminated=True``, ``info["illegal_action"]`` the message
-(the PettingZoo env's ``TerminateIllegalWrapper`` semantics). Gymnasium's
-``check_env`` needs "penalize": its step-determinism check samples an action *before* a
-seeded reset, legal in the old position but maybe not in the new one.
+(the PettingZoo env's ``TerminateIllegalWrapper`` semantics).
+
+Lifecycle: ``step()`` before the first ``reset()``, or after the episode has ended, raises
+:class:`~concordia_env.errors.ResetNeededError` (a ``RuntimeError`` and Gymnasium's
+``ResetNeeded``) and changes nothing.
 
 Seeding: ``reset(seed=s)`` plays ``Game.new(..., seed=s)`` and draws the seat and the
 opponents' seeds from ``s``; ``reset()`` draws everything from the episode generator,
 which the constructor's ``seed`` starts.
+
+Checking and wrappers
+---------------------
+* ``gymnasium.utils.env_checker.check_env(gymnasium.make("Concordia-v1",
+  illegal_action="penalize"))`` passes. It needs "penalize": its step-determinism check
+  samples an action *before* a seeded reset, legal in the old position but maybe not in
+  the new one.
+* ``gymnasium.make`` wraps the env (``TimeLimit``, ``OrderEnforcing``, ``PassiveEnvChecker``),
+  and Gymnasium's wrappers do not forward methods: call
+  ``env.get_wrapper_attr("action_masks")()`` (or ``env.unwrapped.action_masks()``).
+  Stable-Baselines3's vector envs already look the method up that way.
+* ``gymnasium.make_vec("Concordia-v1", num_envs=n)`` autoresets in Gymnasium's default
+  ``NEXT_STEP`` mode: the step after a sub-env's episode ends *is* its reset, and the action
+  given to that row is ignored. For that one step the row's mask
+  (``envs.call("action_masks")``) is all False; send any action, e.g. 0.
+
+Versions
+--------
+Each registered id fixes the observation version (``gymnasium.make`` options are passed on
+to ``SingleAgentEnv``); ``SingleAgentEnv(observation_version=...)`` chooses it directly.
+
+| id | ``observation_version`` | observation length | change |
+| --- | ---: | ---: | --- |
+| ``"Concordia-v1"`` (current) | 1 | ``OBS_SIZE_V1`` | shows where each of the learner's colonist slots stands |
+| ``"Concordia-v0"`` | 0 | ``OBS_SIZE_V0`` | initial release |
+
+v1 appends ``COLONIST_SLOTS`` to the v0 observation (``docs/observation.md``): a MOVE action
+names a colonist *slot*, which v0 does not show. The v0 observation is the first
+``OBS_SIZE_V0`` entries of the v1 one.
 """
 
 from __future__ import annotations
@@ -61,47 +115,25 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from .actions import NUM_ACTIONS
-from .errors import IllegalActionError
-from .game import Game
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, observe
-from .pettingzoo_env import (
-    ILLEGAL_ACTION_MODES,
-    ILLEGAL_REWARD,
+from .env_common import (
     RENDER_FPS,
     RENDER_MODES,
-    Rewarder,
+    LegalActionSpace,
+    action_index,
+    check_cap,
+    check_illegal_action,
     check_render_mode,
     render_game,
 )
+from .errors import IllegalActionError, ResetNeededError
+from .game import Game
+from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, observation_bounds, observe
+from .rewards import ILLEGAL_REWARD, Rewarder
 
 OpponentSpec = Any  # str | agents.Agent | Callable[[Game], int]
+
 #: seeds drawn for games and opponents are below this bound
 SEED_BOUND = 2**63 - 1
-
-
-class LegalActionSpace(spaces.Discrete):
-    """``Discrete(NUM_ACTIONS)`` whose unmasked ``sample()`` draws a legal action of the pending decision.
-
-    The env raises on illegal actions, yet generic tools sample the action space blindly
-    (Gymnasium's and Stable-Baselines3's env checkers, quick random baselines); with this
-    space they get a uniformly random *legal* action. An explicit ``mask`` or
-    ``probability`` is used as given. A copy or pickle of the space is a plain
-    ``Discrete`` (it does not drag the env along).
-    """
-
-    def __init__(self, legal_mask: Callable[[], np.ndarray]) -> None:
-        super().__init__(NUM_ACTIONS)
-        self._legal_mask = legal_mask
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
-        if mask is None and probability is None:
-            legal = self._legal_mask()
-            if legal.any():
-                mask = legal.astype(np.int8)
-        return super().sample(mask=mask, probability=probability)
-
-    def __reduce__(self) -> tuple[type, tuple[int]]:
-        return (spaces.Discrete, (int(self.n),))
 
 
 class _CallableOpponent:
@@ -146,25 +178,26 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         seed: int | None = None,
         max_turns: int | None = None,
         illegal_action: str = "raise",
+        observation_version: int = OBSERVATION_VERSION,
         **game_options: Any,
     ) -> None:
         EzPickle.__init__(
             self,
-            opponents,
-            seat,
-            map,
-            num_players,
-            reward,
-            render_mode,
-            seed,
-            max_turns,
-            illegal_action,
+            opponents=opponents,
+            seat=seat,
+            map=map,
+            num_players=num_players,
+            reward=reward,
+            render_mode=render_mode,
+            seed=seed,
+            max_turns=max_turns,
+            illegal_action=illegal_action,
+            observation_version=observation_version,
             **game_options,
         )
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}; got {illegal_action!r}")
         self.render_mode = check_render_mode(render_mode)
-        self.illegal_action = illegal_action
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.observation_version = check_observation_version(observation_version)
         self._map_name = map
         self._num_players = num_players
         self._game_options = game_options
@@ -174,11 +207,14 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._opponents = self._build_opponents(opponents, num_players)
         self._rewarder = Rewarder(reward)
         self._init_seed = seed
-        self._max_turns = max_turns
+        self._max_turns = check_cap("max_turns", max_turns)
         self._mask: np.ndarray | None = None
+        self._started = False  # no step() before the first reset()
         self._episode_over = False
+        self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
         self._viewer: Any = None
-        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32)
+        low, high = observation_bounds(self.observation_version)
+        self.observation_space = spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32)
         self.action_space = LegalActionSpace(self.action_masks)
 
     @staticmethod
@@ -211,6 +247,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         for opponent in self._opponents:
             opponent.reset(int(rng.integers(SEED_BOUND)))
         self._rewarder.reset(self._num_players)
+        self._started = True
         self._episode_over = False
         self._play_opponents()
         # rewards earned before the learner's first decision (score_delta: the starting VP)
@@ -218,10 +255,12 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if not self._started:
+            raise ResetNeededError("step() was called before reset(): call reset() to start an episode")
         if self._episode_over:
-            raise RuntimeError("the episode is over; call reset() first")
+            raise ResetNeededError("the episode is over; call reset() first")
         try:
-            self.game.step(action)
+            self.game.step(action_index(action))
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the game is unchanged
@@ -271,13 +310,18 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         return self._observation(), ILLEGAL_REWARD, True, False, info
 
     def _observation(self) -> np.ndarray:
-        return observe(self.game, self.seat)
+        return observe(self.game, self.seat, self.observation_version)
 
     def _info(self) -> dict[str, Any]:
+        """Every key at every step (see "Infos"); the end-of-game values are placeholders until the end."""
         game = self.game
-        info: dict[str, Any] = {"action_mask": self.action_masks(), "phase": game.phase_name, "learner_seat": self.seat}
-        if game.is_over():
-            info["final_scores"] = game.final_scores()
-            info["winner"] = game.winner()
-            info["score_breakdown"] = game.score_breakdown(self.seat)
-        return info
+        over = game.is_over()
+        return {
+            "action_mask": self.action_masks(),
+            "phase": game.phase_name,
+            "learner_seat": self.seat,
+            "final_scores": game.final_scores() if over else np.zeros(self._num_players, dtype=np.int64),
+            "winner": game.winner() if over else -1,
+            "score_breakdown": game.score_breakdown(self.seat) if over else dict(self._no_score),
+            "illegal_action": "",
+        }

@@ -26,8 +26,26 @@ Design
   fields whose value has no hard upper bound (money, VP, turns played) can exceed 1;
   ``OBS_HIGH`` holds each entry's upper bound (``inf`` for those), ``OBS_LOW`` is 0.
 
+Versions
+--------
+The layout only ever grows at the end: a version's observation is exactly the first
+``OBS_SIZES[version]`` entries of every later version's, so the fields of an older version
+keep their offsets, and ``observe(game, p, version=0)`` is ``observe(game, p)[:OBS_SIZE_V0]``.
+
+| version | length | change |
+| --- | ---: | --- |
+| 0 | ``OBS_SIZE_V0`` | the original layout (header, board, one block per player) |
+| 1 (current) | ``OBS_SIZE_V1`` | ``COLONIST_SLOTS`` appended: where each of the observer's colonist slots stands |
+
+Why v1: a MOVE action names a colonist *slot* (``A_MOVE + slot * MAX_PATHS + path``), and v0
+only counts colonists per place and kind, so it cannot tell which colonist a MOVE moves.
+
+``OBS_SIZE`` is the current version's length; ``Game.observation(p)`` and the environments'
+default ``observation_version`` give the current version.
+
 The tables below (generated from the layout by :func:`describe_observation`, also in
-``docs/observation.md``) list every field: name, offset, length, meaning and scaling.
+``docs/observation.md``) list every field: name, offset, length, meaning, scaling and the
+version that added it.
 """
 
 from __future__ import annotations
@@ -141,16 +159,26 @@ class ObsLayout(Layout):
         super().__init__()
         self.scales: dict[str, str] = {}
         self.highs: dict[str, float] = {}
+        self.versions: dict[str, int] = {}
 
-    def field(self, name: str, length: int = 1, doc: str = "", scale: str = "0/1", high: float = 1.0) -> int:
-        """Reserve ``length`` entries; ``scale`` says how values are scaled, ``high`` bounds them."""
+    def field(
+        self, name: str, length: int = 1, doc: str = "", scale: str = "0/1", high: float = 1.0, version: int = 0
+    ) -> int:
+        """Reserve ``length`` entries; ``scale`` says how values are scaled, ``high`` bounds them.
+
+        ``version`` is the observation version that added the field; fields are only ever
+        appended, so a version can never come before an older one.
+        """
+        if self.versions and version < max(self.versions.values()):
+            raise ValueError(f"{name}: a field of version {version} cannot follow one of a later version")
         self.scales[name] = scale
         self.highs[name] = high
+        self.versions[name] = version
         return super().field(name, length, doc)
 
     def table(self) -> str:
-        rows = ["| field | offset | length | meaning | scaling |", "| --- | ---: | ---: | --- | --- |"]
-        rows += [f"| `{n}` | {o} | {ln} | {d} | {self.scales[n]} |" for n, o, ln, d in self.fields]
+        rows = ["| field | offset | length | meaning | scaling | version |", "| --- | ---: | ---: | --- | --- | ---: |"]
+        rows += [f"| `{n}` | {o} | {ln} | {d} | {self.scales[n]} | {self.versions[n]} |" for n, o, ln, d in self.fields]
         return "\n".join(rows)
 
     def high_array(self) -> np.ndarray:
@@ -271,15 +299,53 @@ O_PLAYERS = _O.field(
     scale="see below",
     high=UNBOUNDED,
 )
-OBS_SIZE = _O.size
+OBS_SIZE_V0 = _O.size
+
+# --------------------------------------------------------------------------- v1: the observer's colonist slots
+#: locations of one colonist slot in COLONIST_SLOTS: the state's location code + 1, i.e.
+#: 0 the storehouse, 1 + c place c, 1 + MAX_CITIES + path the path
+SLOT_LOCATIONS = 1 + PATH_LOC_BASE + MAX_PATHS
+O_COLONIST_SLOTS = _O.field(
+    "COLONIST_SLOTS",
+    COLONISTS_PER_PLAYER * SLOT_LOCATIONS,
+    doc=(
+        f"[slot, location] the observer's colonist slot i (land 0-{FIRST_SEA_SLOT - 1}, "
+        f"sea {FIRST_SEA_SLOT}-{COLONISTS_PER_PLAYER - 1}; the slot of MOVE actions) one-hot where it stands: "
+        f"0 storehouse, 1 + c place c, {1 + PATH_LOC_BASE} + p path p"
+    ),
+    version=1,
+)
+OBS_SIZE_V1 = _O.size
+
+#: observation length of each version (see "Versions" above); OBS_SIZE is the current one
+OBS_SIZES: dict[int, int] = {0: OBS_SIZE_V0, 1: OBS_SIZE_V1}
+OBSERVATION_VERSIONS: tuple[int, ...] = tuple(OBS_SIZES)
+OBSERVATION_VERSION = max(OBSERVATION_VERSIONS)
+OBS_SIZE = OBS_SIZES[OBSERVATION_VERSION]
 OBS_LAYOUT = _O
 
-#: per-entry bounds of the observation (for the Box spaces): 0 below, 1 or ``inf`` above
+#: per-entry bounds of the current observation (for the Box spaces): 0 below, 1 or ``inf`` above;
+#: an older version's bounds are the first OBS_SIZES[version] entries (:func:`observation_bounds`)
 OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
 OBS_HIGH = _O.high_array()
 for _k in range(MAX_PLAYERS):
     _start = O_PLAYERS + _k * PLAYER_OBS_SIZE
     OBS_HIGH[_start : _start + PLAYER_OBS_SIZE] = _Q.high_array()
+
+
+def check_observation_version(version: int) -> int:
+    """``version`` as an int if it is one of OBSERVATION_VERSIONS, else ValueError (TypeError for a non-int)."""
+    if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer)):
+        raise TypeError(f"observation_version must be an int in {OBSERVATION_VERSIONS}; got {version!r}")
+    if int(version) not in OBS_SIZES:
+        raise ValueError(f"observation_version must be one of {OBSERVATION_VERSIONS}; got {version!r}")
+    return int(version)
+
+
+def observation_bounds(version: int = OBSERVATION_VERSION) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of one version's observation, float32 arrays of length OBS_SIZES[version]."""
+    size = OBS_SIZES[check_observation_version(version)]
+    return OBS_LOW[:size].copy(), OBS_HIGH[:size].copy()
 
 
 # --------------------------------------------------------------------------- compiled fill
@@ -405,8 +471,20 @@ def _fill_player(s, m, q, o, parts):
 
 
 @njit
+def _fill_colonist_slots(s, p, out):
+    """v1: one-hot location of each of the observer's colonist slots (location code + 1)."""
+    b = pbase(p) + P_COLONISTS
+    for slot in range(COLONISTS_PER_PLAYER):
+        out[O_COLONIST_SLOTS + slot * SLOT_LOCATIONS + s[b + slot] - LOC_STOREHOUSE] = 1.0
+
+
+@njit
 def fill_observation(s, m, p, out):
-    """Write player p's observation of state ``s`` into ``out`` (float32, OBS_SIZE)."""
+    """Write player p's observation of state ``s`` into ``out`` (float32).
+
+    The length of ``out`` chooses the version: ``OBS_SIZE_V0`` entries give v0, ``OBS_SIZE_V1``
+    give v1 (v0 followed by the colonist slots). The Python wrappers check the length.
+    """
     out[:] = 0.0
     _fill_header(s, p, out)
     _fill_board(s, m, out)
@@ -415,6 +493,8 @@ def fill_observation(s, m, p, out):
     for k in range(n):
         start = O_PLAYERS + k * PLAYER_OBS_SIZE
         _fill_player(s, m, (p + k) % n, out[start : start + PLAYER_OBS_SIZE], parts)
+    if out.shape[0] >= OBS_SIZE_V1:
+        _fill_colonist_slots(s, p, out)
 
 
 @njit
@@ -441,21 +521,28 @@ def scores_batch_into(states, m, out):
 
 
 # --------------------------------------------------------------------------- Python API
-def observe(game: Game, player: int) -> np.ndarray:
-    """``player``'s observation of ``game`` (float32, length OBS_SIZE)."""
-    out = np.empty(OBS_SIZE, dtype=np.float32)
+def observe(game: Game, player: int, version: int = OBSERVATION_VERSION) -> np.ndarray:
+    """``player``'s observation of ``game`` (float32, length ``OBS_SIZES[version]``)."""
+    out = np.empty(OBS_SIZES[check_observation_version(version)], dtype=np.float32)
     fill_observation(game.state, game.map.tables, int(player), out)
     return out
 
 
-def observe_batch(states: np.ndarray, tables: np.ndarray, players: np.ndarray, out: np.ndarray | None = None):
-    """Observations of a batch of states of one map, one observer per row: shape (n, OBS_SIZE).
+def observe_batch(
+    states: np.ndarray,
+    tables: np.ndarray,
+    players: np.ndarray,
+    out: np.ndarray | None = None,
+    version: int = OBSERVATION_VERSION,
+) -> np.ndarray:
+    """Observations of a batch of states of one map, one observer per row: shape (n, OBS_SIZES[version]).
 
     The compiled code does not bounds-check, so the inputs are checked first: ``tables``
     must be a map's own tables, every row a valid state of that map (as ``Game(state,
     map)`` checks it), ``players`` one integer seat per row; ``ValueError`` /
-    ``ArgumentTypeError`` otherwise. ``out``, if given, is filled (float32, (n, OBS_SIZE)).
+    ``ArgumentTypeError`` otherwise. ``out``, if given, is filled (float32, C-contiguous).
     """
+    size = OBS_SIZES[check_observation_version(version)]
     m = _map_of_tables(tables)
     states = np.asarray(states)
     if states.ndim != 2:
@@ -469,11 +556,11 @@ def observe_batch(states: np.ndarray, tables: np.ndarray, players: np.ndarray, o
         raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
     if seats.shape != (rows.shape[0],) or ((seats < 0) | (seats >= rows[:, NUM_PLAYERS])).any():
         raise ValueError(f"players must be one seat per row, each below that row's player count, got {seats}")
-    shape = (rows.shape[0], OBS_SIZE)
+    shape = (rows.shape[0], size)
     if out is None:
         out = np.empty(shape, dtype=np.float32)
     elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == shape):
-        raise ValueError(f"out must be a float32 array of shape {shape}")
+        raise ValueError(f"out must be float32 of shape {shape}; got {getattr(out, 'dtype', type(out))}")
     elif not (out.flags.c_contiguous and out.flags.writeable):
         raise ValueError("out must be a writable C-contiguous array")
     observe_batch_into(rows, m.tables, np.array(seats, dtype=np.int64), out)
@@ -500,8 +587,9 @@ def player_scores(game: Game) -> np.ndarray:
 
 def describe_observation() -> str:
     """The observation layout as Markdown: the header and board, then one player block."""
+    sizes = ", ".join(f"v{v}: {size}" for v, size in OBS_SIZES.items())
     return (
-        f"## Observation (float32, length {OBS_SIZE})\n\n{OBS_LAYOUT.table()}\n\n"
+        f"## Observation (float32, length {OBS_SIZE}; {sizes})\n\n{OBS_LAYOUT.table()}\n\n"
         f"## Player block (length {PLAYER_OBS_SIZE}, at PLAYERS + k * {PLAYER_OBS_SIZE} for relative seat k)\n\n"
         f"{PLAYER_OBS_LAYOUT.table()}\n"
     )
@@ -509,13 +597,15 @@ def describe_observation() -> str:
 
 def observation_md() -> str:
     """The text of ``docs/observation.md``: the design notes of this module and the layout tables."""
-    design = __doc__.split("Design\n------\n", 1)[1].split("The tables below", 1)[0].strip()
+    design = __doc__.split("Design\n------\n", 1)[1].split("Versions\n--------\n", 1)[0].strip()
+    versions = __doc__.split("Versions\n--------\n", 1)[1].split("The tables below", 1)[0].strip()
     return (
         "# Observation\n\n"
-        "Generated by `python -m concordia_env.observation` from `concordia_env/observation.py`; do not edit.\n\n"
+        "Generated by `python -m concordia_env.docgen` from `concordia_env/observation.py`; do not edit.\n\n"
         "`game.observation(player)` (and the PettingZoo, Gymnasium and batched environments) give one flat\n"
-        f"float32 vector of length OBS_SIZE = {OBS_SIZE}, the same for every map and player count.\n\n"
-        f"{design}\n\n{describe_observation()}"
+        f"float32 vector of length OBS_SIZE = {OBS_SIZE} (version {OBSERVATION_VERSION}), the same for every map and\n"
+        "player count. The environments take `observation_version=` to give an older version.\n\n"
+        f"{design}\n\n## Versions\n\n{versions}\n\n{describe_observation()}"
     )
 
 
@@ -525,7 +615,9 @@ def main() -> None:
     print(f"wrote {docs}")
 
 
-__doc__ = f"{__doc__}\n{describe_observation()}"
+__doc__ = f"{__doc__}\n{describe_observation()}".replace("``OBS_SIZE_V0``", f"{OBS_SIZE_V0}").replace(
+    "``OBS_SIZE_V1``", f"{OBS_SIZE_V1}"
+)
 
 if __name__ == "__main__":
     main()

@@ -1,13 +1,15 @@
-"""Concordia as a PettingZoo AEC environment (``concordia_v0``).
+"""Concordia as a PettingZoo AEC environment (``concordia_v1``).
 
 | | |
 | --- | --- |
 | Creation | ``from concordia_env import env; e = env(map="imperium", num_players=4)`` |
-| Agents | ``["player_0", ..., "player_{n-1}"]``, 2-5 depending on the map |
+| Agents | ``["player_0", ..., "player_{n-1}"]``, 2-5 depending on the map; agent ``player_k`` is seat k |
 | Action space | ``Discrete(NUM_ACTIONS)`` for every map and player count (see :mod:`concordia_env.actions`) |
 | Observation space | ``Dict(observation=Box(float32, (OBS_SIZE,)), action_mask=Box(int8 0/1, (NUM_ACTIONS,)))`` |
-| Parallel API | No (``is_parallelizable`` is False: one decision at a time) |
+| State space | ``Box(int32, (STATE_SIZE,))``: ``state()`` is the engine's state array |
+| Parallel API | ``parallel_env()``: the turn-based route (``pettingzoo.utils.turn_based_aec_to_parallel``) |
 | Render modes | ``"ansi"`` (text board), ``"rgb_array"`` (board picture), ``"human"`` (window) |
+| Versions | ``observation_version=1`` (default, ``concordia_v1``) or ``0`` (``concordia_v0``), see below |
 
 Turn order
 ----------
@@ -15,23 +17,45 @@ Turn order
 is, but when goods produced by a Prefect overflow *another* player's storehouse, that
 player is selected to choose which goods to keep, and the turn then goes on. A turn may
 consist of several decisions (play a card, then its parts: Architect moves and builds,
-Mercator trades, ...), so the same agent is often selected several times in a row.
+Mercator trades, ...), so the same agent is often selected several times in a row. Seat 0
+is not necessarily first: the game's seed draws the start player unless the game option
+``start_player=k`` fixes it.
 
 Observation
 -----------
-``observe(agent)`` is ``{"observation": game.observation(p), "action_mask": mask}`` from
-that agent's point of view (players rotated so the agent is seat 0; every field is
+``observe(agent)`` is ``{"observation": observe(game, p, observation_version), "action_mask": mask}``
+from that agent's point of view (players rotated so the agent is seat 0; every field is
 documented in ``docs/observation.md`` and :mod:`concordia_env.observation`). The mask is
 the legal actions (int8 0/1) for the selected agent and all zeros for the others, like
-PettingZoo's classic games. ``infos[agent]`` carries the same ``"action_mask"`` and the
-decision ``"phase"`` name; once the game is over it also has ``"score_breakdown"`` (the
-agent's VP per category), ``"final_scores"`` (``{agent: VP}``) and ``"winner"`` (an agent
-name, after the tie-break of RULES §7).
+PettingZoo's classic games. PettingZoo's ``api_test`` warns that the observation is "not a
+NumPy array" and that the observation space "probably should be" a Box: both are expected
+for this ``{"observation", "action_mask"}`` dict, the convention of PettingZoo's own
+classic games.
+
+Infos
+-----
+Every ``infos[agent]`` has the same keys with the same types at every step, so that
+libraries which stack infos into arrays (Tianshou's buffer, Gymnasium's vector envs) see
+one schema. Values that mean something only once the game has ended by the rules are
+typed placeholders until then:
+
+| key | type | value |
+| --- | --- | --- |
+| ``"action_mask"`` | int8 array (NUM_ACTIONS,) | the same mask as in the observation |
+| ``"phase"`` | str | the pending decision (``state.PHASE_NAMES``) |
+| ``"score_breakdown"`` | dict str → int | the agent's VP per category at the end; all 0 before |
+| ``"final_scores"`` | dict agent → int | every agent's final VP at the end; all 0 before |
+| ``"winner"`` | str | the winning agent (tie-break of RULES §7) at the end; ``""`` before |
+| ``"illegal_action"`` | str | with ``illegal_action="penalize"``, the offender's error message; ``""`` otherwise |
+
+A truncated game (``max_cycles``, ``max_turns``) has no winner: its infos keep the
+placeholders. (``parallel_env()``'s wrapper adds ``"active_agent"`` to the infos of live
+agents.)
 
 Rewards
 -------
-``reward=`` chooses one of these (all players get a reward at every step; for the
-terminal kinds it is 0 until the game is over):
+``reward=`` chooses one of these (:mod:`concordia_env.rewards`, shared by every env; all
+players get a reward at every step; for the terminal kinds it is 0 until the game is over):
 
 | ``reward`` | paid | value for player p |
 | --- | --- | --- |
@@ -43,159 +67,115 @@ terminal kinds it is 0 until the game is over):
 Summed over a whole game, a player's rewards are: for ``"win"``, +1 (winner) or
 −1/(n−1); for ``"rank"``, +1 (first) down to −1 (last); for ``"vp"``, the VP margin / 100;
 for ``"score_delta"`` (which starts from 0 before the first step), exactly the player's
-final VP. The terminal kinds sum to 0 over all players except ``"vp"``.
-
-``score_breakdown`` counts the position "as if the game ended now", so the dense reward
-includes Vesta's money VP and the Concordia card as soon as they count.
+final VP. The terminal kinds sum to 0 over all players except ``"vp"``; a truncated game
+pays no terminal reward.
 
 Illegal actions
 ---------------
 ``illegal_action="raise"`` (default): an illegal action raises the engine's
-:class:`~concordia_env.IllegalActionError` and changes nothing. ``illegal_action="penalize"``
-behaves like PettingZoo's ``TerminateIllegalWrapper`` (classic games): the game ends for
-everyone at once, the offender's reward is −1 and everyone else's 0 for that step (its
-pending cumulative reward is dropped, the others keep theirs), every agent's termination
-and truncation are True, and ``infos[offender]["illegal_action"]`` holds the error
-message. An action outside ``0..NUM_ACTIONS-1`` fails the ``AssertOutOfBoundsWrapper``
-of :func:`env` (``raw_env`` treats it as illegal).
+:class:`~concordia_env.IllegalActionError` and changes nothing. This holds for any value of
+any type that reaches ``raw_env.step`` for a live agent: an illegal index, an index outside
+``0..NUM_ACTIONS-1`` (``2**63`` included), ``None``, a float, a string.
+``illegal_action="penalize"`` behaves like PettingZoo's ``TerminateIllegalWrapper`` (classic
+games) for all of those: the game ends for everyone at once, the offender's reward is −1
+and everyone else's 0 for that step (its pending cumulative reward is dropped, the others
+keep theirs), every agent's termination and truncation are True, and
+``infos[offender]["illegal_action"]`` holds the error message. :func:`env` adds
+PettingZoo's ``AssertOutOfBoundsWrapper``, which refuses a value outside the action space
+(or ``None`` for a live agent) with an ``AssertionError`` before ``raw_env`` sees it, as in
+PettingZoo's classic games.
+
+The action space's ``sample()`` without a mask draws a *legal* action for the selected
+agent (uniform over the whole space for the others), so generic checkers that sample
+blindly (``state_test``, RLlib's env check) play legal games.
+
+Episode caps
+------------
+Games end by the rules alone unless a cap is given; the only-Tribune policy, for one,
+never ends a game. ``max_cycles=k`` truncates every agent once ``k`` decisions (AEC steps
+with an action, all agents together; ``game.decision_count``) have been played;
+``max_turns=t`` once ``t`` turns are complete (``game.turn_count``, as in the Gymnasium
+env). In ``parallel_env()`` one parallel step is one decision, so ``max_cycles`` is exactly
+its number of parallel steps (PettingZoo's ``max_cycles`` convention). PettingZoo's
+``max_cycles_test`` also expects, in the AEC env, every agent to act once per cycle, which
+a game whose turns hold several decisions of one player cannot do; ``tests/test_pettingzoo_env.py``
+checks the parallel half of that test as written and the AEC cap directly.
+
+Lifecycle
+---------
+``step()`` before the first ``reset()`` raises :class:`~concordia_env.errors.ResetNeededError`
+and changes nothing. After the end, each done agent is stepped with ``None`` (PettingZoo's
+dead step) until ``agents`` is empty; a further ``step()`` then warns ("step() called after
+all agents are terminated or truncated") and does nothing, as PettingZoo's
+``OrderEnforcingWrapper`` does.
 
 Seeding
 -------
 ``reset(seed=s)`` sets up exactly ``Game.new(map, num_players, seed=s, **game_options)``
 and reseeds the generator that draws the seeds of later ``reset()`` calls; ``reset()``
 without a seed draws the next game from that generator, which the constructor's ``seed``
-starts (``None``: fresh entropy). Games end by the rules alone (no ``max_cycles``).
+starts (``None``: fresh entropy).
 
 Options
 -------
 ``map`` ("imperium", "italia", "aegyptus", "creta"), ``num_players`` (the map's range),
-``reward``, ``illegal_action``, ``render_mode``, ``seed``, and the engine's game options
-(``intermediate_scoring=True``, ``display_costs="alternative"``, ``start_player=k``).
-``env.unwrapped.game`` is the engine :class:`~concordia_env.Game`.
+``reward``, ``illegal_action``, ``render_mode``, ``seed``, ``observation_version``,
+``max_cycles``, ``max_turns``, and the engine's game options (``intermediate_scoring=True``,
+``display_costs="alternative"``, ``start_player=k``). ``env.unwrapped.game`` is the engine
+:class:`~concordia_env.Game`.
 
 Version history
 ---------------
-* v0: initial release.
+``metadata["name"]`` is ``concordia_v{observation_version}``; ``observation_version=0``
+reproduces the v0 observation (the first ``OBS_SIZE_V0`` entries of v1). v1 appends
+``COLONIST_SLOTS`` (see :mod:`concordia_env.observation`): a MOVE action names a colonist
+*slot*, which v0 does not show. The other changes listed below apply to both versions.
+
+| version | observation length | change |
+| --- | ---: | --- |
+| v1 (current) | ``OBS_SIZE_V1`` | the observation shows where each of the agent's colonist slots stands |
+| | | (both versions) ``max_cycles``/``max_turns``, ``parallel_env()``, ``state_space``, stable info keys |
+| v0 | ``OBS_SIZE_V0`` | initial release |
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
-import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo import AECEnv, ParallelEnv
+from pettingzoo.utils import turn_based_aec_to_parallel, wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
-from .errors import IllegalActionError
+from .env_common import (
+    RENDER_FPS,
+    RENDER_MODES,
+    LegalActionSpace,
+    action_index,
+    check_cap,
+    check_illegal_action,
+    check_render_mode,
+    render_game,
+)
+from .errors import IllegalActionError, ResetNeededError
 from .game import Game
-from .observation import OBS_HIGH, OBS_LOW, OBS_SIZE, observe, player_scores
+from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, observation_bounds, observe
+from .rewards import ILLEGAL_REWARD, Rewarder
+from .state import STATE_SIZE
 
-REWARDS: tuple[str, ...] = ("win", "rank", "vp", "score_delta")
-ILLEGAL_ACTION_MODES = ("raise", "penalize")
-RENDER_MODES = ["human", "ansi", "rgb_array"]
-#: reward of an illegal action with illegal_action="penalize" (TerminateIllegalWrapper's illegal_reward)
-ILLEGAL_REWARD = -1.0
-#: VP difference that counts as 1 in the "vp" reward
-VP_REWARD_SCALE = 100.0
-RENDER_FPS = 2
+_INT32 = np.iinfo(np.int32)
 
 
-# --------------------------------------------------------------------------- rewards
-def check_reward(reward: str) -> str:
-    if reward not in REWARDS:
-        raise ValueError(f"reward must be one of {', '.join(REWARDS)}; got {reward!r}")
-    return reward
-
-
-def final_rewards(game: Game, reward: str) -> np.ndarray:
-    """Every player's terminal reward of a finished game (0 for the dense "score_delta")."""
-    n = game.num_players
-    out = np.zeros(n, dtype=np.float64)
-    if reward == "win":
-        out[:] = -1.0 / (n - 1)
-        out[game.winner()] = 1.0
-    elif reward == "rank":
-        for rank, p in enumerate(game.ranking()):
-            out[p] = 1.0 - 2.0 * rank / (n - 1)
-    elif reward == "vp":
-        scores = game.final_scores().astype(np.float64)
-        for p in range(n):
-            out[p] = (scores[p] - np.delete(scores, p).max()) / VP_REWARD_SCALE
-    return out
-
-
-class Rewarder:
-    """Turns the positions of one game into rewards for the chosen ``reward`` kind.
-
-    ``after(game)`` returns every player's reward earned since the previous call (or since
-    ``reset``): the score change for "score_delta", the terminal reward once the game is
-    over for the others. Calling it once after several steps gives the sum of calling it
-    after each, which is what the single-agent wrapper relies on between learner moves.
-    """
-
-    def __init__(self, reward: str) -> None:
-        self.reward = check_reward(reward)
-        self._scores = np.zeros(0, dtype=np.int64)
-        self._nothing = np.zeros(0, dtype=np.float64)
-        self._paid = False
-
-    def reset(self, num_players: int) -> None:
-        self._scores = np.zeros(num_players, dtype=np.int64)
-        self._nothing = np.zeros(num_players, dtype=np.float64)
-        self._nothing.setflags(write=False)
-        self._paid = False
-
-    def after(self, game: Game) -> np.ndarray:
-        if self.reward == "score_delta":
-            scores = player_scores(game)
-            delta = (scores - self._scores).astype(np.float64)
-            self._scores = scores
-            return delta
-        if game.is_over() and not self._paid:
-            self._paid = True
-            return final_rewards(game, self.reward)
-        return self._nothing  # read-only: every step before the end shares it
-
-
-# --------------------------------------------------------------------------- rendering
-def render_game(game: Game, mode: str | None, viewer: Any) -> tuple[Any, Any]:
-    """Render ``game`` in ``mode``; returns (what render() returns, the human viewer to keep)."""
-    if mode is None:
-        gymnasium.logger.warn("render() was called without a render_mode; pass render_mode= to the constructor.")
-        return None, viewer
-    if mode == "ansi":
-        from .render import render_text
-
-        return render_text(game), viewer
-    if mode == "rgb_array":
-        from .render import render_rgb
-
-        return render_rgb(game), viewer
-    from .render import HumanViewer
-
-    if viewer is None:
-        viewer = HumanViewer()
-    viewer.render(game)
-    return None, viewer
-
-
-def check_render_mode(render_mode: str | None) -> str | None:
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode must be None or one of {', '.join(RENDER_MODES)}; got {render_mode!r}")
-    return render_mode
-
-
-# --------------------------------------------------------------------------- the env
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     """The unwrapped AEC environment; use :func:`env` for the standard wrappers."""
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": RENDER_MODES,
-        "name": "concordia_v0",
+        "name": f"concordia_v{OBSERVATION_VERSION}",
         "is_parallelizable": False,
         "render_fps": RENDER_FPS,
     }
@@ -208,14 +188,31 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         reward: str = "win",
         seed: int | None = None,
         illegal_action: str = "raise",
+        observation_version: int = OBSERVATION_VERSION,
+        max_cycles: int | None = None,
+        max_turns: int | None = None,
         **game_options: Any,
     ) -> None:
-        EzPickle.__init__(self, map, num_players, render_mode, reward, seed, illegal_action, **game_options)
+        EzPickle.__init__(
+            self,
+            map=map,
+            num_players=num_players,
+            render_mode=render_mode,
+            reward=reward,
+            seed=seed,
+            illegal_action=illegal_action,
+            observation_version=observation_version,
+            max_cycles=max_cycles,
+            max_turns=max_turns,
+            **game_options,
+        )
         super().__init__()
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}; got {illegal_action!r}")
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.observation_version = check_observation_version(observation_version)
+        self.max_cycles = check_cap("max_cycles", max_cycles)
+        self.max_turns = check_cap("max_turns", max_turns)
+        self.metadata = {**raw_env.metadata, "name": f"concordia_v{self.observation_version}"}
         self.render_mode = check_render_mode(render_mode)
-        self.illegal_action = illegal_action
         self._map_name = map
         self._num_players = num_players
         self._game_options = game_options
@@ -226,17 +223,21 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: self._make_observation_space() for agent in self.possible_agents}
-        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self.action_spaces = {agent: LegalActionSpace(partial(self._mask_of, agent)) for agent in self.possible_agents}
+        self.state_space = spaces.Box(_INT32.min, _INT32.max, shape=(STATE_SIZE,), dtype=np.int32)
         self._no_actions = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._no_actions.setflags(write=False)
         self._mask = self._no_actions
+        self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
+        self._has_reset = False
+        self.agent_selection = self.possible_agents[0]
         self._viewer: Any = None
 
-    @staticmethod
-    def _make_observation_space() -> spaces.Dict:
+    def _make_observation_space(self) -> spaces.Dict:
+        low, high = observation_bounds(self.observation_version)
         return spaces.Dict(
             {
-                "observation": spaces.Box(OBS_LOW, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
             }
         )
@@ -256,6 +257,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             game_seed = int(self._seeds.integers(2**63 - 1))
         self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
         self._rewarder.reset(self._num_players)
+        self._has_reset = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -263,13 +265,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self.truncations = dict.fromkeys(self.agents, False)
         self._select_decider()
 
-    def step(self, action: int | None) -> None:
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise ResetNeededError("step() was called before reset(): call reset() to start a game")
+        if not self.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         try:
-            self.game.step(action)
+            self.game.step(action_index(action))
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the env is unchanged: the game refused the action
@@ -281,18 +288,36 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self.rewards = dict(zip(self.possible_agents, rewards.tolist(), strict=True))
         if self.game.is_over():
             self._finish()
+        elif self._cap_reached():
+            self._truncate()
         else:
             self._select_decider()
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
+    def _cap_reached(self) -> bool:
+        game = self.game
+        return (self.max_cycles is not None and game.decision_count >= self.max_cycles) or (
+            self.max_turns is not None and game.turn_count >= self.max_turns
+        )
+
+    def _info(self, mask: np.ndarray) -> dict[str, Any]:
+        """An info dict with every key (see "Infos"): the placeholders of a game still running."""
+        return {
+            "action_mask": mask,
+            "phase": self.game.phase_name,
+            "score_breakdown": dict(self._no_score),
+            "final_scores": dict.fromkeys(self.possible_agents, 0),
+            "winner": "",
+            "illegal_action": "",
+        }
+
     def _select_decider(self) -> None:
         """Select the engine's current player and refresh the legal mask and infos."""
         self.agent_selection = self.possible_agents[self.game.current_player]
         self._mask = self.game.legal_mask().astype(np.int8)
-        phase = self.game.phase_name
-        self.infos = {a: {"action_mask": self._mask_of(a), "phase": phase} for a in self.agents}
+        self.infos = {a: self._info(self._mask_of(a)) for a in self.agents}
 
     def _mask_of(self, agent: str) -> np.ndarray:
         return self._mask if agent == self.agent_selection else self._no_actions
@@ -304,16 +329,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         winner = self.possible_agents[game.winner()]
         self._mask = self._no_actions
         self.terminations = dict.fromkeys(self.agents, True)
-        self.infos = {
-            a: {
-                "action_mask": self._no_actions,
-                "phase": game.phase_name,
-                "score_breakdown": game.score_breakdown(p),
-                "final_scores": final,
-                "winner": winner,
-            }
-            for a, p in self._seat.items()
-        }
+        self.infos = {a: self._info(self._no_actions) for a in self.agents}
+        for a, info in self.infos.items():
+            info.update(score_breakdown=game.score_breakdown(self._seat[a]), final_scores=dict(final), winner=winner)
+
+    def _truncate(self) -> None:
+        """A cap was reached: everyone is truncated; the game has no winner, so infos keep their placeholders."""
+        self._mask = self._no_actions
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.infos = {a: self._info(self._no_actions) for a in self.agents}
 
     def _penalize(self, agent: str, err: IllegalActionError) -> None:
         """TerminateIllegalWrapper semantics: end for all, −1 to the offender, 0 to the others."""
@@ -322,15 +346,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self.truncations = dict.fromkeys(self.agents, True)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = ILLEGAL_REWARD
-        for a in self.agents:
-            self.infos[a] = {"action_mask": self._no_actions, "phase": self.game.phase_name}
+        self.infos = {a: self._info(self._no_actions) for a in self.agents}
         self.infos[agent]["illegal_action"] = str(err)
         self._accumulate_rewards()
         self._deads_step_first()
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return {"observation": observe(self.game, self._seat[agent]), "action_mask": self._mask_of(agent)}
+        observation = observe(self.game, self._seat[agent], self.observation_version)
+        return {"observation": observation, "action_mask": self._mask_of(agent)}
 
     def state(self) -> np.ndarray:
         """The engine state array (a copy): the complete, perfect-information state."""
@@ -353,6 +377,9 @@ def env(
     reward: str = "win",
     seed: int | None = None,
     illegal_action: str = "raise",
+    observation_version: int = OBSERVATION_VERSION,
+    max_cycles: int | None = None,
+    max_turns: int | None = None,
     **game_options: Any,
 ) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers (out-of-bounds assert, order enforcing)."""
@@ -363,7 +390,21 @@ def env(
         reward=reward,
         seed=seed,
         illegal_action=illegal_action,
+        observation_version=observation_version,
+        max_cycles=max_cycles,
+        max_turns=max_turns,
         **game_options,
     )
     e = wrappers.AssertOutOfBoundsWrapper(e)
     return wrappers.OrderEnforcingWrapper(e)
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv:
+    """The Parallel API: :func:`env` (same options) through PettingZoo's ``turn_based_aec_to_parallel``.
+
+    Each parallel step takes an action for every live agent and applies only the selected
+    agent's (``infos[agent]["active_agent"]`` names it; the others' masks are all zeros), so
+    one parallel step is one decision. ``aec_to_parallel`` refuses this env
+    (``is_parallelizable`` is False): its agents do not act once each per cycle.
+    """
+    return turn_based_aec_to_parallel(env(**kwargs))

@@ -7,13 +7,15 @@ self-play data collection, random playouts, search over many positions.
 
 Each row has its own current player (``current_players``); ``observations()`` shows each
 game from its current player's point of view; ``step(actions)`` takes one action per row.
+``observation_version`` (default: the current one, 1) chooses the observation version of
+``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.observation`).
 
 Rewards
 -------
 ``step`` returns ``rewards`` of shape (n, num_players): every player's reward in every
-game for that step, with the same ``reward=`` options as the PettingZoo env ("win"
-(default), "rank", "vp", "score_delta"; see :mod:`concordia_env.pettingzoo_env`). The
-terminal kinds are non-zero only in the step that finishes a game.
+game for that step, with the same ``reward=`` options as every env ("win" (default),
+"rank", "vp", "score_delta"; see :mod:`concordia_env.rewards`). The terminal kinds are
+non-zero only in the step that finishes a game.
 
 Autoreset
 ---------
@@ -21,12 +23,14 @@ A game that ends in ``step`` is reset within that same step ("same-step" autores
 Stable-Baselines3 and Gymnasium's ``AutoresetMode.SAME_STEP``): ``dones[i]`` is True, the
 row already holds the next game, and ``observations()``, ``legal_masks()`` and
 ``current_players`` describe the new game. What the finished game looked like is kept in
-the infos returned by that ``step`` (and in ``last_infos``):
+the infos returned by that ``step`` (and in ``last_infos``). Every ``infos`` has all four
+keys at every step, with the same types; rows that did not finish hold the placeholders
+(0 scores, None):
 
 * ``infos["_final"]``: bool (n,), the rows that finished (the same as ``dones``);
 * ``infos["final_scores"]``: int (n, num_players), the finished games' final VP (0 elsewhere);
 * ``infos["final_observation"]``: object array (n,), for a finished row the final position
-  seen from every seat (float32, (num_players, OBS_SIZE)), else None;
+  seen from every seat (float32, (num_players, obs_size)), else None;
 * ``infos["final_info"]``: object array (n,), for a finished row a dict with
   ``final_scores``, ``winner``, ``ranking``, ``seed``, ``decisions`` and ``state`` (the
   final state row), else None.
@@ -65,8 +69,14 @@ from .actions import NUM_ACTIONS
 from .errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
 from .game import Game
 from .maps import load
-from .observation import OBS_SIZE, observe_batch_into, scores_batch_into
-from .pettingzoo_env import check_reward, final_rewards
+from .observation import (
+    OBS_SIZES,
+    OBSERVATION_VERSION,
+    check_observation_version,
+    observe_batch_into,
+    scores_batch_into,
+)
+from .rewards import check_reward, final_rewards
 from .rules.engine import apply_batch, legal_masks, sample_rows
 from .state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
@@ -88,11 +98,15 @@ class VectorGame:
         num_players: int = 4,
         seed: int | None = 0,
         reward: str = "win",
+        observation_version: int = OBSERVATION_VERSION,
         **game_options: Any,
     ) -> None:
         if integer_argument(n, "n") < 1:
             raise ValueError(f"n must be a positive int, got {n}")
         self.n = integer_argument(n, "n")
+        self.observation_version = check_observation_version(observation_version)
+        #: length of one observation of ``observation_version``
+        self.obs_size = OBS_SIZES[self.observation_version]
         self.map = load(map)
         Game.new(self.map.name, num_players, 0, **game_options)  # refuses bad options here, once
         self.num_players = int(num_players)
@@ -124,7 +138,7 @@ class VectorGame:
         for i in range(self.n):
             self._new_game(i)
         self.dones[:] = False
-        self.last_infos = {}
+        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
         self._masks_valid = False
 
     def _new_game(self, row: int) -> None:
@@ -146,12 +160,12 @@ class VectorGame:
         return self._masks
 
     def observations(self, players: np.ndarray | None = None) -> np.ndarray:
-        """Each row from its current player's view (or ``players[i]``'s): float32 (n, OBS_SIZE)."""
+        """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size)."""
         if players is None:
             players = self.current_players
         else:
             players = self._seats(players)
-        out = np.empty((self.n, OBS_SIZE), dtype=np.float32)
+        out = np.empty((self.n, self.obs_size), dtype=np.float32)
         observe_batch_into(self.states, self.map.tables, players, out)
         return out
 
@@ -252,18 +266,21 @@ class VectorGame:
         return rewards
 
     def _finish_and_reset(self, finished: np.ndarray) -> dict[str, Any]:
-        infos: dict[str, Any] = {"_final": self.dones.copy()}
-        if finished.size == 0:
-            return infos
         final_scores = np.zeros((self.n, self.num_players), dtype=np.int64)
         final_obs = np.full(self.n, None, dtype=object)
         final_info = np.full(self.n, None, dtype=object)
+        infos: dict[str, Any] = {
+            "_final": self.dones.copy(),
+            "final_scores": final_scores,
+            "final_observation": final_obs,
+            "final_info": final_info,
+        }
         seats = np.arange(self.num_players, dtype=np.int64)
         for row in finished:
             game = self.game(row)
             final_scores[row] = game.final_scores()
             states = np.repeat(game.state[None, :], self.num_players, axis=0)
-            obs = np.empty((self.num_players, OBS_SIZE), dtype=np.float32)
+            obs = np.empty((self.num_players, self.obs_size), dtype=np.float32)
             observe_batch_into(states, self.map.tables, seats, obs)
             final_obs[row] = obs
             final_info[row] = {
@@ -276,5 +293,4 @@ class VectorGame:
             }
             self.game_counts[row] += 1
             self._new_game(row)
-        infos.update(final_scores=final_scores, final_observation=final_obs, final_info=final_info)
         return infos

@@ -14,7 +14,7 @@ import agents
 from concordia_env import Game, IllegalActionError, SingleAgentEnv
 from concordia_env import actions as A
 from concordia_env.cards import K_MERCATOR, K_PREFECT
-from concordia_env.observation import O_OBSERVER_DECIDES, OBS_SIZE
+from concordia_env.observation import O_OBSERVER_DECIDES, OBS_SIZE, OBS_SIZE_V0, OBS_SIZE_V1
 from concordia_env.state import PHASE_MERCATOR, PHASE_OVERFLOW, PHASE_PLAY_CARD, PHASE_PREFECT
 
 
@@ -37,6 +37,9 @@ def play_episode(env: SingleAgentEnv, seed: int, rng: np.random.Generator) -> tu
 def test_gymnasium_env_checker_passes() -> None:
     from gymnasium.utils.env_checker import check_env
 
+    for env_id in ("Concordia-v0", "Concordia-v1"):  # through gymnasium.make, as a user runs it
+        check_env(gymnasium.make(env_id, illegal_action="penalize"), skip_render_check=True)
+
     # penalize: the checker samples an action before a seeded reset (see the module docstring)
     check_env(SingleAgentEnv(illegal_action="penalize").unwrapped, skip_render_check=True)
 
@@ -48,12 +51,23 @@ def test_sb3_env_checker_passes() -> None:
 
 
 def test_registered_and_made_with_options() -> None:
-    env = gymnasium.make("Concordia-v0", opponents=["random", "random"], map="creta", num_players=3, seat=2)
+    env = gymnasium.make("Concordia-v1", opponents=["random", "random"], map="creta", num_players=3, seat=2)
     obs, info = env.reset(seed=4)
     assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32
     assert info["learner_seat"] == 2 and env.unwrapped.seat == 2
     assert env.unwrapped.game.map.name == "creta" and env.unwrapped.game.num_players == 3
     assert env.get_wrapper_attr("action_masks")().dtype == np.bool_
+
+
+@pytest.mark.parametrize(("env_id", "size"), [("Concordia-v0", OBS_SIZE_V0), ("Concordia-v1", OBS_SIZE_V1)])
+def test_each_registered_version_has_its_observation(env_id: str, size: int) -> None:
+    env = gymnasium.make(env_id, illegal_action="penalize")
+    assert env.observation_space.shape == (size,)
+    obs, _ = env.reset(seed=1)
+    assert obs.shape == (size,) and env.observation_space.contains(obs)
+    game = env.unwrapped.game
+    assert np.array_equal(obs, game.observation(env.unwrapped.seat)[:size])
+    assert SingleAgentEnv().observation_space.shape == (OBS_SIZE,) == (OBS_SIZE_V1,), "the default is current"
 
 
 def test_action_space_samples_legal_actions() -> None:
@@ -251,7 +265,7 @@ def test_environment_docs_examples_run(capsys: pytest.CaptureFixture[str]) -> No
 
     text = (Path(__file__).resolve().parent.parent / "docs" / "environments.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
-    assert len(blocks) >= 4
+    assert len(blocks) >= 6
     for block in blocks:
         exec(compile(block, "docs/environments.md", "exec"), {})
     assert capsys.readouterr().out.count("\n") >= 3

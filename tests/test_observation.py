@@ -7,8 +7,19 @@ import pytest
 
 import concordia_env.observation as O
 from concordia_env import Game, maps
+from concordia_env import actions as A
 from concordia_env.cards import CARD_KIND, GODS, NUM_GOODS, NUM_KINDS, NUM_SALE_CARDS, NUM_START_TYPES, STOREHOUSE_SLOTS
-from concordia_env.state import MAX_CITIES, MAX_PLAYERS, NUM_PHASES, STACK, STACK_SIZE
+from concordia_env.state import (
+    COLONISTS_PER_PLAYER,
+    LOC_STOREHOUSE,
+    MAX_CITIES,
+    MAX_PLAYERS,
+    NUM_PHASES,
+    PATH_LOC_BASE,
+    PHASE_ARCHITECT_MOVE,
+    STACK,
+    STACK_SIZE,
+)
 
 
 def played(map: str = "imperium", num_players: int = 4, seed: int = 0, decisions: int = 150) -> Game:
@@ -57,7 +68,11 @@ def test_layout_is_contiguous_and_documented() -> None:
             assert offset == expected and length > 0 and doc, name
             expected += length
         assert expected == layout.size
-    assert O.OBS_SIZE == O.O_PLAYERS + MAX_PLAYERS * O.PLAYER_OBS_SIZE
+    assert O.OBS_SIZE_V0 == O.O_PLAYERS + MAX_PLAYERS * O.PLAYER_OBS_SIZE
+    assert O.OBS_SIZE_V1 == O.OBS_SIZE_V0 + COLONISTS_PER_PLAYER * O.SLOT_LOCATIONS
+    assert O.OBS_SIZE == O.OBS_SIZES[O.OBSERVATION_VERSION] == O.OBS_SIZE_V1
+    versions = [O.OBS_LAYOUT.versions[name] for name, *_ in O.OBS_LAYOUT.fields]
+    assert versions == sorted(versions), "fields are only ever appended"
     assert O.describe_observation() in O.__doc__
     assert "| `MONEY` |" in O.describe_observation()
 
@@ -66,7 +81,7 @@ def test_docs_file_is_current() -> None:
     from pathlib import Path
 
     docs = Path(O.__file__).resolve().parent.parent / "docs" / "observation.md"
-    assert docs.read_text() == O.observation_md(), "run `python -m concordia_env.observation` to refresh it"
+    assert docs.read_text() == O.observation_md(), "run `python -m concordia_env.docgen` to refresh it"
 
 
 @pytest.mark.parametrize(("map_name", "n"), [("italia", 2), ("imperium", 4), ("aegyptus", 5)])
@@ -183,3 +198,80 @@ def test_finished_game_has_no_decider_and_scores_match() -> None:
     assert not field(obs, O.O_DECIDER_SEAT, MAX_PLAYERS).any() and obs[O.O_OBSERVER_DECIDES] == 0
     assert obs[O.O_END_TRIGGERED] == 1
     assert np.array_equal(O.player_scores(game), game.final_scores())
+
+
+# --------------------------------------------------------------------------- versions
+def slot_locations(obs: np.ndarray) -> np.ndarray:
+    """The v1 COLONIST_SLOTS block as (slot, location) rows."""
+    return field(obs, O.O_COLONIST_SLOTS, COLONISTS_PER_PLAYER * O.SLOT_LOCATIONS).reshape(
+        COLONISTS_PER_PLAYER, O.SLOT_LOCATIONS
+    )
+
+
+@pytest.mark.parametrize("map_name", maps.MAP_NAMES)
+def test_v0_is_the_first_entries_of_v1(map_name: str) -> None:
+    for n in maps.load(map_name).players:
+        game = played(map_name, n, seed=10 + n, decisions=90)
+        for p in range(n):
+            v1 = O.observe(game, p, version=1)
+            v0 = O.observe(game, p, version=0)
+            assert v1.shape == (O.OBS_SIZE_V1,) and v0.shape == (O.OBS_SIZE_V0,)
+            assert np.array_equal(v0, v1[: O.OBS_SIZE_V0])
+            assert np.array_equal(v1, game.observation(p)), "Game.observation gives the current version"
+            low, high = O.observation_bounds(0)
+            assert np.all(v0 >= low) and np.all(v0 <= high) and low.shape == (O.OBS_SIZE_V0,)
+    states = np.stack([game.state, game.state])
+    batch0 = O.observe_batch(states, game.map.tables, np.array([0, 1]), version=0)
+    assert np.array_equal(batch0[1], O.observe(game, 1, version=0))
+
+
+@pytest.mark.parametrize(("map_name", "n"), [("italia", 2), ("imperium", 4), ("creta", 5)])
+def test_colonist_slots_show_where_each_slot_stands(map_name: str, n: int) -> None:
+    game = played(map_name, n, seed=21, decisions=260)
+    for p in range(n):
+        slots = slot_locations(game.observation(p))
+        assert np.array_equal(slots.sum(axis=1), np.ones(COLONISTS_PER_PLAYER)), "exactly one location per slot"
+        locations = game.colonist_locations(p)
+        assert np.flatnonzero(slots).tolist() == [
+            i * O.SLOT_LOCATIONS + int(loc) - LOC_STOREHOUSE for i, loc in enumerate(locations)
+        ]
+    # the block is the observer's own: another observer sees its own slots there
+    if not np.array_equal(game.colonist_locations(0), game.colonist_locations(1)):
+        assert not np.array_equal(slot_locations(game.observation(0)), slot_locations(game.observation(1)))
+
+
+def test_colonist_slots_tell_which_colonist_a_move_moves() -> None:
+    """Two MOVE actions of one kind that v0 cannot tell apart are told apart by v1's slot block."""
+    found = 0
+    for seed in range(40):
+        game = Game.new("italia", 2, seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(400):
+            if game.is_over():
+                break
+            legal = game.legal_actions()
+            moves = [a for a in legal if A.decode(int(a))[0] == "MOVE"]
+            if game.phase == PHASE_ARCHITECT_MOVE and moves:
+                p = game.current_player
+                for action in moves:
+                    slot, path = divmod(int(action) - A.A_MOVE, maps.MAX_PATHS)
+                    after = game.clone()
+                    after.step(int(action))
+                    moved = slot_locations(after.observation(p))[slot]
+                    assert np.flatnonzero(moved).tolist() == [PATH_LOC_BASE + path - LOC_STOREHOUSE]
+                    found += 1
+            game.step(int(legal[rng.integers(len(legal))]))
+        if found >= 30:
+            break
+    assert found >= 30
+
+
+def test_bad_observation_versions_are_refused() -> None:
+    game = Game.new("italia", 2, seed=0)
+    with pytest.raises(ValueError, match="observation_version"):
+        O.observe(game, 0, version=2)
+    with pytest.raises(TypeError, match="observation_version"):
+        O.observe(game, 0, version="1")
+    with pytest.raises(TypeError, match="observation_version"):
+        O.check_observation_version(True)
+    assert O.check_observation_version(np.int64(0)) == 0

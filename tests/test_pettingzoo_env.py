@@ -48,7 +48,7 @@ def test_wrapping_and_metadata() -> None:
     assert isinstance(e, wrappers.OrderEnforcingWrapper)
     assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
     assert isinstance(e.unwrapped, raw_env)
-    assert e.metadata["name"] == "concordia_v0" and e.metadata["is_parallelizable"] is False
+    assert e.metadata["name"] == "concordia_v1" and e.metadata["is_parallelizable"] is False
     assert set(e.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
     assert e.possible_agents == [f"player_{i}" for i in range(4)]
     space = e.observation_space("player_0")
@@ -240,3 +240,21 @@ def test_bad_options_fail_at_construction() -> None:
         env(illegal_action="ignore")
     with pytest.raises(ValueError):
         env(render_mode="pixels")
+
+
+def test_observation_versions() -> None:
+    """v1 (default) shows the colonist slots; observation_version=0 gives the v0 prefix of it."""
+    current, old = env(map="italia", num_players=2), env(map="italia", num_players=2, observation_version=0)
+    assert current.metadata["name"] == "concordia_v1" and old.metadata["name"] == "concordia_v0"
+    assert raw_env.metadata["name"] == "concordia_v1", "the class keeps the current version's name"
+    assert current.observation_space("player_0")["observation"].shape == (O.OBS_SIZE_V1,)
+    assert old.observation_space("player_1")["observation"].shape == (O.OBS_SIZE_V0,)
+    current.reset(seed=5)
+    old.reset(seed=5)
+    for agent in current.possible_agents:
+        v1, v0 = current.observe(agent)["observation"], old.observe(agent)["observation"]
+        assert old.observation_space(agent)["observation"].contains(v0)
+        assert current.observation_space(agent)["observation"].contains(v1)
+        assert np.array_equal(v0, v1[: O.OBS_SIZE_V0])
+    with pytest.raises(ValueError, match="observation_version"):
+        env(observation_version=2)

@@ -8,7 +8,7 @@ import pytest
 from concordia_env import Game, IllegalActionError, VectorGame
 from concordia_env import actions as A
 from concordia_env.observation import OBS_SIZE
-from concordia_env.pettingzoo_env import Rewarder
+from concordia_env.rewards import Rewarder
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -153,3 +153,14 @@ def test_sample_rows_is_uniform_over_the_legal_actions() -> None:
     assert np.all(np.abs(counts - expected) < 5 * np.sqrt(expected)), counts
     sample_rows(np.zeros_like(mask), np.array([0.5]), out)
     assert out[0] == -1, "a row with no legal action gets -1"
+
+
+def test_observation_version_zero_is_the_v0_prefix() -> None:
+    from concordia_env.observation import OBS_SIZE_V0
+
+    current = VectorGame(3, map="italia", num_players=2, seed=4)
+    old = VectorGame(3, map="italia", num_players=2, seed=4, observation_version=0)
+    assert old.obs_size == OBS_SIZE_V0 and current.obs_size == OBS_SIZE
+    assert np.array_equal(old.observations(), current.observations()[:, :OBS_SIZE_V0])
+    with pytest.raises(ValueError, match="observation_version"):
+        VectorGame(1, observation_version=7)

@@ -3,6 +3,11 @@
 ``fill_legal(s, m, mask)`` writes the mask for whoever must decide now
 (``s[CURRENT_PLAYER]``); an action is legal exactly when the rules allow it in this
 position. The effects in :mod:`concordia_env.rules.effects` assume legality.
+
+One legal action per distinct choice: where two choices differ only in which of two
+interchangeable things is used (two colonists of one kind on one place, two opponents
+showing a Diplomat cards of one kind), only the canonical one is offered
+(``canonical_slot``, ``canonical_diplomat_offset``; see docs/action-space.md).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ from ..state import (
     COLONISTS_PER_PLAYER,
     CURRENT_PLAYER,
     DISPLAY,
+    FIRST_SEA_SLOT,
     INCOMING,
     LOC_STOREHOUSE,
     MAX_CITIES,
@@ -123,6 +129,24 @@ def diplomat_target(s, p, offset):
 
 
 @njit
+def canonical_diplomat_offset(s, p, offset):
+    """The nearest offset whose copyable card is of the same kind as the one at ``offset`` (-1: none).
+
+    Copying a card starts the action of its kind and leaves the copied pile alone, so
+    copying two players' cards of one kind is one move: only the nearest opponent showing
+    that kind is offered (docs/action-space.md).
+    """
+    top = copyable_top(s, diplomat_target(s, p, offset))
+    if top < 0:
+        return -1
+    for earlier in range(1, offset):
+        other = copyable_top(s, diplomat_target(s, p, earlier))
+        if other >= 0 and CARD_KIND[other] == CARD_KIND[top]:
+            return earlier
+    return offset
+
+
+@njit
 def distance_to_path(m, loc, path):
     """Steps for a colonist at location ``loc`` to reach ``path`` (UNREACHABLE if it can't)."""
     if loc >= PATH_LOC_BASE:
@@ -149,6 +173,23 @@ def is_movable(m, loc):
     if loc == LOC_STOREHOUSE:
         return False
     return not (loc < MAX_CITIES and m[M_CITY_SPECIAL + loc] == 1)
+
+
+@njit
+def canonical_slot(s, p, slot):
+    """The lowest colonist slot of the same kind as ``slot`` standing where it stands.
+
+    Colonists of one kind are interchangeable: moving either of two that share a place (or
+    the storehouse) is the same move, so only the lowest slot's moves are offered
+    (docs/action-space.md).
+    """
+    b = pbase(p) + P_COLONISTS
+    loc = s[b + slot]
+    first = 0 if slot < FIRST_SEA_SLOT else FIRST_SEA_SLOT
+    for other in range(first, slot):
+        if s[b + other] == loc:
+            return other
+    return slot
 
 
 @njit
@@ -203,7 +244,7 @@ def any_copyable(s, p):
 @njit
 def legal_diplomat(s, p, mask):
     for offset in range(1, num_players(s)):
-        if copyable_top(s, diplomat_target(s, p, offset)) >= 0:
+        if canonical_diplomat_offset(s, p, offset) == offset:
             mask[A_DIPLOMAT + offset - 1] = True
 
 
@@ -224,7 +265,7 @@ def legal_moves(s, m, p, mask):
     b = pbase(p) + P_COLONISTS
     for slot in range(COLONISTS_PER_PLAYER):
         loc = s[b + slot]
-        if not is_movable(m, loc):
+        if not is_movable(m, loc) or canonical_slot(s, p, slot) != slot:
             continue
         kind = slot_kind(slot)
         for path in range(m[M_NUM_PATHS]):
