@@ -208,14 +208,7 @@ class Game:
         int64. Only a Python int in ``0..NUM_ACTIONS-1`` reaches the compiled rules, so an
         unusual type never compiles a new version of them.
         """
-        if isinstance(action, np.ndarray) and action.ndim == 0:
-            action = action[()]  # a 0-d array, as policies often return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(-1, f"an action is an integer index, got {short_repr(action)}")
-        a = int(action)
-        if not 0 <= a < NUM_ACTIONS:
-            shown = a if abs(a) < 2**63 else -1  # an error names an index it can print
-            raise IllegalActionError(shown, f"{short_repr(a)} is outside the action space 0..{NUM_ACTIONS - 1}")
+        a = action_index(action)
         code = engine.step(self.state, self.map.tables, a, self._mask)
         if code != engine.STEP_OK:
             reason = explain_illegal(self.state, self.map, a)
@@ -442,3 +435,29 @@ def _map_of(map: Map | str) -> Map:
     if not isinstance(map, str):
         raise ArgumentTypeError(f"map must be a map name or a Map, got {short_repr(map)}")
     return load(map)
+
+
+def action_index(action: Any) -> int:
+    """``action`` as a Python int in ``0..NUM_ACTIONS-1``, or ``IllegalActionError`` for any other value.
+
+    Python and numpy integers and 0-d integer arrays (what policies return) are accepted.
+    A float, a bool, ``None``, a string, an array of several values is refused with
+    ``action == -1``; an integer outside the action space with itself as ``action`` (or
+    -1 beyond int64, which no index can be). :meth:`Game.step` and the environments run
+    this before the engine sees the value, so nothing can overflow or reach compiled
+    code in an unexpected type.
+    """
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(
+            -1,
+            f"an action is an integer index in 0..{NUM_ACTIONS - 1}, got {type(action).__name__} {short_repr(action)}",
+        )
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        outside = f"outside the action space 0..{NUM_ACTIONS - 1}"
+        if -(2**63) <= a < 2**63:
+            raise IllegalActionError(a, outside)
+        raise IllegalActionError(-1, f"{short_repr(a)}, {outside}")
+    return a
