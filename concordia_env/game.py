@@ -450,10 +450,8 @@ def action_index(action: Any) -> int:
     if isinstance(action, np.ndarray) and action.ndim == 0:
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(
-            -1,
-            f"an action is an integer index in 0..{NUM_ACTIONS - 1}, got {type(action).__name__} {short_repr(action)}",
-        )
+        shown = f"{type(action).__name__} {short_repr(action)}"
+        raise IllegalActionError(-1, f"an action is an integer index in 0..{NUM_ACTIONS - 1}, got {shown}")
     a = int(action)
     if not 0 <= a < NUM_ACTIONS:
         outside = f"outside the action space 0..{NUM_ACTIONS - 1}"
