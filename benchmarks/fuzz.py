@@ -41,10 +41,11 @@ campaign                  input, and what must hold
                           game exactly when every option is valid, else ``TypeError`` /
                           ``ValueError``
 ``env-orders``            random call sequences on the PettingZoo ``raw_env`` and the
-                          Gymnasium ``SingleAgentEnv`` after ``reset`` (step with any value,
-                          observe, last, reset, state, close, render): only the documented
-                          exceptions, a refused call changes nothing, the game keeps every
-                          invariant
+                          Gymnasium ``SingleAgentEnv``, with or without a first ``reset``
+                          (step with any value, observe, last, reset, state, close, render):
+                          only the documented exceptions (a step before ``reset`` raises
+                          ``ResetNeededError``; a PettingZoo step after the end does nothing),
+                          a refused call changes nothing, the game keeps every invariant
 ``raw-state``             a real state array with 1 to 3 fields corrupted, given to
                           ``Game(state, map)``: ``ValueError`` or a game that survives every
                           public call (legal moves, observations, scores, JSON, play).
@@ -71,6 +72,7 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -834,22 +836,42 @@ def check_env_orders(data: st.DataObject) -> None:
     name = data.draw(st.sampled_from(MAP_NAMES), label="map")
     players = data.draw(st.sampled_from(load(name).players), label="players")
     illegal = data.draw(st.sampled_from(("raise", "penalize")), label="illegal_action")
-    if data.draw(st.booleans(), label="PettingZoo"):
-        env = raw_env(map=name, num_players=players, illegal_action=illegal)
-        env.reset(seed=data.draw(st.integers(0, 2**31 - 1), label="seed"))
-        for _ in range(data.draw(st.integers(1, 40), label="calls")):
-            _aec_call(env, data.draw(st.sampled_from(ENV_CALLS), label="call"), data)
+    started = [data.draw(st.booleans(), label="reset first")]  # else calls come before any reset
+    pettingzoo = data.draw(st.booleans(), label="PettingZoo")
+    seed = data.draw(st.integers(0, 2**31 - 1), label="env seed")  # reset() without a seed draws from it
+    if pettingzoo:
+        env: Any = raw_env(map=name, num_players=players, illegal_action=illegal, seed=seed)
     else:
-        env = SingleAgentEnv(map=name, num_players=players, illegal_action=illegal, render_mode="ansi")
+        env = SingleAgentEnv(map=name, num_players=players, illegal_action=illegal, render_mode="ansi", seed=seed)
+    if started[0]:
         env.reset(seed=data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    with warnings.catch_warnings():  # PettingZoo warns about a step after the end: allowed, and tested
+        warnings.simplefilter("ignore")
         for _ in range(data.draw(st.integers(1, 40), label="calls")):
-            _gym_call(env, data.draw(st.sampled_from(GYM_CALLS), label="call"), data)
+            if pettingzoo:
+                _aec_call(env, data.draw(st.sampled_from(ENV_CALLS), label="call"), data, started)
+            else:
+                _gym_call(env, data.draw(st.sampled_from(GYM_CALLS), label="call"), data, started)
 
 
-def _aec_call(env: Any, call: str, data: st.DataObject) -> None:
-    if not env.agents and call in ("step legal", "step odd", "last"):
-        call = "reset"  # an env with no agents left is the lifecycle's business (issue 15 item 5)
+def _aec_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> None:
+    if call == "last" and not (started[0] and env.agents):
+        call = "reset"  # last() names the selected agent: there is none before reset or after the end
     before = env.game.state.copy()
+    if call.startswith("step") and not started[0]:
+        try:
+            env.step(data.draw(odd_values(), label="action"))
+        except RuntimeError as e:  # ResetNeededError
+            assert np.array_equal(env.game.state, before), "a step before reset changed the game"
+            check_refusal(e)
+            OUTCOMES["env-orders: step before reset refused"] += 1
+            return
+        raise AssertionError("step() before reset() was accepted")
+    if call.startswith("step") and not env.agents:  # after the end: PettingZoo warns and does nothing
+        env.step(None)
+        assert np.array_equal(env.game.state, before) and not env.agents
+        OUTCOMES["env-orders: step after the end ignored"] += 1
+        return
     try:
         if call.startswith("step"):
             agent = env.agent_selection
@@ -870,6 +892,7 @@ def _aec_call(env: Any, call: str, data: st.DataObject) -> None:
             env.last()
         elif call == "reset":
             env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+            started[0] = True
         elif call == "state":
             assert np.array_equal(env.state(), env.game.state)
         else:
@@ -883,8 +906,15 @@ def _aec_call(env: Any, call: str, data: st.DataObject) -> None:
     check_invariants(env.game)
 
 
-def _gym_call(env: Any, call: str, data: st.DataObject) -> None:
+def _gym_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> None:
     before = env.game.state.copy()
+    if call.startswith("step") and not started[0]:
+        with contextlib.suppress(RuntimeError):  # ResetNeededError, the game untouched
+            env.step(data.draw(odd_values(), label="action"))
+            raise AssertionError("step() before reset() was accepted")
+        assert np.array_equal(env.game.state, before), "a step before reset changed the game"
+        OUTCOMES["env-orders: step before reset refused"] += 1
+        return
     try:
         if call.startswith("step"):
             if call == "step legal" and env.action_masks().any():
@@ -898,6 +928,7 @@ def _gym_call(env: Any, call: str, data: st.DataObject) -> None:
             assert env.action_masks().shape == (NUM_ACTIONS,)
         elif call == "reset":
             env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+            started[0] = True
         elif call == "render":
             assert isinstance(env.render(), str)
         else:
