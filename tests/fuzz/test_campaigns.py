@@ -27,15 +27,15 @@ from benchmarks import fuzz
 ROOT = Path(__file__).resolve().parents[2]
 #: inputs per campaign in the test suite: all together about a minute on one loaded core
 CI_EXAMPLES = {
-    "positions": 60,
-    "position-text": 60,
-    "actions": 80,
-    "vector": 30,
-    "options": 120,
-    "env-orders": 30,
+    "positions": 100,
+    "position-text": 100,
+    "actions": 100,
+    "vector": 40,
+    "options": 150,
+    "env-orders": 40,
 }
 #: corrupted state arrays tried in the child process
-RAW_STATE_EXAMPLES = 300
+RAW_STATE_EXAMPLES = 400
 
 
 @pytest.mark.parametrize("name", list(CI_EXAMPLES))
