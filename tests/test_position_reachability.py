@@ -219,7 +219,9 @@ def test_any_text_is_refused_with_position_error(text: Any) -> None:
     assert len(str(info.value)) <= MESSAGE_LIMIT
 
 
-@pytest.mark.parametrize("value", [None, 42, 1.5, ["a"], object(), {"format": 1}], ids=repr)
+@pytest.mark.parametrize(
+    "value", [None, 42, 1.5, ["a"], object(), {"format": 1}], ids=["None", "int", "float", "list", "object", "dict"]
+)
 def test_any_object_is_refused_with_position_error(value: Any) -> None:
     with pytest.raises(PositionError):
         from_json(value)
