@@ -15,21 +15,28 @@ Bounds of the counters
 The rules bound most fields (goods by the 12 storehouse slots, houses by 15, colonists by
 6, players, cards and places by the setup). Four counters have no limit in the rules:
 money, the turn and decision counters and the intermediate-scoring VP marker grow with
-the length of a game, and nothing forces a game to end. They are bounded far above what
-games reach (random games: at most about 460 sestertii, 650 turns, 1,400 decisions,
-20 intermediate VP) and far below the int32 limit (2,147,483,647), so that a game loaded
-at a bound can go on for millions of further turns before any arithmetic could wrap:
+the length of a game, and nothing forces a game to end. Each has two bounds:
 
-====================  ===============  ================================================
-counter               accepted         why
-====================  ===============  ================================================
-money                 0..MAX_MONEY     no limit in the rules; VP and observation scale it
-turn_count            0..MAX_TURNS     turns completed
-decision_count        0..MAX_DECISIONS actions taken (a turn takes several)
-intermediate_vp       0..MAX_MONEY     at most a Vesta score of MAX_MONEY sestertii
-incoming goods        0..MAX_INCOMING  per player and good: one per house, plus the
-                                       producer's bonus and the Nile food
-====================  ===============  ================================================
+* a *position* may claim at most ``MAX_MONEY``, ``MAX_TURNS``, ``MAX_DECISIONS``,
+  ``MAX_INTERMEDIATE_VP`` (the position loader refuses more): far above what games reach
+  (random games: at most about 460 sestertii, 650 turns, 1,400 decisions, 20 VP);
+* a *state array* may hold up to ``COUNTER_LIMIT`` (2**28, an eighth of int32's range;
+  :func:`check_state` refuses more). The engine does not stop at the position bounds:
+  playing on from a position at a bound passes it, and the state's range leaves room for
+  millions of further turns before any sum or product of the rules could wrap int32
+  (the one money product, Vesta's VP, is money / 10 for the single Vesta card).
+
+====================  ================================  ==============================
+counter               a position may claim              a state array may hold
+====================  ================================  ==============================
+money                 0..MAX_MONEY (1,000,000)          0..COUNTER_LIMIT
+turn_count            0..MAX_TURNS (1,000,000)          0..COUNTER_LIMIT
+decision_count        0..MAX_DECISIONS (20,000,000)     0..COUNTER_LIMIT
+intermediate_vp       0..MAX_INTERMEDIATE_VP (1,000,000) 0..COUNTER_LIMIT
+incoming goods        0..MAX_INCOMING (18) per player and good: one per house, plus the
+                      producer's bonus and the Nile food (waiting goods never grow: a
+                      storehouse choice is settled before anything else is produced)
+====================  ================================  ==============================
 """
 
 from __future__ import annotations
@@ -127,6 +134,9 @@ MAX_TURNS = 1_000_000
 MAX_DECISIONS = 20_000_000
 #: the intermediate VP marker: a card score, which money can push up through Vesta
 MAX_INTERMEDIATE_VP = MAX_MONEY
+#: what a state array may hold in those four counters: play from a position at its bound
+#: passes the bound, and has millions of turns of room below this before int32 could wrap
+COUNTER_LIMIT = 2**28
 #: produced goods of one kind waiting for one player: one per house, plus the producer's
 #: bonus (two with the Praefectus Magnus) and the Nile food (a loose bound)
 MAX_INCOMING = HOUSES_PER_PLAYER + 3
@@ -199,8 +209,8 @@ def field_bounds(map_name: str, num_players: int) -> tuple[np.ndarray, np.ndarra
     allow(PM_PASS_PENDING, 0, 1)
     allow(CONCORDIA_HOLDER, -1, n - 1)
     allow(FINAL_TURNS_LEFT, -1, n)
-    allow(TURN_COUNT, 0, MAX_TURNS)
-    allow(DECISION_COUNT, 0, MAX_DECISIONS)
+    allow(TURN_COUNT, 0, COUNTER_LIMIT)
+    allow(DECISION_COUNT, 0, COUNTER_LIMIT)
     allow(INCOMING, 0, MAX_INCOMING, n * NUM_GOODS)
     if m.nile_route:
         route = [m.province_index(v) for v in m.nile_route]
@@ -220,14 +230,14 @@ def field_bounds(map_name: str, num_players: int) -> tuple[np.ndarray, np.ndarra
     allow(STACK_SIZE, 0, NUM_SALE_CARDS)
     for p in range(n):
         b = player_base(p)
-        allow(b + P_MONEY, 0, MAX_MONEY)
+        allow(b + P_MONEY, 0, COUNTER_LIMIT)
         allow(b + P_GOODS, 0, STOREHOUSE_SLOTS, NUM_GOODS)
         allow(b + P_COLONISTS, LOC_STOREHOUSE, PATH_LOC_BASE + paths - 1, COLONISTS_PER_PLAYER)
         for field in (P_HAND, P_DISCARD):
             low[b + field : b + field + NUM_CARD_TYPES] = 0
             high[b + field : b + field + NUM_CARD_TYPES] = CARD_COPIES
         allow(b + P_DISCARD_TOP, -1, NUM_CARD_TYPES - 1)
-        allow(b + P_INTERMEDIATE_VP, 0, MAX_INTERMEDIATE_VP)
+        allow(b + P_INTERMEDIATE_VP, 0, COUNTER_LIMIT)
         allow(b + P_INTERMEDIATE_DONE, 0, 1)
     low.setflags(write=False)
     high.setflags(write=False)

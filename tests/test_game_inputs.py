@@ -30,7 +30,7 @@ from concordia_env.state import (
     STATE_SIZE,
     player_base,
 )
-from concordia_env.state_check import MAX_MONEY, check_state, field_name
+from concordia_env.state_check import COUNTER_LIMIT, check_state, field_name
 
 
 @pytest.fixture
@@ -169,7 +169,7 @@ def _corrupt(game: Game, index: int, value: int) -> np.ndarray:
         (STACK, 10_000, r"STACK\[0\]"),
         (player_base(1) + P_COLONISTS, 999, r"PLAYERS\[1\].COLONISTS\[0\]"),
         (player_base(0) + P_MONEY, -1, r"PLAYERS\[0\].MONEY"),
-        (player_base(0) + P_MONEY, MAX_MONEY + 1, r"PLAYERS\[0\].MONEY"),
+        (player_base(0) + P_MONEY, COUNTER_LIMIT + 1, r"PLAYERS\[0\].MONEY"),
         (player_base(3) + P_MONEY, 5, r"PLAYERS\[3\].MONEY"),  # a seat a 2-player game does not have
     ],
 )

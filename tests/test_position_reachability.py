@@ -30,7 +30,7 @@ from concordia_env.state import (
     PHASE_OVERFLOW,
     PHASE_TRIBUNE_COLONIST,
 )
-from concordia_env.state_check import MAX_DECISIONS, MAX_INCOMING, MAX_MONEY, MAX_TURNS
+from concordia_env.state_check import COUNTER_LIMIT, MAX_DECISIONS, MAX_INCOMING, MAX_MONEY, MAX_TURNS
 from tests.test_position import _reach, _reach_mid_action
 
 TURN_BOUNDARY = Path(__file__).resolve().parent / "positions" / "italia-2p-turn-boundary.json"
@@ -130,6 +130,7 @@ def test_counters_are_bounded(key: str, bound: int) -> None:
 
 
 def test_a_game_at_the_money_bound_plays_on_without_wrapping() -> None:
+    """Play passes a position's bound; the state's own range leaves room, and only the JSON is refused."""
     d = _base()
     for player in d["players"]:
         player["money"] = MAX_MONEY
@@ -139,8 +140,11 @@ def test_a_game_at_the_money_bound_plays_on_without_wrapping() -> None:
         if game.is_over():
             break
         game.step(int(rng.choice(game.legal_actions())))
-        assert all(game.money(p) >= 0 for p in range(game.num_players))
+        assert all(0 <= game.money(p) < COUNTER_LIMIT for p in range(game.num_players))
         assert game.observation(game.current_player if game.current_player >= 0 else 0).min() >= 0
+    assert max(game.money(p) for p in range(game.num_players)) > MAX_MONEY
+    assert Game(game.state.copy(), game.map) == game  # a state array may hold it
+    _refused(game.to_dict(), "money: must be at most 1000000")  # a position may not claim it
 
 
 def test_incoming_goods_are_bounded(overflow: Game) -> None:
