@@ -40,12 +40,25 @@ campaign                  input, and what must hold
 ``options``               ``Game.new`` and ``VectorGame`` with option values of every type: a
                           game exactly when every option is valid, else ``TypeError`` /
                           ``ValueError``
-``env-orders``            random call sequences on the PettingZoo ``raw_env`` and the
-                          Gymnasium ``SingleAgentEnv``, with or without a first ``reset``
+``env-orders``            random call sequences on the PettingZoo ``raw_env`` and
+                          ``parallel_env`` and the Gymnasium ``SingleAgentEnv``, with or
+                          without a first ``reset``
                           (step with any value, observe, last, reset, state, close, render):
                           only the documented exceptions (a step before ``reset`` raises
                           ``ResetNeededError``; a PettingZoo step after the end does nothing),
                           a refused call changes nothing, the game keeps every invariant
+``openspiel``             OpenSpiel states of ``python_concordia`` (setup chance nodes and
+                          play): ``apply_action`` with values of every type applies a legal
+                          action or chance outcome, else raises ``IllegalActionError`` with
+                          the state and history unchanged; ``action_to_string`` with any
+                          int64 returns text or raises ``ValueError``; ``new_initial_state``
+                          with real documents (maybe edited) or any text or object gives a
+                          playable state or ``ValueError``, with a short message
+``web``                   the web app's JSON API (Starlette's test client): new games with odd
+                          options, moves with odd steps and actions, raw bodies (not JSON,
+                          nested 20,000 deep, over the size limit), unknown game ids: a
+                          documented status (never 500) with a short ``error``, a refused
+                          request changes no game
 ``raw-state``             a real state array with 1 to 3 fields corrupted, given to
                           ``Game(state, map)``: ``ValueError`` or a game that survives every
                           public call (legal moves, observations, scores, JSON, play).
@@ -97,6 +110,7 @@ from concordia_env.cards import (
     NUM_START_TYPES,
     START_HAND_COUNTS,
 )
+from concordia_env.errors import short_repr
 from concordia_env.maps import MAP_NAMES, load
 from concordia_env.position import (
     PENDING_KEYS,
@@ -848,16 +862,18 @@ GYM_CALLS = ("step legal", "step legal", "step legal", "step odd", "masks", "res
 def check_env_orders(data: st.DataObject) -> None:
     """Campaign ``env-orders``: random call orders on the PettingZoo and Gymnasium envs."""
     from concordia_env.gym_env import SingleAgentEnv
-    from concordia_env.pettingzoo_env import raw_env
+    from concordia_env.pettingzoo_env import parallel_env, raw_env
 
     name = data.draw(st.sampled_from(MAP_NAMES), label="map")
     players = data.draw(st.sampled_from(load(name).players), label="players")
     illegal = data.draw(st.sampled_from(("raise", "penalize")), label="illegal_action")
     started = [data.draw(st.booleans(), label="reset first")]  # else calls come before any reset
-    pettingzoo = data.draw(st.booleans(), label="PettingZoo")
+    kind = data.draw(st.sampled_from(("AEC", "Gymnasium", "parallel")), label="env")
     seed = data.draw(st.integers(0, 2**31 - 1), label="env seed")  # reset() without a seed draws from it
-    if pettingzoo:
+    if kind == "AEC":
         env: Any = raw_env(map=name, num_players=players, illegal_action=illegal, seed=seed)
+    elif kind == "parallel":
+        env = parallel_env(map=name, num_players=players, illegal_action=illegal, seed=seed)
     else:
         env = SingleAgentEnv(map=name, num_players=players, illegal_action=illegal, render_mode="ansi", seed=seed)
     if started[0]:
@@ -865,8 +881,10 @@ def check_env_orders(data: st.DataObject) -> None:
     with warnings.catch_warnings():  # PettingZoo warns about a step after the end: allowed, and tested
         warnings.simplefilter("ignore")
         for _ in range(data.draw(st.integers(1, 40), label="calls")):
-            if pettingzoo:
+            if kind == "AEC":
                 _aec_call(env, data.draw(st.sampled_from(ENV_CALLS), label="call"), data, started)
+            elif kind == "parallel":
+                _parallel_call(env, data.draw(st.sampled_from(PARALLEL_CALLS), label="call"), data, started)
             else:
                 _gym_call(env, data.draw(st.sampled_from(GYM_CALLS), label="call"), data, started)
 
@@ -923,6 +941,59 @@ def _aec_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> 
     check_invariants(env.game)
 
 
+PARALLEL_CALLS = ("step legal", "step legal", "step legal", "step odd", "step odd", "reset", "state", "close")
+
+
+def _parallel_actions(data: st.DataObject, agents: list[str]) -> Any:
+    """Odd ``actions`` for a parallel step: any value, or a dict of odd values (maybe without some agents)."""
+    chosen = data.draw(st.lists(st.sampled_from(agents or ["player_0"]), max_size=len(agents) + 1), label="agents")
+    as_dict = {a: data.draw(odd_values(), label="action") for a in chosen}
+    return data.draw(st.one_of(st.just(as_dict), odd_values()), label="actions")
+
+
+def _parallel_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> None:
+    game = env.unwrapped.game
+    before = game.state.copy()
+    if call.startswith("step") and not started[0]:
+        try:
+            env.step(_parallel_actions(data, list(env.possible_agents)))
+        except RuntimeError as e:  # ResetNeededError
+            assert np.array_equal(game.state, before), "a step before reset changed the game"
+            check_refusal(e)
+            OUTCOMES["env-orders: step before reset refused"] += 1
+            return
+        raise AssertionError("step() before reset() was accepted")
+    if call.startswith("step") and not env.agents:  # after the end: empty answers, nothing changes
+        assert env.step({}) == ({}, {}, {}, {}) and np.array_equal(game.state, before)
+        OUTCOMES["env-orders: step after the end ignored"] += 1
+        return
+    try:
+        if call.startswith("step"):
+            agent = env.aec_env.agent_selection
+            if call == "step legal":
+                legal = np.flatnonzero(env.aec_env.observe(agent)["action_mask"])
+                chosen = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+                actions: Any = {a: chosen if a == agent else 0 for a in env.agents}
+            else:
+                actions = _parallel_actions(data, list(env.agents))
+            *_, infos = env.step(actions)
+            assert all(infos[a]["active_agent"] == env.aec_env.agent_selection for a in env.agents)
+        elif call == "reset":
+            env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+            started[0] = True
+        elif call == "state":
+            assert np.array_equal(env.state(), env.unwrapped.game.state)
+        else:
+            env.close()
+    except (IllegalActionError, ValueError, TypeError) as e:
+        assert np.array_equal(env.unwrapped.game.state, before), f"a refused {call} changed the game"
+        check_refusal(e)
+        OUTCOMES["env-orders: call refused"] += 1
+    else:
+        OUTCOMES["env-orders: call done"] += 1
+    check_invariants(env.unwrapped.game)
+
+
 def _gym_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> None:
     before = env.game.state.copy()
     if call.startswith("step") and not started[0]:
@@ -957,6 +1028,170 @@ def _gym_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> 
     else:
         OUTCOMES["env-orders: call done"] += 1
     check_invariants(env.game)
+
+
+# =========================================================================== OpenSpiel bridge
+OPENSPIEL_CALLS = ("legal", "legal", "legal", "odd", "odd", "text", "load")
+#: the action values ``action_to_string`` is asked about (OpenSpiel's C++ side takes int64 only)
+INT64 = st.one_of(
+    st.integers(-(2**63), 2**63 - 1), st.sampled_from(tuple(v for v in INT_EDGES if -(2**63) <= v < 2**63))
+)
+
+
+def check_openspiel(data: st.DataObject) -> None:
+    """Campaign ``openspiel``: OpenSpiel states with actions of every type, action texts, state documents."""
+    from concordia_env import openspiel as osp
+
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    game = osp.load(name, data.draw(st.sampled_from(load(name).players), label="players"))
+    state = game.new_initial_state()
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed"))
+    for _ in range(data.draw(st.integers(0, 80), label="moves")):  # through the setup's chance nodes and on
+        if state.is_terminal():
+            break
+        state.apply_action(_any_legal(state, rng))
+    for _ in range(data.draw(st.integers(1, 6), label="calls")):
+        call = data.draw(st.sampled_from(OPENSPIEL_CALLS), label="call")
+        before, history = json.dumps(state.board.document()), state.history()
+        legal = _openspiel_legal(state)
+        value: Any = None
+        try:
+            if call == "legal" and legal:
+                state.apply_action(int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")]))
+            elif call in ("legal", "odd"):
+                value = data.draw(odd_values(), label="action")
+                if value is None:
+                    value = Ellipsis  # None stands for "no odd value" below
+                state.apply_action(value)
+                assert as_index(value) in legal, f"apply_action({short_repr(value)}) was accepted"
+            elif call == "text":
+                player = data.draw(st.sampled_from((state.current_player(), osp.CHANCE, 0)), label="player")
+                assert isinstance(state.action_to_string(player, data.draw(INT64, label="action")), str)
+            else:
+                _openspiel_load(data, game, state)
+        except ValueError as e:  # IllegalActionError for actions; ValueError for texts and documents
+            check_refusal(e)
+            assert value is None or as_index(value) not in legal, f"apply_action({short_repr(value)}) was refused"
+            unchanged = json.dumps(state.board.document()) == before and state.history() == history
+            assert unchanged, f"a refused {call} changed the state"
+            OUTCOMES["openspiel: call refused"] += 1
+        else:
+            OUTCOMES["openspiel: call done"] += 1
+
+
+def _openspiel_legal(state: Any) -> list[int]:
+    if state.is_terminal():
+        return []
+    return [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+
+
+def _any_legal(state: Any, rng: np.random.Generator) -> int:
+    legal = _openspiel_legal(state)
+    return int(legal[rng.integers(len(legal))])
+
+
+def _openspiel_load(data: st.DataObject, game: Any, state: Any) -> None:
+    """``new_initial_state`` with anything: a real document (maybe edited), any text or object."""
+    if data.draw(st.booleans(), label="a real document"):
+        value: Any = state.to_json()
+        if data.draw(st.booleans(), label="edit it"):
+            value = _edit_text(data, value)
+    else:
+        value = data.draw(position_inputs(), label="document")
+    loaded = game.new_initial_state(value)
+    assert loaded.is_terminal() or _openspiel_legal(loaded), "a loaded state has no move"
+
+
+# =========================================================================== web app
+WEB_CALLS = ("act legal", "act legal", "act odd", "advance", "advance", "show", "body", "new")
+#: the statuses a refusal may carry (docstring of agents/web.py)
+WEB_REFUSALS = (400, 404, 409, 413, 422, 429)
+
+
+def check_web(data: st.DataObject) -> None:
+    """Campaign ``web``: the web app's JSON API with odd bodies, options, steps and actions."""
+    from starlette.testclient import TestClient
+
+    from agents.web import MAX_BODY_BYTES, create_app
+
+    app = create_app(max_games=3)
+    with TestClient(app) as client:
+        body = data.draw(_web_options(), label="new game")
+        r = client.post("/api/games", json=body)
+        _check_web_answer(r, ok=201)
+        if r.status_code != 201:
+            OUTCOMES["web: new game refused"] += 1
+            r = client.post("/api/games", json={"map": "italia", "players": 2, "vs": "random", "seed": 1})
+            assert r.status_code == 201, r.text[:300]
+        view = r.json()
+        room = app.state.server.room(view["id"])
+        for _ in range(data.draw(st.integers(1, 12), label="calls")):
+            call = data.draw(st.sampled_from(WEB_CALLS), label="call")
+            before, step = room.game.state.copy(), room.step
+            path = f"/api/games/{room.id}"
+            if call == "act legal" and room.game.current_player == room.session.human_seat and not room.game.is_over():
+                legal = room.game.legal_actions()
+                action = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+                r = client.post(path + "/act", json={"step": step, "action": action})
+            elif call.startswith("act"):
+                odd = {"step": data.draw(st.one_of(st.just(step), json_values()), label="step")}
+                odd["action"] = data.draw(st.one_of(ints(), json_values()), label="action")
+                r = client.post(path + "/act", json=odd)
+            elif call == "advance":
+                r = client.post(
+                    path + "/advance", json={"step": data.draw(st.one_of(st.just(step), ints()), label="step")}
+                )
+            elif call == "show":
+                game_id = data.draw(st.one_of(st.just(room.id), st.text(max_size=20)), label="game id")
+                r = client.get("/api/games/" + game_id.replace("/", "%2F").replace("?", "%3F").replace("#", "%23"))
+            elif call == "body":
+                raw = data.draw(_web_bodies(MAX_BODY_BYTES), label="raw body")
+                r = client.post(path + data.draw(st.sampled_from(("/act", "/advance"))), content=raw)
+            else:
+                r = client.post("/api/games", json=data.draw(_web_options(), label="options"))
+            _check_web_answer(r, ok=201 if call == "new" else 200)
+            if r.status_code >= 400:
+                assert np.array_equal(room.game.state, before) and room.step == step, (
+                    f"a refused {call} changed the game"
+                )
+                OUTCOMES["web: request refused"] += 1
+            else:
+                OUTCOMES["web: request done"] += 1
+            check_invariants(room.game)
+
+
+def _check_web_answer(r: Any, ok: int) -> None:
+    assert r.status_code == ok or r.status_code in WEB_REFUSALS, f"status {r.status_code}: {r.text[:300]}"
+    if r.status_code >= 400:
+        error = r.json()["error"]
+        assert isinstance(error, str) and len(error) <= MESSAGE_LIMIT, f"an error message of {len(error)} characters"
+
+
+@functools.cache
+def _web_options() -> st.SearchStrategy[Any]:
+    valid = st.fixed_dictionaries(
+        {},
+        optional={
+            "map": st.sampled_from(MAP_NAMES),
+            "players": st.integers(2, 5),
+            "vs": st.sampled_from(("random", ["random"], "heuristic")),
+            "seat": st.integers(0, 4),
+            "seed": st.integers(0, 2**31 - 1),
+        },
+    )
+    odd = st.dictionaries(st.sampled_from(("map", "players", "vs", "seat", "seed", "x")), json_values(), max_size=4)
+    return st.one_of(valid, valid, odd, json_values())
+
+
+@functools.cache
+def _web_bodies(limit: int) -> st.SearchStrategy[bytes]:
+    return st.one_of(
+        st.binary(max_size=40),
+        st.text(max_size=40).map(str.encode),
+        st.builds(_deep, st.integers(1, 20_000), st.sampled_from(("list", "object"))).map(str.encode),
+        st.sampled_from((b"", b"null", b"[]", b'{"step": 1e999}', b'{"step": ' + b"9" * 5000 + b"}", b"\xff\xfe")),
+        st.just(b'{"step": "' + b"x" * (limit + 1) + b'"}'),
+    )
 
 
 # =========================================================================== raw state
@@ -1026,6 +1261,8 @@ CAMPAIGNS: dict[str, Campaign] = {
         Campaign("vector", check_vector),
         Campaign("options", check_options),
         Campaign("env-orders", check_env_orders),
+        Campaign("openspiel", check_openspiel),
+        Campaign("web", check_web),
         Campaign("raw-state", check_raw_state, isolated=True),
     )
 }

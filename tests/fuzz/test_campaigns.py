@@ -33,6 +33,8 @@ CI_EXAMPLES = {
     "vector": 40,
     "options": 150,
     "env-orders": 40,
+    "openspiel": 30,
+    "web": 25,
 }
 #: corrupted state arrays tried in the child process
 RAW_STATE_EXAMPLES = 400
