@@ -33,7 +33,7 @@ CI_EXAMPLES = {
     "vector": 40,
     "options": 150,
     "env-orders": 40,
-    "openspiel": 30,
+    "openspiel": 60,
     "web": 25,
 }
 #: corrupted state arrays tried in the child process
