@@ -29,7 +29,9 @@ GET    ``/api/games/{id}/replay``   -                               the HTML rep
 ``step`` is the number of decisions taken so far, as the view said: a request made for
 another step (a second tab, a double click) is stale and refused with 409. Statuses: 400
 a malformed body or bad options, 404 an unknown game, 409 a stale step / not your decision
-/ not an agent's decision / the game is over, 422 an illegal action, 429 too many games.
+/ not an agent's decision / the game is over, 413 a body over 64 KiB, 422 an illegal action,
+429 too many games. Every refusal's message is short (it names the bad value, it does not
+repeat it), and no request body makes the server answer 500.
 
 A view is ``{id, step, map, players, seats, human, to_move, waiting_for, frame, context,
 choices, history, over, result}`` (plus ``meta``, the board and frame layout, when asked
@@ -60,6 +62,7 @@ from starlette.routing import Route
 
 from concordia_env import Game, IllegalActionError
 from concordia_env import actions as A
+from concordia_env.errors import short_repr
 from concordia_env.maps import MAP_NAMES
 from concordia_env.render.style import PLAYER_COLORS
 from concordia_env.web import asset, record_replay
@@ -73,6 +76,8 @@ from .play import HUMAN, MAX_SEED, SHOW_ALL_LIMIT, SMALL_GROUP, Session, group_c
 DEFAULT_PORT = 8765
 #: games kept in memory at once; creating one more is refused (429) rather than dropping a game
 MAX_GAMES = 200
+#: the largest request body read (a move or new-game body is a few dozen bytes); larger ones get 413
+MAX_BODY_BYTES = 64 * 1024
 
 
 class RequestError(Exception):
@@ -125,7 +130,9 @@ class Room:
         if self.game.is_over():
             raise RequestError(409, f"the game is over (after {self.step} decisions)")
         if step != self.step:
-            raise RequestError(409, f"stale step: the game is at step {self.step}, the request was made at step {step}")
+            raise RequestError(
+                409, f"stale step: the game is at step {self.step}, the request was made at step {short_repr(step)}"
+            )
 
     def act(self, step: int, action: int) -> None:
         """The person's decision at ``step``."""
@@ -134,7 +141,9 @@ class Room:
         if player != self.session.human_seat:
             raise RequestError(409, f"it is P{player}'s ({self.session.seats[player]}) decision, not yours")
         if not 0 <= action < A.NUM_ACTIONS:
-            raise RequestError(422, f"illegal action {action}: outside the action space 0..{A.NUM_ACTIONS - 1}")
+            raise RequestError(
+                422, f"illegal action {short_repr(action)}: outside the action space 0..{A.NUM_ACTIONS - 1}"
+            )
         try:
             self._apply(player, action)
         except IllegalActionError as exc:
@@ -243,7 +252,7 @@ class GameServer:
         try:
             session = new_session(options.map, options.players, list(options.vs), options.seat, seed)
         except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
-            raise RequestError(400, f"cannot start that game: {exc}") from None
+            raise RequestError(400, f"cannot start that game: {str(exc)[:300]}") from None
         room = Room(uuid.uuid4().hex[:12], session, options)
         with self._lock:
             self._check_room_left()  # again: another request may have taken the last place meanwhile
@@ -257,7 +266,7 @@ class GameServer:
     def room(self, game_id: str) -> Room:
         room = self.rooms.get(game_id)
         if room is None:
-            raise RequestError(404, f"no game {game_id!r} on this server")
+            raise RequestError(404, f"no game {short_repr(game_id)} on this server")
         return room
 
 
@@ -268,20 +277,22 @@ def _options(body: dict[str, Any], defaults: GameOptions) -> GameOptions:
     """The options of a new game from a request body, each checked for its type (the rules check the rest)."""
     unknown = set(body) - _OPTION_KEYS
     if unknown:
-        raise RequestError(400, f"unknown option(s) {sorted(unknown)}; a new game takes {sorted(_OPTION_KEYS)}")
+        raise RequestError(
+            400, f"unknown option(s) {short_repr(sorted(unknown))}; a new game takes {sorted(_OPTION_KEYS)}"
+        )
     map_name = body.get("map", defaults.map)
     if not isinstance(map_name, str):
-        raise RequestError(400, f"'map' must be a map name, got {map_name!r}")
+        raise RequestError(400, f"'map' must be a map name, got {short_repr(map_name)}")
     vs = body.get("vs", defaults.vs)
     if isinstance(vs, str):
         vs = [vs]
     if not isinstance(vs, (list, tuple)) or not vs or not all(isinstance(v, str) and v for v in vs):
-        raise RequestError(400, f"'vs' must be an agent spec or a list of them, got {vs!r}")
+        raise RequestError(400, f"'vs' must be an agent spec or a list of them, got {short_repr(vs)}")
     seed = body.get("seed", defaults.seed)
     if seed is not None:
         seed = _integer(body, "seed", seed)
         if not 0 <= seed < MAX_SEED:
-            raise RequestError(400, f"'seed' must be in 0..{MAX_SEED - 1}, got {seed}")
+            raise RequestError(400, f"'seed' must be in 0..{MAX_SEED - 1}, got {short_repr(seed)}")
     return GameOptions(
         map=map_name,
         players=_integer(body, "players", body.get("players", defaults.players)),
@@ -296,25 +307,31 @@ def _integer(body: dict[str, Any], key: str, value: Any = None) -> int:
     if value is None:
         raise RequestError(400, f"missing {key!r}")
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RequestError(400, f"{key!r} must be an integer, got {value!r}")
+        raise RequestError(400, f"{key!r} must be an integer, got {short_repr(value)}")
     return value
 
 
 async def _body(request: Request, keys: set[str]) -> dict[str, Any]:
-    """The JSON object of a request; anything else, or a field not in ``keys``, is refused with 400."""
-    raw = await request.body()
+    """The JSON object of a request; anything else, or a field not in ``keys``, is refused (400; 413 if too large)."""
+    raw = bytearray()
+    async for chunk in request.stream():  # read no further than the limit, whatever Content-Length claims
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise RequestError(413, f"the body is larger than {MAX_BODY_BYTES} bytes")
     if not raw.strip():
         data: Any = {}
     else:
         try:
             data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise RequestError(400, f"the body is not JSON: {exc}") from None
+        except RecursionError:
+            raise RequestError(400, "the body is not JSON this server reads: nested too deeply") from None
+        except ValueError as exc:  # not JSON, not UTF-8, an integer of more digits than Python reads
+            raise RequestError(400, f"the body is not JSON: {str(exc)[:200]}") from None
     if not isinstance(data, dict):
         raise RequestError(400, f"the body must be a JSON object, got {type(data).__name__}")
     unknown = set(data) - keys
     if unknown:
-        raise RequestError(400, f"unknown field(s) {sorted(unknown)}; expected {sorted(keys)}")
+        raise RequestError(400, f"unknown field(s) {short_repr(sorted(unknown))}; expected {sorted(keys)}")
     return data
 
 

@@ -10,11 +10,32 @@ A row holds everything needed to replay the game move by move: the map, the play
 count, the setup options and seed (``Game.new(map, players, seed, **options)``) and the
 full action list. Tournaments and games played by a person (``benchmarks.play --save``) share
 this format, so ``python -m benchmarks.replay`` replays either.
+
+Results are never lost silently
+-------------------------------
+A new file is created only where no file exists, and created whole: the tables are
+written to a temporary file that is then linked into place, so a process killed at any
+moment leaves either no file or a complete empty database. An existing file is opened
+only if it is a readable results database: a file of 0 bytes (truncated, or its WAL
+deleted before the first checkpoint), one that SQLite finds damaged (``PRAGMA
+quick_check``), one without the results tables or of another schema raises
+:class:`StoreError` with what was found and how to go on. Nothing is recreated over it.
+
+Committed games are copied from the write-ahead log into the main file at least once a
+second (a passive checkpoint after a write), so even a log deleted after a kill takes at
+most the last second of games with it, and a resumed tournament plays those again (from
+their seeds, to the same results).
+
+To recover, either point the run at another file (``--db``) or start over explicitly
+with ``reset=True`` (``--reset`` on the command line): the old file and its ``-wal`` /
+``-shm`` companions are *renamed* to ``<name>.old-<time>`` (kept for inspection, never
+deleted) and a new database is created.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
@@ -23,6 +44,14 @@ from typing import Any
 
 #: bumped when the tables change, so an old file is refused instead of misread
 SCHEMA_VERSION = 1
+#: the tables a results database holds
+TABLES = ("games", "tournaments")
+#: the files SQLite keeps next to a database in WAL mode
+COMPANION_SUFFIXES = ("-wal", "-shm")
+#: the longest a committed game lives only in the write-ahead log (seconds)
+CHECKPOINT_SECONDS = 1.0
+#: what to do about a results file that cannot be used (appended to every StoreError about one)
+RECOVERY = "use another file (--db PATH), or --reset to move this one aside (renamed, not deleted) and start anew"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournaments (
@@ -138,29 +167,72 @@ class TournamentInfo:
     last_game_id: int | None
 
 
+class StoreError(RuntimeError):
+    """A results file that cannot be used as it is (empty, damaged, not a results database, another schema)."""
+
+
 class Store:
-    """A results database file (created on first use); use as a context manager or ``close()``."""
+    """A results database file; use as a context manager or ``close()``.
 
-    def __init__(self, path: str | Path) -> None:
+    A missing file is created; an existing one must be a readable results database, else
+    :class:`StoreError` (see the module docstring). ``reset=True`` first renames an existing
+    file aside (``moved_aside`` then names where it went) and starts a new one.
+    """
+
+    def __init__(self, path: str | Path, *, reset: bool = False) -> None:
         self.path = str(path)
+        self.moved_aside: Path | None = None
+        self._last_checkpoint = time.monotonic()
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        # autocommit mode: every write opens its own explicit transaction
-        self.conn = sqlite3.connect(self.path, isolation_level=None)
-        self.conn.row_factory = sqlite3.Row
-        # WAL lets `replay` read while a tournament writes; a commit survives a killed process
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
-        self.conn.execute("PRAGMA foreign_keys=ON")
-        self._check_schema()
+            file = Path(self.path)
+            if reset:
+                self.moved_aside = _move_aside(file)
+            if not file.exists():
+                _create(file)
+            elif file.stat().st_size == 0:
+                raise StoreError(
+                    f"{self.path} is empty (0 bytes): a results file that lost its contents (truncated, or its "
+                    f"write-ahead log deleted after a kill) is not started over silently; {RECOVERY}"
+                )
+        try:
+            self.conn = self._connect()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path} is not a readable results database ({e}); {RECOVERY}") from None
 
-    def _check_schema(self) -> None:
-        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        has_tables = self.conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'games'").fetchone()[0]
-        if has_tables and version != SCHEMA_VERSION:
-            raise RuntimeError(f"{self.path} has results schema {version}; this code reads schema {SCHEMA_VERSION}")
-        self.conn.executescript(_SCHEMA)
-        self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    def _connect(self) -> sqlite3.Connection:
+        # autocommit mode: every write opens its own explicit transaction
+        conn = sqlite3.connect(self.path, isolation_level=None)
+        try:
+            conn.row_factory = sqlite3.Row
+            if self.path == ":memory:":
+                _write_schema(conn)
+            else:
+                self._check(conn)
+            # WAL lets `replay` read while a tournament writes; a commit survives a killed process
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _check(self, conn: sqlite3.Connection) -> None:
+        """Refuse a file that is damaged, holds no results tables or has another schema."""
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise StoreError(f"{self.path} is damaged ({'; '.join(problems[:3])}); {RECOVERY}")
+        names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        missing = [t for t in TABLES if t not in names]
+        if missing:
+            found = ", ".join(sorted(names)) or "no tables at all"
+            raise StoreError(
+                f"{self.path} holds no results (table(s) {', '.join(missing)} missing; found {found}): an empty or "
+                f"foreign database, or one whose write-ahead log was deleted before its first checkpoint; {RECOVERY}"
+            )
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path} has results schema {version}; this code reads schema {SCHEMA_VERSION}")
 
     # ------------------------------------------------------------------ tournaments
     def register_tournament(self, tournament_id: str, config: dict[str, Any]) -> None:
@@ -220,6 +292,9 @@ class Store:
                 record.game_id = int(row[0])
             else:
                 record.game_id = int(cursor.lastrowid)
+        if time.monotonic() - self._last_checkpoint >= CHECKPOINT_SECONDS:
+            self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._last_checkpoint = time.monotonic()
         return record.game_id
 
     def finished_indices(self, tournament_id: str) -> set[int]:
@@ -266,6 +341,56 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _write_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(_SCHEMA)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _create(file: Path) -> None:
+    """Create an empty results database at ``file`` whole, or not at all.
+
+    The tables are written to a temporary file, which is closed (so the write-ahead log is
+    checkpointed into it) and then hard-linked to ``file``: a link never replaces a file
+    that appeared meanwhile, and a kill at any point leaves no half-made database.
+    """
+    file.parent.mkdir(parents=True, exist_ok=True)
+    temporary = file.with_name(f"{file.name}.creating-{os.getpid()}")
+    for leftover in [temporary, *(_companion(temporary, suffix) for suffix in COMPANION_SUFFIXES)]:
+        leftover.unlink(missing_ok=True)
+    conn = sqlite3.connect(temporary, isolation_level=None)
+    try:
+        _write_schema(conn)
+    finally:
+        conn.close()
+    try:
+        os.link(temporary, file)
+    except FileExistsError:
+        pass  # another process created it first: that one is opened (and checked) instead
+    finally:
+        temporary.unlink()
+
+
+def _companion(file: Path, suffix: str) -> Path:
+    return file.with_name(file.name + suffix)
+
+
+def _move_aside(file: Path) -> Path | None:
+    """Rename ``file`` and its WAL companions to ``<name>.old-<time>``; the new name, or None if there was none."""
+    parts = [file, *(_companion(file, suffix) for suffix in COMPANION_SUFFIXES)]
+    if not any(part.exists() for part in parts):
+        return None
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    aside = file.with_name(f"{file.name}.old-{stamp}")
+    k = 1
+    while any(_companion(aside, suffix).exists() for suffix in ("", *COMPANION_SUFFIXES)):
+        k += 1
+        aside = file.with_name(f"{file.name}.old-{stamp}-{k}")
+    for suffix in ("", *COMPANION_SUFFIXES):
+        if _companion(file, suffix).exists():
+            os.replace(_companion(file, suffix), _companion(aside, suffix))
+    return aside
 
 
 class _Transaction:

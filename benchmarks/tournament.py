@@ -33,6 +33,17 @@ decides the games (agents, map, players, seed, options) but not of ``--games``: 
 again with the same arguments plays only the missing games, and a larger ``--games``
 extends a finished tournament. The id does not cover the agents' code: after changing an
 agent, use another ``--db`` (or ``--seed``) so that old and new games are not pooled.
+
+**A damaged results file is refused, never started over.** If ``--db`` names a file that
+is empty (truncated, or its write-ahead log deleted after a kill), damaged, or not a
+results database, the run stops with a message saying so (exit status 2) and the file is
+left as it is. Either name another file with ``--db``, or pass ``--reset``: the old file
+is renamed to ``<db>.old-<time>`` (kept, not deleted) and the tournament starts in a new
+one. See :mod:`benchmarks.store`.
+
+**Workers end with the tournament.** Each worker process watches its parent and exits
+within a second once the parent is gone (killed with ``kill -9`` included), so an
+interrupted tournament leaves no process behind; a rerun resumes it.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -57,13 +69,15 @@ import agents
 from agents.base import Agent, agent_seed
 from concordia_env import Game
 
-from .store import GameRecord, Store
+from .store import GameRecord, Store, StoreError
 
 DEFAULT_DB = "results/tournament.db"
 DEFAULT_RESULTS_DIR = "results"
 BACKENDS = ("local", "ray")
 #: more games in flight than workers keeps every worker busy while the parent writes results
 IN_FLIGHT_PER_WORKER = 4
+#: how often a worker process checks that the tournament process is still there (seconds)
+PARENT_POLL_SECONDS = 0.5
 
 
 # ---------------------------------------------------------------------- configuration
@@ -294,7 +308,7 @@ def run_local(tasks: Sequence[GameTask], workers: int, on_done: OnDone) -> None:
         return
     queue = list(reversed(tasks))
     max_in_flight = workers * IN_FLIGHT_PER_WORKER
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent) as pool:
         in_flight: set[Future[GameRecord]] = set()
         try:
             while queue or in_flight:
@@ -306,6 +320,25 @@ def run_local(tasks: Sequence[GameTask], workers: int, on_done: OnDone) -> None:
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+
+def exit_with_parent() -> None:
+    """Run in each worker process: end it as soon as the process that started it is gone.
+
+    A worker busy with a long game would otherwise outlive a tournament killed with
+    ``kill -9`` and keep a CPU busy for nothing (its results can no longer be written).
+    When its parent dies, a process is adopted by another one, so its parent pid changes;
+    a daemon thread polls for that. The game's compiled code releases the GIL, so the
+    thread runs even while a worker plays.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def run_ray(tasks: Sequence[GameTask], workers: int, address: str | None, on_done: OnDone) -> None:
@@ -372,6 +405,8 @@ class TournamentResult:
     played: int = 0
     resumed: int = 0
     files: list[Path] = field(default_factory=list)
+    #: where ``reset=True`` moved the previous results file (None: nothing was there, or no reset)
+    moved_aside: Path | None = None
 
     @property
     def tournament_id(self) -> str:
@@ -387,12 +422,15 @@ def run_tournament(
     address: str | None = None,
     progress: bool = False,
     keep_actions: bool = True,
+    reset: bool = False,
 ) -> TournamentResult:
     """Play the games of ``config`` not yet in ``db`` and return statistics over all of them.
 
     Each game is written to ``db`` as soon as it finishes; games already there are read
     back, not played again. ``keep_actions=False`` leaves the action lists in the
     database only (the statistics do not need them; a long tournament's lists are large).
+    A ``db`` that is not a readable results file raises :class:`~benchmarks.store.StoreError`;
+    ``reset=True`` renames an existing file aside first and starts a new one.
     """
     from .report import summarize
 
@@ -400,7 +438,8 @@ def run_tournament(
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     validate(config)
     tid = config.tournament_id
-    with Store(db) as store:
+    with Store(db, reset=reset) as store:
+        moved_aside = store.moved_aside
         store.register_tournament(tid, config.identity())
         finished = store.finished_indices(tid)
         missing = [i for i in range(config.games) if i not in finished]
@@ -423,7 +462,14 @@ def run_tournament(
                 bar.close()
         records = store.games(tid, limit_index=config.games, with_actions=keep_actions)
     summary = summarize(config, records)
-    return TournamentResult(config=config, records=records, summary=summary, played=len(missing), resumed=resumed)
+    return TournamentResult(
+        config=config,
+        records=records,
+        summary=summary,
+        played=len(missing),
+        resumed=resumed,
+        moved_aside=moved_aside,
+    )
 
 
 def _progress_bar(config: TournamentConfig, already_done: int) -> Any:
@@ -459,6 +505,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--intermediate-scoring", action="store_true", help="docs/rules.md §8 intermediate scoring")
     p.add_argument("--display-costs", choices=("standard", "alternative"), default="standard")
     p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite results file (default {DEFAULT_DB})")
+    p.add_argument(
+        "--reset",
+        action="store_true",
+        help="start a new results file: an existing --db (and its -wal/-shm) is renamed to <db>.old-<time>, not "
+        "deleted; the way on after a damaged or empty results file was refused",
+    )
     p.add_argument("--out", default=None, help="report folder (default results/<tournament name>/)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel games (default: CPU count)")
     p.add_argument("--backend", choices=BACKENDS, default="local")
@@ -480,6 +532,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from rich.markup import escape
+
     from .report import print_summary, report_console, write_reports
 
     args = build_parser().parse_args(argv)
@@ -500,10 +554,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             address=args.address,
             progress=True,
             keep_actions=False,
+            reset=args.reset,
         )
     except KeyboardInterrupt:
         console.print("[red]interrupted[/]: finished games are saved; run the same command again to resume")
         return 130
+    except StoreError as e:
+        console.print(f"[red]results file refused[/]: {escape(str(e))}")
+        return 2
+    if result.moved_aside is not None:
+        console.print(f"--reset: the previous results file was renamed to {escape(str(result.moved_aside))}")
     if result.resumed:
         console.print(f"{result.resumed} games read back from {args.db}, {result.played} played now")
     out_dir = Path(args.out) if args.out else Path(DEFAULT_RESULTS_DIR) / config.name

@@ -1,6 +1,7 @@
 """What the environments share besides rewards (:mod:`concordia_env.rewards`).
 
-Option checks, the action check at the envs' entry points, rendering, and the action space
+Option checks, the action check at the envs' entry points (``action_index``, the one
+:meth:`Game.step` runs), rendering, and the action space
 whose unmasked ``sample()`` draws a legal action. Nothing here imports PettingZoo, so the
 Gymnasium and batched environments stay free of it.
 """
@@ -15,8 +16,8 @@ import numpy as np
 from gymnasium import spaces
 
 from .actions import NUM_ACTIONS
-from .errors import IllegalActionError
 from .game import Game
+from .game import action_index as action_index  # the envs check actions with the engine's own check
 
 ILLEGAL_ACTION_MODES: tuple[str, ...] = ("raise", "penalize")
 RENDER_MODES = ["human", "ansi", "rgb_array"]
@@ -49,26 +50,6 @@ def check_cap(name: str, value: int | None) -> int | None:
     if value < 1:
         raise ValueError(f"{name} must be None or a positive int; got {value!r}")
     return int(value)
-
-
-def action_index(action: Any) -> int:
-    """``action`` as a Python int in ``0..NUM_ACTIONS-1``, or IllegalActionError (for any value of any type).
-
-    Accepts Python and numpy integers and 0-d integer arrays (what policies return). The
-    check happens before the engine sees the value, so no value can overflow or reach the
-    compiled code in an unexpected type.
-    """
-    if isinstance(action, np.ndarray) and action.ndim == 0:
-        action = action[()]
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        shown = f"{type(action).__name__} {action!r:.60}"
-        raise IllegalActionError(-1, f"an action is an integer index in 0..{NUM_ACTIONS - 1}, got {shown}")
-    if not 0 <= action < NUM_ACTIONS:
-        outside = f"outside the action space 0..{NUM_ACTIONS - 1}"
-        if -(2**63) <= action < 2**63:
-            raise IllegalActionError(int(action), outside)
-        raise IllegalActionError(-1, f"an integer of {int(action).bit_length()} bits, {outside}")
-    return int(action)
 
 
 def render_game(game: Game, mode: str | None, viewer: Any) -> tuple[Any, Any]:

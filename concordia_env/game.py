@@ -16,6 +16,7 @@ from .cards import (
     CARD_KIND,
     COLONISTS_PER_PLAYER,
     DISPLAY_SLOTS,
+    DISPLAY_VARIANTS,
     GODS,
     K_CONSUL,
     K_SENATOR,
@@ -24,8 +25,8 @@ from .cards import (
     NUM_KINDS,
 )
 from .describe import describe, explain_illegal
-from .errors import IllegalActionError
-from .maps import MAP_NAMES, Map, load
+from .errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
+from .maps import Map, load
 from .rules import engine, facts
 from .rules.legal import fill_legal
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts, score_totals
@@ -43,7 +44,6 @@ from .state import (
     FINAL_TURNS_LEFT,
     HOUSES,
     INCOMING,
-    MAP_ID,
     MAX_CITIES,
     MAX_PLAYERS,
     NILE_MARKER,
@@ -62,13 +62,13 @@ from .state import (
     PLAYED_KIND,
     PRAEFECTUS_MAGNUS,
     STACK_SIZE,
-    STATE_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
     TURN_COUNT,
     TURN_PLAYER,
     player_base,
 )
+from .state_check import as_state_array, check_state
 
 NUM_ACTIONS = A.NUM_ACTIONS
 #: keys of score_breakdown besides the gods
@@ -81,19 +81,39 @@ class Game:
     Create with :meth:`Game.new` (or :meth:`Game.from_json`). Every decision is one
     action index in ``0..NUM_ACTIONS-1``; :meth:`legal_mask` says which are allowed for
     :attr:`current_player`, :meth:`step` applies one.
+
+    ``Game(state, map)`` wraps a raw state array (int32, length ``STATE_SIZE``; an int32
+    array is shared, anything else copied). Because the compiled rules do not
+    bounds-check, the array is checked first (:func:`~concordia_env.state_check.check_state`):
+    every index-like field in its range and every counter within its bound, else
+    ``ValueError`` naming the field (``ArgumentTypeError`` for an array that is not of
+    integers). It does not check that a game can reach the position: load positions
+    with :meth:`from_json` for that.
+
+    Every method refuses bad arguments before they reach compiled code: a player or slot
+    index of the wrong type raises :class:`~concordia_env.errors.ArgumentTypeError` (a
+    ``TypeError`` and a ``ValueError``), one out of range ``ValueError``, and any action
+    :meth:`step` cannot take ``IllegalActionError``; the state is then unchanged.
     """
 
     __slots__ = ("_mask", "map", "state")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
-        self.map = load(map) if isinstance(map, str) else map
-        state = np.ascontiguousarray(state, dtype=np.int32)
-        if state.shape != (STATE_SIZE,):
-            raise ValueError(f"a game state is an int32 array of length {STATE_SIZE}, got shape {state.shape}")
-        if MAP_NAMES[int(state[MAP_ID])] != self.map.name:
-            raise ValueError(f"state is for map {MAP_NAMES[int(state[MAP_ID])]!r}, not {self.map.name!r}")
+        m = _map_of(map)
+        state = as_state_array(state)
+        check_state(state, m)
+        self.map = m
         self.state = state
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+
+    @classmethod
+    def _wrap(cls, state: np.ndarray, m: Map) -> Game:
+        """A game around a state the engine produced (a copy, a batch row): no check needed."""
+        game = cls.__new__(cls)
+        game.map = m
+        game.state = state
+        game._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        return game
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -109,17 +129,33 @@ class Game:
     ) -> Game:
         """A new game after setup (docs/rules.md §2).
 
-        ``seed`` fixes the city tokens, the stack and the start player;
-        ``intermediate_scoring`` turns on docs/rules.md §8; ``display_costs`` picks the
-        ``"standard"`` or ``"alternative"`` display slot costs; ``start_player`` fixes the
-        start player instead of drawing it. A map/player-count combination the rules do
-        not allow raises ``ValueError``.
+        ``seed`` (``None`` or an integer >= 0) fixes the city tokens, the stack and the
+        start player; ``intermediate_scoring`` (a bool) turns on docs/rules.md §8;
+        ``display_costs`` picks the ``"standard"`` or ``"alternative"`` display slot costs;
+        ``start_player`` (``None`` or a seat) fixes the start player instead of drawing it.
+
+        Options are typed strictly: a string is not a bool and a float is not a count
+        (``ArgumentTypeError``, both a ``TypeError`` and a ``ValueError``); numpy integers
+        and bools are accepted. A value the rules do not allow (a map/player-count
+        combination, a start player beyond the seats) raises ``ValueError``.
         """
-        m = load(map)
-        return cls(new_state(m, num_players, seed, intermediate_scoring, display_costs, start_player), m)
+        m = _map_of(map)
+        n = integer_argument(num_players, "num_players")
+        if seed is not None and integer_argument(seed, "seed") < 0:
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
+        if not isinstance(intermediate_scoring, (bool, np.bool_)):
+            shown = short_repr(intermediate_scoring)
+            raise ArgumentTypeError(f"intermediate_scoring must be True or False, got {shown}")
+        if not isinstance(display_costs, str) or display_costs not in DISPLAY_VARIANTS:
+            error = ValueError if isinstance(display_costs, str) else ArgumentTypeError
+            raise error(f"display_costs must be one of {', '.join(DISPLAY_VARIANTS)}, got {short_repr(display_costs)}")
+        start = None if start_player is None else integer_argument(start_player, "start_player")
+        seed = None if seed is None else int(seed)
+        state = new_state(m, n, seed, bool(intermediate_scoring), display_costs, start)
+        return cls._wrap(state, m)
 
     def clone(self) -> Game:
-        return Game(self.state.copy(), self.map)
+        return Game._wrap(self.state.copy(), self.map)
 
     # ------------------------------------------------------------------ decisions
     @property
@@ -167,21 +203,25 @@ class Game:
         return np.flatnonzero(self.legal_mask())
 
     def step(self, action: int) -> None:
-        """Apply one action; an illegal one raises IllegalActionError and changes nothing."""
-        if isinstance(action, np.ndarray) and action.ndim == 0:
-            action = action[()]  # a 0-d array, as policies often return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(-1, f"an action is an integer index, got {action!r}")
-        a = int(action)
+        """Apply one action; an illegal one raises IllegalActionError and changes nothing.
+
+        Any value that is not a legal action index raises ``IllegalActionError``, whatever
+        its type: a float, a bool, ``None``, an array of several values, an integer beyond
+        int64. Only a Python int in ``0..NUM_ACTIONS-1`` reaches the compiled rules, so an
+        unusual type never compiles a new version of them.
+        """
+        a = action_index(action)
         code = engine.step(self.state, self.map.tables, a, self._mask)
         if code != engine.STEP_OK:
             reason = explain_illegal(self.state, self.map, a)
-            text = describe(self.state, self.map, a) if 0 <= a < NUM_ACTIONS else None
-            raise IllegalActionError(a, reason, text)
+            raise IllegalActionError(a, reason, describe(self.state, self.map, a))
 
     def describe_action(self, action: int) -> str:
         """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
-        return describe(self.state, self.map, int(action))
+        a = integer_argument(action, "action")
+        if not 0 <= a < NUM_ACTIONS:
+            raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {short_repr(a)}")
+        return describe(self.state, self.map, a)
 
     # ------------------------------------------------------------------ end and scores
     def is_over(self) -> bool:
@@ -189,9 +229,9 @@ class Game:
 
     def score_breakdown(self, player: int) -> dict[str, int]:
         """VP per god plus ``special_squares``, ``concordia`` and ``total``, as if the game ended now."""
-        self._check_player(player)
+        p = self._check_player(player)
         parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
-        score_parts(self.state, self.map.tables, player, parts, True)
+        score_parts(self.state, self.map.tables, p, parts, True)
         out = {god: int(parts[g]) for g, god in enumerate(GODS)}
         if self.map.special_squares:
             out["special_squares"] = int(parts[SPECIAL_PART])
@@ -230,28 +270,28 @@ class Game:
 
     # ------------------------------------------------------------------ public view
     def money(self, player: int) -> int:
-        return int(self.state[player_base(player) + P_MONEY])
+        return int(self.state[player_base(self._check_player(player)) + P_MONEY])
 
     def goods(self, player: int) -> np.ndarray:
-        b = player_base(player) + P_GOODS
+        b = player_base(self._check_player(player)) + P_GOODS
         return self.state[b : b + NUM_GOODS].copy()
 
     def colonist_locations(self, player: int) -> np.ndarray:
         """Six location codes (land slots 0-2, sea 3-5); see :mod:`concordia_env.state`."""
-        b = player_base(player) + P_COLONISTS
+        b = player_base(self._check_player(player)) + P_COLONISTS
         return self.state[b : b + COLONISTS_PER_PLAYER].copy()
 
     def hand(self, player: int) -> np.ndarray:
         """Card counts per card type in the player's hand."""
-        b = player_base(player) + P_HAND
+        b = player_base(self._check_player(player)) + P_HAND
         return self.state[b : b + NUM_CARD_TYPES].copy()
 
     def discard(self, player: int) -> np.ndarray:
-        b = player_base(player) + P_DISCARD
+        b = player_base(self._check_player(player)) + P_DISCARD
         return self.state[b : b + NUM_CARD_TYPES].copy()
 
     def discard_top(self, player: int) -> int:
-        return int(self.state[player_base(player) + P_DISCARD_TOP])
+        return int(self.state[player_base(self._check_player(player)) + P_DISCARD_TOP])
 
     def hand_kinds(self, player: int) -> np.ndarray:
         """Number of cards per card kind in hand."""
@@ -288,7 +328,7 @@ class Game:
         A Senator (the default ``kind``) pays the card's own cost plus the goods under the
         slot; a Consul (``cards.K_CONSUL``) the card's own cost only.
         """
-        self._check_slot(slot)
+        slot = self._check_slot(slot)
         if kind not in (K_SENATOR, K_CONSUL):
             raise ValueError(f"kind must be cards.K_SENATOR or cards.K_CONSUL, got {kind!r}")
         goods = np.zeros(NUM_GOODS, dtype=np.int32)
@@ -297,10 +337,11 @@ class Game:
 
     def slot_cost(self, slot: int) -> tuple[np.ndarray, int]:
         """The cost printed under display ``slot`` (this game's side of the display): (goods, 'any' units)."""
-        if not 0 <= int(slot) < DISPLAY_SLOTS:
-            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1}, got {slot}")
+        slot = integer_argument(slot, "slot")
+        if not 0 <= slot < DISPLAY_SLOTS:
+            raise ValueError(f"slot must be in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {slot}")
         goods = np.zeros(NUM_GOODS, dtype=np.int32)
-        any_units = facts.slot_cost(self.state, int(slot), goods)
+        any_units = facts.slot_cost(self.state, slot, goods)
         return goods, int(any_units)
 
     @property
@@ -342,7 +383,7 @@ class Game:
 
     def incoming_goods(self, player: int) -> np.ndarray:
         """Goods produced for ``player`` that wait for a storehouse-overflow choice."""
-        b = INCOMING + player * NUM_GOODS
+        b = INCOMING + self._check_player(player) * NUM_GOODS
         return self.state[b : b + NUM_GOODS].copy()
 
     @property
@@ -365,24 +406,25 @@ class Game:
     # engine uses: agents, renderers and descriptions ask these instead of re-deriving a rule.
     def free_slots(self, player: int) -> int:
         """Storehouse slots ``player`` has free for goods (12 − goods − colonists still stored)."""
-        self._check_player(player)
+        player = self._check_player(player)
         return int(facts.free_slots(self.state, player))
 
     def colonists_on_board(self, player: int) -> int:
         """``player``'s colonists in cities, on paths or on special squares (Mars, tax, Architect steps)."""
-        self._check_player(player)
+        player = self._check_player(player)
         return int(facts.colonists_on_board(self.state, player))
 
     @staticmethod
     def colonist_kind(slot: int) -> int:
         """``maps.LAND`` (0) for colonist slots 0-2, ``maps.SEA`` (1) for slots 3-5."""
-        if not 0 <= int(slot) < COLONISTS_PER_PLAYER:
+        slot = integer_argument(slot, "slot")
+        if not 0 <= slot < COLONISTS_PER_PLAYER:
             raise ValueError(f"a colonist slot is in 0..{COLONISTS_PER_PLAYER - 1}, got {slot}")
-        return int(facts.colonist_kind(int(slot)))
+        return int(facts.colonist_kind(slot))
 
     def house_price(self, place: int) -> tuple[int, np.ndarray]:
         """(sestertii, goods) the next house in ``place`` costs; ValueError where no house may be built."""
-        self._check_place(place)
+        place = self._check_place(place)
         if not facts.is_buildable_place(self.map.tables, place):
             raise ValueError(f"no house may be built in {self.map.places[place]}")
         money, goods = self.house_prices()
@@ -398,22 +440,23 @@ class Game:
 
     def can_afford_house(self, player: int, place: int) -> bool:
         """Whether ``player`` holds the money and goods for the next house in ``place``."""
-        self._check_player(player)
-        self._check_place(place)
+        player = self._check_player(player)
+        place = self._check_place(place)
         if not facts.is_buildable_place(self.map.tables, place):
             return False
         return bool(facts.can_afford_house(self.state, player, place, self.state[CITY_GOOD + place]))
 
     def path_distance(self, location: int, path: int) -> int:
         """Architect steps from a colonist location to ``path`` (``maps.UNREACHABLE`` if it cannot get there)."""
-        if not 0 <= int(path) < len(self.map.paths):
+        path = integer_argument(path, "path")
+        if not 0 <= path < len(self.map.paths):
             raise ValueError(f"the {self.map.title} map has paths 0..{len(self.map.paths) - 1}, got {path}")
-        self._check_location(location)
+        location = self._check_location(location)
         return int(facts.path_distance(self.map.tables, int(location), int(path)))
 
     def places_next_to(self, location: int) -> list[int]:
         """Places a colonist at ``location`` may build in: the city it stands in, or its path's two ends."""
-        self._check_location(location)
+        location = self._check_location(location)
         return [int(c) for c in facts.places_next_to(self.map.tables, int(location)) if c >= 0]
 
     def reachable_places(self, player: int, steps: int | None = None) -> np.ndarray:
@@ -422,7 +465,7 @@ class Game:
         Each colonist on its own, whether paths are free or not (the reach planning needs);
         ``steps`` defaults to what an Architect played now would have.
         """
-        self._check_player(player)
+        player = self._check_player(player)
         if steps is None:
             steps = self.architect_steps(player)
         out = np.zeros(len(self.map.places), dtype=np.bool_)
@@ -431,7 +474,7 @@ class Game:
 
     def architect_steps(self, player: int) -> int:
         """Movement steps of an Architect ``player`` plays now (one per colonist on the board)."""
-        self._check_player(player)
+        player = self._check_player(player)
         return int(facts.architect_steps(self.state, player))
 
     def prefect_production(self, province: int, bonus_good: int | None = None, player: int | None = None) -> np.ndarray:
@@ -443,7 +486,7 @@ class Game:
         if not 0 <= int(province) < len(self.map.provinces):
             raise ValueError(f"the {self.map.title} map has provinces 0..{len(self.map.provinces) - 1}, got {province}")
         player = self.current_player if player is None else player
-        self._check_player(player)
+        player = self._check_player(player)
         if bonus_good is None:
             bonus_good = int(self.state[BONUS_GOOD + province])
             if bonus_good < 0:
@@ -480,12 +523,12 @@ class Game:
 
     def tribune_money(self, player: int) -> int:
         """Sestertii a Tribune ``player`` played now would pay (cards taken back beyond three)."""
-        self._check_player(player)
+        player = self._check_player(player)
         return int(facts.tribune_money(self.state, player))
 
     def colonist_tax(self, player: int) -> int:
         """Sestertii of ``player``'s Colonist tax now (5 + colonists on the board)."""
-        self._check_player(player)
+        player = self._check_player(player)
         return int(facts.colonist_tax(self.state, player))
 
     def with_hidden_stack_shuffled(self, rng: np.random.Generator) -> Game:
@@ -519,29 +562,38 @@ class Game:
         """Flat float32 vector from ``player``'s point of view (see :mod:`concordia_env.observation`)."""
         from .observation import observe
 
-        self._check_player(player)
-        return observe(self, player)
+        return observe(self, self._check_player(player))
 
     # ------------------------------------------------------------------ misc
-    def _check_player(self, player: int) -> None:
-        if not 0 <= int(player) < self.num_players:
-            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {player}")
+    def _check_player(self, player: int) -> int:
+        """``player`` as a Python int seat; ArgumentTypeError or ValueError if it is not one."""
+        p = integer_argument(player, "player")
+        if not 0 <= p < self.num_players:
+            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {short_repr(p)}")
+        return p
 
-    def _check_place(self, place: int) -> None:
-        if not 0 <= int(place) < len(self.map.places):
-            raise ValueError(f"the {self.map.title} map has places 0..{len(self.map.places) - 1}, got {place}")
+    def _check_place(self, place: int) -> int:
+        """``place`` as a Python int place id of this map; ArgumentTypeError or ValueError if it is not one."""
+        p = integer_argument(place, "place")
+        if not 0 <= p < len(self.map.places):
+            raise ValueError(f"the {self.map.title} map has places 0..{len(self.map.places) - 1}, got {short_repr(p)}")
+        return p
 
-    def _check_slot(self, slot: int) -> None:
-        if not 0 <= int(slot) < DISPLAY_SLOTS:
-            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1}, got {slot}")
-        if int(self.state[DISPLAY + slot]) < 0:
-            raise ValueError(f"display slot {slot + 1} is empty")
+    def _check_slot(self, slot: int) -> int:
+        """``slot`` as a Python int display slot holding a card."""
+        s = integer_argument(slot, "slot")
+        if not 0 <= s < DISPLAY_SLOTS:
+            raise ValueError(f"slot must be in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {short_repr(s)}")
+        if int(self.state[DISPLAY + s]) < 0:
+            raise ValueError(f"display slot {s + 1} is empty")
+        return s
 
-    def _check_location(self, location: int) -> None:
+    def _check_location(self, location: int) -> int:
         """A colonist location on the board: a place id or PATH_LOC_BASE + a path id."""
-        loc = int(location)
+        loc = integer_argument(location, "location")
         if not (0 <= loc < len(self.map.places) or 0 <= loc - PATH_LOC_BASE < len(self.map.paths)):
-            raise ValueError(f"{location} is no colonist location on the {self.map.title} map")
+            raise ValueError(f"{short_repr(loc)} is no colonist location on the {self.map.title} map")
+        return loc
 
     def __eq__(self, other: object) -> bool:
         """Same map and same state. A game changes with every step, so it is not hashable
@@ -553,3 +605,36 @@ class Game:
     def __repr__(self) -> str:
         status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"
         return f"Game({self.map.name}, {self.num_players} players, turn {self.turn_count}, {status})"
+
+
+def _map_of(map: Map | str) -> Map:
+    """A map object from a map or its name."""
+    if isinstance(map, Map):
+        return map
+    if not isinstance(map, str):
+        raise ArgumentTypeError(f"map must be a map name or a Map, got {short_repr(map)}")
+    return load(map)
+
+
+def action_index(action: Any) -> int:
+    """``action`` as a Python int in ``0..NUM_ACTIONS-1``, or ``IllegalActionError`` for any other value.
+
+    Python and numpy integers and 0-d integer arrays (what policies return) are accepted.
+    A float, a bool, ``None``, a string, an array of several values is refused with
+    ``action == -1``; an integer outside the action space with itself as ``action`` (or
+    -1 beyond int64, which no index can be). :meth:`Game.step` and the environments run
+    this before the engine sees the value, so nothing can overflow or reach compiled
+    code in an unexpected type.
+    """
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        shown = f"{type(action).__name__} {short_repr(action)}"
+        raise IllegalActionError(-1, f"an action is an integer index in 0..{NUM_ACTIONS - 1}, got {shown}")
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        outside = f"outside the action space 0..{NUM_ACTIONS - 1}"
+        if -(2**63) <= a < 2**63:
+            raise IllegalActionError(a, outside)
+        raise IllegalActionError(-1, f"{short_repr(a)}, {outside}")
+    return a

@@ -31,6 +31,7 @@ from importlib import resources
 
 import numpy as np
 
+from .errors import short_repr
 from .layout import Layout
 
 MAP_NAMES: tuple[str, ...] = ("imperium", "italia", "aegyptus", "creta")
@@ -173,7 +174,7 @@ def load(name: str) -> Map:
     """Load a map by name (``imperium``, ``italia``, ``aegyptus``, ``creta``)."""
     key = name.lower() if isinstance(name, str) else name
     if key not in MAP_NAMES:
-        raise ValueError(f"unknown map {name!r}; choose one of {', '.join(MAP_NAMES)}")
+        raise ValueError(f"unknown map {short_repr(name)}; choose one of {', '.join(MAP_NAMES)}")
     d = _read(key)
     cities = tuple(c["name"] for c in d["cities"])
     squares = tuple(s["name"] for s in d["special_squares"])

@@ -75,8 +75,9 @@ from .cards import (
     START_HAND_COUNTS,
     STOREHOUSE_SLOTS,
 )
+from .errors import ArgumentTypeError
 from .layout import Layout
-from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES
+from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
 from .rules import njit
 from .rules.common import free_slots, houses_in_city, houses_of, pbase
 from .rules.scoring import NUM_SCORE_PARTS, score_parts
@@ -119,11 +120,13 @@ from .state import (
     SLOTS_BOUGHT,
     STACK,
     STACK_SIZE,
+    STATE_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
     TURN_COUNT,
     TURN_PLAYER,
 )
+from .state_check import as_state_array, check_state
 
 if TYPE_CHECKING:
     from .game import Game
@@ -532,16 +535,47 @@ def observe_batch(
     out: np.ndarray | None = None,
     version: int = OBSERVATION_VERSION,
 ) -> np.ndarray:
-    """Observations of a batch of states of one map, one observer per row: shape (n, OBS_SIZES[version])."""
+    """Observations of a batch of states of one map, one observer per row: shape (n, OBS_SIZES[version]).
+
+    The compiled code does not bounds-check, so the inputs are checked first: ``tables``
+    must be a map's own tables, every row a valid state of that map (as ``Game(state,
+    map)`` checks it), ``players`` one integer seat per row; ``ValueError`` /
+    ``ArgumentTypeError`` otherwise. ``out``, if given, is filled (float32, C-contiguous).
+    """
     size = OBS_SIZES[check_observation_version(version)]
-    states = np.ascontiguousarray(states, dtype=np.int32)
-    players = np.ascontiguousarray(players, dtype=np.int64)
+    m = _map_of_tables(tables)
+    states = np.asarray(states)
+    if states.ndim != 2:
+        raise ValueError(f"states must be a 2-D array, one state per row, got shape {states.shape}")
+    rows = np.empty((states.shape[0], STATE_SIZE), dtype=np.int32)
+    for i in range(states.shape[0]):
+        rows[i] = as_state_array(states[i])
+        check_state(rows[i], m)
+    seats = np.asarray(players)
+    if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
+        raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
+    if seats.shape != (rows.shape[0],) or ((seats < 0) | (seats >= rows[:, NUM_PLAYERS])).any():
+        raise ValueError(f"players must be one seat per row, each below that row's player count, got {seats}")
+    shape = (rows.shape[0], size)
     if out is None:
-        out = np.empty((states.shape[0], size), dtype=np.float32)
-    elif out.shape != (states.shape[0], size) or out.dtype != np.float32:
-        raise ValueError(f"out must be float32 of shape ({states.shape[0]}, {size}); got {out.dtype} {out.shape}")
-    observe_batch_into(states, tables, players, out)
+        out = np.empty(shape, dtype=np.float32)
+    elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == shape):
+        raise ValueError(f"out must be float32 of shape {shape}; got {getattr(out, 'dtype', type(out))}")
+    elif not (out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError("out must be a writable C-contiguous array")
+    observe_batch_into(rows, m.tables, np.array(seats, dtype=np.int64), out)
     return out
+
+
+def _map_of_tables(tables: np.ndarray) -> Map:
+    """The map whose tables these are (compiled code indexes the state with them: nothing else will do)."""
+    for name in MAP_NAMES:
+        m = load(name)
+        if tables is m.tables or (
+            isinstance(tables, np.ndarray) and tables.shape == m.tables.shape and np.array_equal(tables, m.tables)
+        ):
+            return m
+    raise ValueError("tables must be the tables of a map (maps.load(name).tables)")
 
 
 def player_scores(game: Game) -> np.ndarray:

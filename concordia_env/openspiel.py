@@ -85,6 +85,20 @@ a plain position (dict, JSON text or a :class:`~concordia_env.Game`).
 document (OpenSpiel pickles a Python state's attributes; the bridge's state pickles as its
 JSON document).
 
+Bad input
+---------
+``state.apply_action(a)`` checks ``a`` before OpenSpiel's C++ side sees it: a value that is
+not an integer index in ``0..NUM_ACTIONS-1`` (a float, ``None``, a string, ``-1``, an
+integer beyond int64), an illegal player action and an impossible chance outcome all raise
+:class:`~concordia_env.IllegalActionError` (a ``ValueError``) with the state and its history
+unchanged; so does any action on a terminal state (``ValueError``). ``action_to_string``
+with an action outside the space, or a chance outcome outside its kind's range, raises
+``ValueError``. ``load()`` and ``new_initial_state()`` raise ``ValueError`` for any bad
+parameter or document (JSON nested too deeply, numbers OpenSpiel's ``int`` cannot hold), and
+every message is short, whatever the size of the input. Only ``pyspiel``'s own entry points
+(``pyspiel.load_game`` with a value its C++ parameter types cannot hold, a damaged string to
+``deserialize_game_and_state``) raise OpenSpiel's errors before the bridge is reached.
+
 Versions
 --------
 | version | change |
@@ -122,7 +136,8 @@ from .cards import (
     NUM_SALE_CARDS,
 )
 from .describe import describe
-from .game import Game
+from .errors import IllegalActionError, short_repr
+from .game import Game, action_index
 from .maps import Map
 from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, fill_observation
 from .render import render_text
@@ -144,6 +159,8 @@ DEFAULT_PARAMETERS: dict[str, Any] = {
     "observation_version": OBSERVATION_VERSION,
 }
 MIN_PLAYERS = 2
+#: the longest ``max_game_length`` (OpenSpiel keeps it in a C++ ``int``)
+MAX_GAME_LENGTH_LIMIT = 2**31 - 1
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 
@@ -186,19 +203,23 @@ class Config:
         """Check the parameters (missing ones take their defaults); bad values raise ``ValueError``."""
         unknown = sorted(set(params) - set(DEFAULT_PARAMETERS))
         if unknown:
-            raise ValueError(f"unknown parameter(s) {', '.join(unknown)}; known: {', '.join(DEFAULT_PARAMETERS)}")
+            raise ValueError(f"unknown parameter(s) {short_repr(unknown)}; known: {', '.join(DEFAULT_PARAMETERS)}")
         p = {**DEFAULT_PARAMETERS, **params}
         for name, default in DEFAULT_PARAMETERS.items():
             if type(p[name]) is not type(default):
-                raise ValueError(f"parameter {name} is a {type(default).__name__}, got {p[name]!r}")
+                raise ValueError(f"parameter {name} is a {type(default).__name__}, got {short_repr(p[name])}")
         m = maps.load(p["map"])  # unknown maps raise ValueError
         check_setup(m, p["players"])
         if p["display_costs"] not in DISPLAY_VARIANTS:
-            raise ValueError(f"display_costs must be one of {', '.join(DISPLAY_VARIANTS)}, got {p['display_costs']!r}")
+            shown = short_repr(p["display_costs"])
+            raise ValueError(f"display_costs must be one of {', '.join(DISPLAY_VARIANTS)}, got {shown}")
         if p["max_game_length"] < 1:
-            raise ValueError(f"max_game_length must be at least 1, got {p['max_game_length']}")
+            raise ValueError(f"max_game_length must be at least 1, got {short_repr(p['max_game_length'])}")
+        if p["max_game_length"] > MAX_GAME_LENGTH_LIMIT:  # OpenSpiel's GameInfo holds it in a C++ int
+            shown = short_repr(p["max_game_length"])
+            raise ValueError(f"max_game_length must be at most {MAX_GAME_LENGTH_LIMIT}, got {shown}")
         if p["utility"] not in UTILITIES:
-            raise ValueError(f"utility must be one of {', '.join(UTILITIES)}, got {p['utility']!r}")
+            raise ValueError(f"utility must be one of {', '.join(UTILITIES)}, got {short_repr(p['utility'])}")
         check_observation_version(p["observation_version"])
         return cls(
             m,
@@ -372,8 +393,9 @@ class Board:
         return left
 
     def apply_chance(self, outcome: int) -> None:
+        """Take a chance outcome; any other value raises ``IllegalActionError`` (a ``ValueError``), nothing changed."""
         if outcome not in dict(self.chance_outcomes()):
-            raise ValueError(f"{outcome} is not a possible chance outcome here; see chance_outcomes()")
+            raise IllegalActionError(outcome, "not a possible chance outcome here; see chance_outcomes()")
         if self.drawing_tokens:
             self.tokens = (*self.tokens, outcome)
         elif self.game is None:
@@ -512,6 +534,11 @@ class Board:
 
     def action_text(self, player: int, action: int) -> str:
         if player == CHANCE:
+            kinds = (
+                len(GOODS) if self.drawing_tokens else self.config.num_players if self.game is None else NUM_CARD_TYPES
+            )
+            if not 0 <= action < kinds:
+                raise ValueError(f"chance outcome {action} is outside 0..{kinds - 1}")
             if self.drawing_tokens:
                 return f"city token of {self.config.lettered_cities[len(self.tokens)]}: {GOODS[action]}"
             if self.game is None:
@@ -551,10 +578,11 @@ class Board:
                 raise ValueError("a plain position needs the game it belongs to")
             return cls.from_game(position.from_dict(doc), config)
         if doc.get("format") != DOCUMENT_FORMAT:
-            raise ValueError(f"format must be {DOCUMENT_FORMAT!r} or {position.FORMAT!r}, got {doc.get('format')!r}")
+            shown = short_repr(doc.get("format"))
+            raise ValueError(f"format must be {DOCUMENT_FORMAT!r} or {position.FORMAT!r}, got {shown}")
         params = doc.get("game", {})
         if not isinstance(params, dict):
-            raise ValueError(f"'game' holds the game parameters as an object, got {params!r}")
+            raise ValueError(f"'game' holds the game parameters as an object, got {short_repr(params)}")
         own = Config.from_params(params)
         if config is not None and own != config:
             raise ValueError(f"the document is of the game {own.params()}, not {config.params()}")
@@ -578,7 +606,7 @@ class Board:
         for city in cities:
             good = tokens[city]
             if good not in GOODS:
-                raise ValueError(f"setup.city_tokens.{city}: unknown good {good!r}")
+                raise ValueError(f"setup.city_tokens.{city}: unknown good {short_repr(good)}")
             try:
                 board.apply_chance(GOODS.index(good))
             except ValueError:
@@ -591,12 +619,12 @@ class Board:
         if not isinstance(d, dict):
             raise ValueError("'position' must be a position object (docs/position-format.md)")
         if not isinstance(undrawn, list) or not all(type(x) is int for x in undrawn):
-            raise ValueError(f"undrawn_slots must be a list of display slot indices, got {undrawn!r}")
+            raise ValueError(f"undrawn_slots must be a list of display slot indices, got {short_repr(undrawn)}")
         slots = tuple(undrawn)
         if slots and slots != tuple(range(slots[0], slots[0] + len(slots))):
-            raise ValueError(f"undrawn_slots are consecutive slots filled left to right, got {list(slots)}")
+            raise ValueError(f"undrawn_slots are consecutive slots filled left to right, got {short_repr(list(slots))}")
         if slots and not (slots[0] >= 0 and slots[-1] < DISPLAY_SLOTS):
-            raise ValueError(f"undrawn_slots are display slots 0..{DISPLAY_SLOTS - 1}, got {list(slots)}")
+            raise ValueError(f"undrawn_slots are display slots 0..{DISPLAY_SLOTS - 1}, got {short_repr(list(slots))}")
         if slots:
             display, stack = d.get("display"), d.get("stack")
             if not isinstance(display, list) or len(display) != DISPLAY_SLOTS:
@@ -671,8 +699,10 @@ class ConcordiaGame(pyspiel.Game):
         if isinstance(state, str):
             try:
                 state = json.loads(state)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"a state is given as JSON text: {e}") from None
+            except RecursionError:
+                raise ValueError("a state is given as JSON text: nested too deeply to read") from None
+            except ValueError as e:  # not JSON, or an integer of more digits than Python reads
+                raise ValueError(f"a state is given as JSON text: {str(e)[:200]}") from None
         return ConcordiaState(self, Board.from_document(state, self.config))
 
     def max_chance_nodes_in_history(self) -> int:
@@ -707,6 +737,18 @@ class ConcordiaState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.board.chance_outcomes()
+
+    def apply_action(self, action: Any) -> None:
+        """Play ``action`` (a player's action or a chance outcome); the state is unchanged on refusal.
+
+        Any value that is not an integer index in the action space (a float, ``None``, a
+        string, ``-1``, an integer beyond int64) raises :class:`IllegalActionError` here,
+        before OpenSpiel's C++ side would raise its own ``TypeError`` or ``SpielError``;
+        an in-range action that is not legal raises it from the engine or the chance node.
+        (Python callers come through here; C++ algorithms pass only actions they took from
+        ``legal_actions()``.)
+        """
+        super().apply_action(action_index(action))
 
     def _apply_action(self, action: int) -> None:
         if self.board.is_chance:
@@ -828,8 +870,13 @@ class AgentBot(pyspiel.Bot):
 
 
 def load(map: str = "imperium", players: int = 4, **params: Any) -> ConcordiaGame:
-    """``pyspiel.load_game("python_concordia", {...})`` with keyword arguments."""
-    return pyspiel.load_game(GAME_NAME, {"map": map, "players": players, **params})
+    """``pyspiel.load_game("python_concordia", {...})`` with keyword arguments.
+
+    The parameters are checked first (``ValueError`` naming the bad one), so a value that
+    OpenSpiel's C++ side cannot hold (an integer beyond its ``int``, a numpy scalar) is
+    refused with that message rather than a ``RuntimeError`` from the conversion.
+    """
+    return pyspiel.load_game(GAME_NAME, Config.from_params({"map": map, "players": players, **params}).params())
 
 
 if GAME_NAME not in pyspiel.registered_names():

@@ -140,6 +140,7 @@ reproduces the v0 observation (the first ``OBS_SIZE_V0`` entries of v1). v1 appe
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import Any, ClassVar
 
@@ -147,7 +148,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils import turn_based_aec_to_parallel, wrappers
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import NUM_ACTIONS
@@ -161,7 +163,7 @@ from .env_common import (
     check_render_mode,
     render_game,
 )
-from .errors import IllegalActionError, ResetNeededError
+from .errors import ArgumentTypeError, IllegalActionError, ResetNeededError, short_repr
 from .game import Game
 from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, observation_bounds, observe
 from .rewards import ILLEGAL_REWARD, Rewarder
@@ -400,11 +402,43 @@ def env(
 
 
 def parallel_env(**kwargs: Any) -> ParallelEnv:
-    """The Parallel API: :func:`env` (same options) through PettingZoo's ``turn_based_aec_to_parallel``.
+    """The Parallel API: :class:`raw_env` (the options of :func:`env`) through PettingZoo's turn-based wrapper.
 
     Each parallel step takes an action for every live agent and applies only the selected
     agent's (``infos[agent]["active_agent"]`` names it; the others' masks are all zeros), so
     one parallel step is one decision. ``aec_to_parallel`` refuses this env
     (``is_parallelizable`` is False): its agents do not act once each per cycle.
+
+    Bad input is refused before the game sees it, the env unchanged: ``step()`` before
+    ``reset()`` raises :class:`~concordia_env.errors.ResetNeededError`; ``actions`` that are
+    not a mapping raise :class:`~concordia_env.errors.ArgumentTypeError`; a mapping without
+    the selected agent's action raises :class:`~concordia_env.errors.IllegalActionError`
+    (as ``None`` would), and so does any action value that is not a legal index (or, with
+    ``illegal_action="penalize"``, it ends the game as in :class:`raw_env`). The AEC wrappers
+    of :func:`env` are not used: the parallel wrapper orders the calls itself, and
+    ``raw_env`` checks every action, so PettingZoo's out-of-bounds assertion would only turn
+    some of these refusals into ``AssertionError``.
     """
-    return turn_based_aec_to_parallel(env(**kwargs))
+    return _TurnBasedParallelEnv(raw_env(**kwargs))
+
+
+class _TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
+    """PettingZoo's turn-based parallel wrapper, with the lifecycle and input checks of :func:`parallel_env`."""
+
+    _has_reset = False
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        result = super().reset(seed=seed, options=options)
+        self._has_reset = True
+        return result
+
+    def step(self, actions: Any) -> tuple[dict, ...]:
+        if not self._has_reset:
+            raise ResetNeededError("step() was called before reset(): call reset() to start a game")
+        if self.agents:
+            if not isinstance(actions, Mapping):
+                raise ArgumentTypeError(f"actions is a mapping {{agent: action}}, got {short_repr(actions)}")
+            agent = self.aec_env.agent_selection
+            if agent not in actions:
+                raise IllegalActionError(-1, f"actions holds no action for {agent}, the agent to move")
+        return super().step(actions)

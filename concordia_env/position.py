@@ -11,6 +11,13 @@ the defaults, a missing ``stack`` is made of the cards not seen elsewhere). Load
 the position against the rules' invariants and raises :class:`PositionError` (a
 ``ValueError``) that names the offending key and what is wrong, instead of building a state
 the engine would silently misplay.
+
+Whatever it is given (any text, bytes, object, nesting depth or size), loading raises
+nothing but :class:`PositionError`, with a message of bounded length. Every counter is
+bounded (:mod:`concordia_env.state_check` lists the bounds), and a position the rules
+cannot reach is refused, including the ones that would leave a game stuck (a decision
+nobody can take) or that only arise from states the engine never leaves pending (an
+action whose allowance is used up, a storehouse choice that is in fact forced).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .actions import NUM_ACTIONS
 from .cards import (
     CARD_DECK,
     CARD_ID,
@@ -57,6 +65,7 @@ from .cards import (
     START_HAND_COUNTS,
     STOREHOUSE_SLOTS,
 )
+from .errors import short_repr
 from .game import Game
 from .maps import (
     LAND,
@@ -70,7 +79,9 @@ from .maps import (
     load,
 )
 from .rules import facts
-from .rules.effects import close_up_display, refill_display
+from .rules.effects import begin_action, close_finished_parts, close_up_display, refill_display, store_what_is_forced
+from .rules.engine import advance
+from .rules.legal import fill_legal
 from .rules.setup import check_setup, empty_state
 from .state import (
     ACTION_KIND,
@@ -128,6 +139,14 @@ from .state import (
     house_index,
     player_base,
 )
+from .state_check import (
+    INT32_MAX,
+    MAX_DECISIONS,
+    MAX_INCOMING,
+    MAX_INTERMEDIATE_VP,
+    MAX_MONEY,
+    MAX_TURNS,
+)
 
 FORMAT = "concordia-position/1"
 STOREHOUSE = "storehouse"
@@ -141,6 +160,19 @@ SPECIALIST_KINDS = tuple(range(FIRST_SPECIALIST, NUM_KINDS))
 
 DECISION_INDEX = {name: phase for phase, name in enumerate(PHASE_NAMES)}
 KIND_INDEX = {name: kind for kind, name in enumerate(KIND_NAMES)}
+
+#: the fields of an action's context, and the decisions during which they can be set
+CONTEXT_FIELDS: tuple[tuple[str, int, tuple[int, ...]], ...] = (
+    ("steps_left", STEPS_LEFT, (PHASE_ARCHITECT_MOVE, PHASE_ARCHITECT_BUILD)),
+    ("traded", TRADED_GOODS, (PHASE_MERCATOR,)),
+    ("buys_left", BUYS_LEFT, (PHASE_BUY_CARDS,)),
+    ("slots_bought", SLOTS_BOUGHT, (PHASE_BUY_CARDS,)),
+)
+#: why a decision can have no legal choice at all (such a position is refused)
+DEAD_DECISION_HINTS: dict[int, str] = {
+    PHASE_DIPLOMAT: "no opponent's discard pile shows a card a Diplomat may copy",
+    PHASE_OVERFLOW: "no good waits for the player choosing",
+}
 
 #: card kinds whose action can be under way in each pending decision (empty: none is)
 DECISION_ACTIONS: dict[int, tuple[int, ...]] = {
@@ -261,9 +293,9 @@ def _bits(mask: int) -> list[int]:
 def _pending_to_dict(s: np.ndarray) -> dict[str, Any]:
     """The decision and its context; a context field is written only when it differs from its default.
 
-    The engine leaves ``steps_left``, ``traded``, ``buys_left`` and ``slots_bought`` as the
-    last action left them, so they can appear at a turn boundary: they are written for the
-    round trip to be exact, and they do not matter there.
+    ``steps_left``, ``traded``, ``buys_left`` and ``slots_bought`` only exist during their
+    own action (the engine clears them when the turn ends), so they are only ever written
+    there.
     """
     d: dict[str, Any] = {"decision": PHASE_NAMES[int(s[PHASE])]}
     if s[PLAYED_KIND] >= 0:
@@ -395,12 +427,20 @@ def _pretty(value: Any, indent: int, level: int = 0, used: int = 0) -> str:
 
 
 # =========================================================================== reading
-def from_json(text: str) -> Game:
-    """Load a position written by :func:`to_json` or by hand; raises :class:`PositionError`."""
+#: the longest key path and problem text an error message shows
+WHERE_LIMIT, PROBLEM_LIMIT = 120, 400
+
+
+def from_json(text: str | bytes) -> Game:
+    """Load a position written by :func:`to_json` or by hand; raises :class:`PositionError` only."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise PositionError(f"a position is JSON text (str or bytes), got {type(text).__name__}")
     try:
         d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PositionError(f"a position is JSON text: {e}") from None
+    except RecursionError:
+        raise PositionError("a position is JSON text: nested too deeply to read") from None
+    except ValueError as e:  # not JSON, not UTF-8, an integer of more digits than Python reads
+        raise PositionError(f"a position is JSON text: {_clip(str(e), PROBLEM_LIMIT)}") from None
     return from_dict(d)
 
 
@@ -409,51 +449,60 @@ def from_dict(d: dict[str, Any]) -> Game:
     return _Reader(d).game()
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _fail(where: str, problem: str) -> PositionError:
-    return PositionError(f"{where}: {problem}" if where else problem)
+    """The error for key path ``where``; both parts are cut short (a key may be a 5 MB string)."""
+    problem = _clip(problem, PROBLEM_LIMIT)
+    return PositionError(f"{_clip(where, WHERE_LIMIT)}: {problem}" if where else problem)
 
 
 def _object(value: Any, where: str, required: Iterable[str] = (), optional: Iterable[str] = ()) -> dict[str, Any]:
     """``value`` as a JSON object with exactly the known keys (a typo must not pass silently)."""
     if not isinstance(value, dict):
-        raise _fail(where, f"must be a JSON object, got {value!r}")
+        raise _fail(where, f"must be a JSON object, got {short_repr(value)}")
     required, optional = tuple(required), tuple(optional)
     for key in required:
         if key not in value:
-            raise _fail(where, f"the required key {key!r} is missing")
+            raise _fail(where, f"the required key {short_repr(key)} is missing")
     known = required + optional
     if known:
         for key in value:
             if key not in known:
-                raise _fail(where, f"unknown key {key!r}; known keys: {', '.join(known)}")
+                raise _fail(where, f"unknown key {short_repr(key)}; known keys: {', '.join(known)}")
     return value
 
 
 def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
-        raise _fail(where, f"must be a JSON list, got {value!r}")
+        raise _fail(where, f"must be a JSON list, got {short_repr(value)}")
     return value
 
 
-def _int(value: Any, where: str, low: int = 0, high: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(where, f"must be an integer, got {value!r}")
+def _int(value: Any, where: str, low: int = 0, high: int = INT32_MAX) -> int:
+    """An integer in ``low..high`` (a numpy integer too); every field has a bound that int32 holds."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _fail(where, f"must be an integer, got {short_repr(value)}")
+    value = int(value)
     if value < low:
-        raise _fail(where, f"must be at least {low}, got {value}" + (" (negative)" if value < 0 <= low else ""))
-    if high is not None and value > high:
-        raise _fail(where, f"must be at most {high}, got {value}")
+        shown = short_repr(value)
+        raise _fail(where, f"must be at least {low}, got {shown}" + (" (negative)" if value < 0 <= low else ""))
+    if value > high:
+        raise _fail(where, f"must be at most {high}, got {short_repr(value)}")
     return value
 
 
 def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise _fail(where, f"must be true or false, got {value!r}")
+        raise _fail(where, f"must be true or false, got {short_repr(value)}")
     return value
 
 
 def _choice(value: Any, where: str, names: dict[str, int], what: str) -> int:
     if not isinstance(value, str) or value not in names:
-        raise _fail(where, f"unknown {what} {value!r}; choose one of {', '.join(map(repr, names))}")
+        raise _fail(where, f"unknown {what} {short_repr(value)}; choose one of {', '.join(map(repr, names))}")
     return names[value]
 
 
@@ -465,7 +514,7 @@ def _card(value: Any, where: str) -> int:
     if not isinstance(value, str) or value not in CARD_ID_INDEX:
         raise _fail(
             where,
-            f"unknown card id {value!r} (starting cards are named like 'Architect', "
+            f"unknown card id {short_repr(value)} (starting cards are named like 'Architect', "
             "cards for sale like 'Architect/II'; see cards.CARD_ID)",
         )
     return CARD_ID_INDEX[value]
@@ -477,9 +526,9 @@ class _Reader:
     def __init__(self, d: Any) -> None:
         self.d = _object(d, "position", TOP_REQUIRED, TOP_OPTIONAL)
         if d["format"] != FORMAT:
-            raise _fail("format", f"must be {FORMAT!r}, got {d['format']!r}")
+            raise _fail("format", f"must be {FORMAT!r}, got {short_repr(d['format'])}")
         if not isinstance(d["map"], str):
-            raise _fail("map", f"must be a map name, got {d['map']!r}")
+            raise _fail("map", f"must be a map name, got {short_repr(d['map'])}")
         try:
             self.m = load(d["map"])
         except ValueError as e:
@@ -503,7 +552,11 @@ class _Reader:
         self._pending()
         self._check_board()
         self._check_flow()
-        return Game(self.s, self.m)
+        self._check_pending_is_reachable()
+        try:  # the ranges of the raw state: a second line behind the checks above
+            return Game(self.s, self.m)
+        except ValueError as e:
+            raise _fail("position", str(e)) from None
 
     # ---------------------------------------------------------------- helpers
     def _player(self, value: Any, where: str) -> int:
@@ -511,7 +564,7 @@ class _Reader:
 
     def _province(self, value: Any, where: str) -> int:
         if not isinstance(value, str) or value not in self.m.provinces:
-            raise _fail(where, f"no province {value!r} on the {self.m.title} map")
+            raise _fail(where, f"no province {short_repr(value)} on the {self.m.title} map")
         return self.m.province_index(value)
 
     # ---------------------------------------------------------------- options
@@ -520,7 +573,10 @@ class _Reader:
         intermediate = _bool(opts.get("intermediate_scoring", False), "options.intermediate_scoring")
         display_costs = opts.get("display_costs", DISPLAY_VARIANTS[0])
         if display_costs not in DISPLAY_VARIANTS:
-            raise _fail("options.display_costs", f"must be one of {', '.join(DISPLAY_VARIANTS)}, got {display_costs!r}")
+            raise _fail(
+                "options.display_costs",
+                f"must be one of {', '.join(DISPLAY_VARIANTS)}, got {short_repr(display_costs)}",
+            )
         return intermediate, display_costs
 
     # ---------------------------------------------------------------- board
@@ -532,7 +588,7 @@ class _Reader:
             if name in m.special_squares:
                 raise _fail(where, f"{name} is a special square, not a city (colonists name it in 'at')")
             if name not in m.cities:
-                raise _fail(where, f"no city {name!r} on the {m.title} map")
+                raise _fail(where, f"no city {short_repr(name)} on the {m.title} map")
             entry = _object(entry, where, ("good",), ("houses",))
             c = self.place_index[name]
             if name == m.capital:
@@ -614,10 +670,11 @@ class _Reader:
 
     def _player_block(self, p: int, d: dict[str, Any]) -> None:
         s, where, b = self.s, f"players[{p}]", player_base(p)
-        s[b + P_MONEY] = _int(d["money"], f"{where}.money")
+        s[b + P_MONEY] = _int(d["money"], f"{where}.money", 0, MAX_MONEY)
         goods = _object(d["goods"], f"{where}.goods")
         for name, k in goods.items():
-            s[b + P_GOODS + _good(name, f"{where}.goods")] = _int(k, f"{where}.goods.{name}")
+            good = _good(name, f"{where}.goods")
+            s[b + P_GOODS + good] = _int(k, f"{where}.goods.{name}", 0, STOREHOUSE_SLOTS)
         self._colonists(p, _list(d["colonists"], f"{where}.colonists"))
         if facts.free_slots(s, p) < 0:
             stored = int(s[b + P_GOODS : b + P_GOODS + NUM_GOODS].sum())
@@ -630,7 +687,10 @@ class _Reader:
         for key, field in (("intermediate_vp", P_INTERMEDIATE_VP), ("intermediate_done", P_INTERMEDIATE_DONE)):
             if key not in d:
                 continue
-            value = _bool(d[key], f"{where}.{key}") if key == "intermediate_done" else _int(d[key], f"{where}.{key}")
+            if key == "intermediate_done":
+                value = _bool(d[key], f"{where}.{key}")
+            else:
+                value = _int(d[key], f"{where}.{key}", 0, MAX_INTERMEDIATE_VP)
             if value and not intermediate:
                 raise _fail(f"{where}.{key}", "the intermediate scoring option is off")
             s[b + field] = int(value)
@@ -664,7 +724,8 @@ class _Reader:
         if not isinstance(at, str) or at not in self.place_index:
             raise _fail(
                 where,
-                f"{at!r} is neither a place on the {m.title} map, a path id ('land:A-B', 'sea:A-B') nor 'storehouse'",
+                f"{short_repr(at)} is neither a place on the {m.title} map, a path id ('land:A-B', 'sea:A-B') "
+                "nor 'storehouse'",
             )
         c = self.place_index[at]
         if at in m.special_squares:
@@ -751,8 +812,8 @@ class _Reader:
     # ---------------------------------------------------------------- header
     def _header(self) -> None:
         s, d = self.s, self.d
-        s[TURN_COUNT] = _int(d.get("turn_count", 0), "turn_count")
-        s[DECISION_COUNT] = _int(d.get("decision_count", 0), "decision_count")
+        s[TURN_COUNT] = _int(d.get("turn_count", 0), "turn_count", 0, MAX_TURNS)
+        s[DECISION_COUNT] = _int(d.get("decision_count", 0), "decision_count", 0, MAX_DECISIONS)
         s[PRAEFECTUS_MAGNUS] = self._player(d["praefectus_magnus"], "praefectus_magnus")
         holder = d["concordia_card"]
         s[CONCORDIA_HOLDER] = -1 if holder is None else self._player(holder, "concordia_card")
@@ -814,7 +875,10 @@ class _Reader:
         s[STEPS_LEFT] = _int(pending.get("steps_left", self._default_steps(phase)), "pending.steps_left", 0, MAX_STEPS)
         traded = [_good(g, "pending.traded") for g in _list(pending.get("traded", []), "pending.traded")]
         if len(set(traded)) != len(traded) or len(traded) > MERCATOR_KINDS:
-            raise _fail("pending.traded", f"lists at most {MERCATOR_KINDS} different goods, got {pending['traded']}")
+            raise _fail(
+                "pending.traded",
+                f"lists at most {MERCATOR_KINDS} different goods, got {short_repr(pending['traded'])}",
+            )
         s[TRADED_GOODS] = sum(1 << g for g in traded)
         most = max(BUYS_PER_ACTION.values())
         bought = _list(pending.get("slots_bought", []), "pending.slots_bought")
@@ -857,7 +921,8 @@ class _Reader:
         for p, row in enumerate(rows):
             where = f"pending.incoming[{p}]"
             for name, k in _object(row, where).items():
-                self.s[INCOMING + p * NUM_GOODS + _good(name, where)] = _int(k, f"{where}.{name}")
+                good = _good(name, where)
+                self.s[INCOMING + p * NUM_GOODS + good] = _int(k, f"{where}.{name}", 0, MAX_INCOMING)
 
     def _final_turns_left(self) -> int:
         """Turn ends left before scoring: fixed by who took the Concordia card and whose turn it is."""
@@ -876,7 +941,7 @@ class _Reader:
             expected = 0
         else:  # the holder's own turn ends too, then one turn per other player
             expected = int(facts.final_turns_left(n, holder, int(s[TURN_PLAYER])))
-        if given is not None and _int(given, "final_turns_left") != expected:
+        if given is not None and _int(given, "final_turns_left", 0, n) != expected:
             raise _fail(
                 "final_turns_left",
                 f"player {holder} took the Concordia card and it is player {int(s[TURN_PLAYER])}'s turn, "
@@ -996,6 +1061,92 @@ class _Reader:
         ended = phase in (PHASE_BUY_CARDS, PHASE_GAME_OVER) or s[CONCORDIA_HOLDER] >= 0
         if not ended and cards == 0:
             raise _fail("concordia_card", "the display and stack are empty: the last buyer took the Concordia card")
+
+    # ---------------------------------------------------------------- reachability of the pending decision
+    # The checks above test each part of a position against the rules; these ask the
+    # engine's own functions whether the pending decision is one it could leave pending:
+    # it never waits on a decision nobody can take, never leaves open an action that has
+    # nothing left to do, and only asks about a storehouse when the choice is real.
+    def _check_pending_is_reachable(self) -> None:
+        s, phase = self.s, int(self.s[PHASE])
+        if phase == PHASE_GAME_OVER:
+            return
+        self._check_context_belongs_to_the_decision(phase)
+        self._check_allowance(phase)
+        if phase == PHASE_OVERFLOW:
+            self._check_storehouse_choice()
+        decision = PHASE_NAMES[phase]
+        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        fill_legal(s, self.m.tables, mask)
+        if not mask.any():
+            hint = DEAD_DECISION_HINTS.get(phase, "no choice of it is legal here")
+            raise _fail("pending.decision", f"'{decision}' cannot be taken: {hint}, so the game could not go on")
+        closed = s.copy()
+        close_finished_parts(closed, self.m.tables)
+        if not np.array_equal(closed, s):
+            raise _fail("pending", f"the action has used up what it may do, so it ended: '{decision}' is over")
+        closed = s.copy()
+        advance(closed, self.m.tables, mask)
+        if not np.array_equal(closed, s):
+            raise _fail(
+                "pending.decision",
+                f"'{decision}' offers nothing but 'done' here, which the engine takes by itself: "
+                "the action would already be over",
+            )
+
+    def _check_context_belongs_to_the_decision(self, phase: int) -> None:
+        """The engine clears an action's context when the turn ends: it exists during its own decisions only."""
+        for key, field, phases in CONTEXT_FIELDS:
+            if self.s[field] and phase not in phases:
+                names = " or ".join(f"'{PHASE_NAMES[q]}'" for q in phases)
+                raise _fail(f"pending.{key}", f"belongs to {names}; it is cleared once that action ends")
+
+    def _action_start(self, kind: int) -> np.ndarray:
+        """The state right after the engine began the ``kind`` action for the turn player (a scratch copy)."""
+        start = self.s.copy()
+        begin_action(start, self.m.tables, int(self.s[TURN_PLAYER]), kind)
+        return start
+
+    def _check_allowance(self, phase: int) -> None:
+        """An Architect never has more steps, nor a Senator/Consul more purchases, than the action began with."""
+        s, action = self.s, int(self.s[ACTION_KIND])
+        if phase in (PHASE_ARCHITECT_MOVE, PHASE_ARCHITECT_BUILD):
+            steps = int(self._action_start(action)[STEPS_LEFT])
+            if s[STEPS_LEFT] > steps:
+                raise _fail(
+                    "pending.steps_left",
+                    f"the Architect began with {steps} steps (one per colonist on the board); {int(s[STEPS_LEFT])} "
+                    "are left",
+                )
+        if phase == PHASE_BUY_CARDS:
+            allowance = int(self._action_start(action)[BUYS_LEFT])
+            bought = len(_bits(int(s[SLOTS_BOUGHT])))
+            if s[BUYS_LEFT] + bought != allowance:
+                raise _fail(
+                    "pending.buys_left",
+                    f"a {KIND_NAMES[action]} buys {allowance} card(s) in all: {bought} bought leaves "
+                    f"{allowance - bought}, not {int(s[BUYS_LEFT])}",
+                )
+
+    def _check_storehouse_choice(self) -> None:
+        """Produced goods are stored player by player from the turn player; one asks only when the choice is real."""
+        s, n = self.s, self.n
+        chooser, turn = int(s[CURRENT_PLAYER]), int(s[TURN_PLAYER])
+        for k in range((chooser - turn) % n):
+            q = (turn + k) % n
+            if s[INCOMING + q * NUM_GOODS : INCOMING + (q + 1) * NUM_GOODS].any():
+                raise _fail(
+                    f"pending.incoming[{q}]",
+                    f"player {q} stores before player {chooser} (storing goes round from player {turn}): "
+                    "nothing of theirs can still wait",
+                )
+        if not store_what_is_forced(s.copy(), chooser):
+            free = int(facts.free_slots(s, chooser))
+            raise _fail(
+                f"pending.incoming[{chooser}]",
+                f"player {chooser} has {free} free storehouse slots: these goods are stored or lost without a "
+                "choice (a choice needs more goods of at least two kinds than free slots, and a free slot)",
+            )
 
 
 def _indexed(names: Iterable[str]) -> dict[str, int]:

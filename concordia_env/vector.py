@@ -47,6 +47,16 @@ Illegal actions
 ``step`` checks every row before changing any: if some row's action is illegal it raises
 :class:`~concordia_env.IllegalActionError` naming the first such row (``err.row``), and no
 row changes.
+
+Inputs
+------
+``step`` takes any integer array-like of shape (n,): numpy integers of every width and
+byte order, read-only, strided or non-contiguous arrays, Python lists (values beyond
+int64 included). Everything is checked, then copied to one contiguous int64 array, the
+only type the compiled batch functions see (so no input compiles a new version of them
+at run time). Floats, bools and objects are refused with ``IllegalActionError``, a wrong
+shape with ``ValueError``. ``observations(players)`` takes integer seats only (a float
+seat is refused, not truncated).
 """
 
 from __future__ import annotations
@@ -56,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from .actions import NUM_ACTIONS
-from .errors import IllegalActionError
+from .errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
 from .game import Game
 from .maps import load
 from .observation import (
@@ -91,14 +101,15 @@ class VectorGame:
         observation_version: int = OBSERVATION_VERSION,
         **game_options: Any,
     ) -> None:
-        if not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n must be a positive int, got {n!r}")
-        self.n = int(n)
+        if integer_argument(n, "n") < 1:
+            raise ValueError(f"n must be a positive int, got {n}")
+        self.n = integer_argument(n, "n")
         self.observation_version = check_observation_version(observation_version)
         #: length of one observation of ``observation_version``
         self.obs_size = OBS_SIZES[self.observation_version]
         self.map = load(map)
-        self.num_players = num_players
+        Game.new(self.map.name, num_players, 0, **game_options)  # refuses bad options here, once
+        self.num_players = int(num_players)
         self.reward = check_reward(reward)
         self._game_options = game_options
         self.states = np.empty((self.n, STATE_SIZE), dtype=np.int32)
@@ -107,7 +118,7 @@ class VectorGame:
         self.last_infos: dict[str, Any] = {}
         self._masks = np.zeros((self.n, NUM_ACTIONS), dtype=np.bool_)
         self._masks_valid = False
-        self._scores = np.zeros((self.n, num_players), dtype=np.int64)
+        self._scores = np.zeros((self.n, self.num_players), dtype=np.int64)
         self.reset(seed)
 
     # ------------------------------------------------------------------ setup
@@ -117,7 +128,11 @@ class VectorGame:
 
     def reset(self, seed: int | None = None) -> None:
         """Start every row over with its first game (row i: ``seed + i``)."""
-        self.seed = int(np.random.default_rng().integers(SEED_BOUND)) if seed is None else int(seed)
+        if seed is None:
+            seed = int(np.random.default_rng().integers(SEED_BOUND))
+        elif integer_argument(seed, "seed") < 0:
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
+        self.seed = integer_argument(seed, "seed")
         self.game_counts[:] = 0
         self._rng = np.random.default_rng(self.seed)
         for i in range(self.n):
@@ -149,16 +164,29 @@ class VectorGame:
         if players is None:
             players = self.current_players
         else:
-            players = np.asarray(players, dtype=np.int64)
-            if players.shape != (self.n,) or players.min() < 0 or players.max() >= self.num_players:
-                raise ValueError(f"players must be {self.n} seats in 0..{self.num_players - 1}")
+            players = self._seats(players)
         out = np.empty((self.n, self.obs_size), dtype=np.float32)
         observe_batch_into(self.states, self.map.tables, players, out)
         return out
 
+    def _seats(self, players: Any) -> np.ndarray:
+        """``players`` as contiguous int64 seats, one per row; floats and bools are refused, not truncated."""
+        try:
+            seats = np.asarray(players)
+        except (TypeError, ValueError, OverflowError) as e:  # ragged lists, integers beyond any dtype
+            raise ArgumentTypeError(f"players must be integer seats, got {short_repr(players)} ({e})") from None
+        if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
+            raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
+        if seats.shape != (self.n,) or seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"players must be {self.n} seats in 0..{self.num_players - 1}")
+        return np.array(seats, dtype=np.int64)
+
     def game(self, row: int) -> Game:
         """Row ``row`` as a :class:`Game` (a copy: stepping it does not change the batch)."""
-        return Game(self.states[row].copy(), self.map)
+        row = integer_argument(row, "row")
+        if not 0 <= row < self.n:
+            raise ValueError(f"row must be in 0..{self.n - 1}, got {row}")
+        return Game._wrap(self.states[row].copy(), self.map)
 
     def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action for every row, int64 (n,), drawn in compiled code.
@@ -167,6 +195,8 @@ class VectorGame:
         exploration, random playouts. ``rng`` defaults to a generator seeded from the
         batch's seed, so a seeded batch samples reproducibly.
         """
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise ArgumentTypeError(f"rng must be a numpy Generator, got {short_repr(rng)}")
         rng = self._rng if rng is None else rng
         out = np.empty(self.n, dtype=np.int64)
         sample_rows(self.legal_masks(), rng.random(self.n), out)
@@ -184,26 +214,41 @@ class VectorGame:
         self.last_infos = infos
         return rewards, self.dones, infos
 
-    def _check_actions(self, actions: np.ndarray) -> np.ndarray:
-        """The actions as int64 (n,), or IllegalActionError for the first illegal row (nothing changed)."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(
-                f"actions must be an integer array of shape ({self.n},), got {actions.dtype} {actions.shape}"
-            )
-        actions = actions.astype(np.int64, copy=False)
-        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
-        legal = in_range & self.legal_masks()[np.arange(self.n), np.clip(actions, 0, NUM_ACTIONS - 1)]
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """The actions as a new contiguous int64 array (n,), or an error naming the first bad row (nothing changed).
+
+        The range is checked on the given values, before any cast: a uint64 of 2**63 or a
+        Python int of 2**70 must not wrap into a legal index.
+        """
+        try:
+            given = np.asarray(actions)
+        except (TypeError, ValueError, OverflowError) as e:  # ragged lists and the like
+            raise IllegalActionError(-1, f"actions must be an integer array, got {short_repr(actions)} ({e})") from None
+        if given.shape != (self.n,):
+            raise ValueError(f"actions must be an integer array of shape ({self.n},), got shape {given.shape}")
+        if given.dtype == np.object_:  # Python ints beyond int64
+            if not all(isinstance(a, int) and not isinstance(a, bool) for a in given):
+                raise IllegalActionError(-1, f"actions must be integers, got {short_repr(given.tolist())}")
+            in_range = np.array([0 <= a < NUM_ACTIONS for a in given], dtype=np.bool_)
+        elif given.dtype == np.bool_ or given.dtype.kind not in "iu":
+            raise IllegalActionError(-1, f"actions must be integers, got an array of dtype {given.dtype}")
+        else:
+            in_range = (given >= 0) & (given < NUM_ACTIONS)
+        if not in_range.all():
+            row = int(np.flatnonzero(~in_range)[0])
+            self._raise_illegal(row, int(given[row]))
+        out = np.array(given, dtype=np.int64)  # a fresh, writable, contiguous copy: the compiled signature
+        legal = self.legal_masks()[np.arange(self.n), out]
         if not legal.all():
             row = int(np.flatnonzero(~legal)[0])
-            self._raise_illegal(row, int(actions[row]))
-        return actions
+            self._raise_illegal(row, int(out[row]))
+        return out
 
     def _raise_illegal(self, row: int, action: int) -> None:
         try:
             self.game(row).step(action)  # a copy: produces the engine's explanation
         except IllegalActionError as err:
-            error = IllegalActionError(action, f"row {row}: {err.reason}")
+            error = IllegalActionError(err.action, f"row {row}: {err.reason}")
             error.row = row
             raise error from None
         raise AssertionError(f"row {row}: the batch mask refused action {action} that the game accepts")
@@ -217,7 +262,7 @@ class VectorGame:
             self._scores = scores
         else:
             for row in np.flatnonzero(self.dones):
-                rewards[row] = final_rewards(Game(self.states[row], self.map), self.reward)
+                rewards[row] = final_rewards(Game._wrap(self.states[row], self.map), self.reward)
         return rewards
 
     def _finish_and_reset(self, finished: np.ndarray) -> dict[str, Any]:

@@ -1,0 +1,115 @@
+"""No run-time recompilation (issue 15, item 4): odd inputs never reach numba with a new type.
+
+numba compiles a new version of a function for every new combination of argument types;
+on a loaded machine that is a stall of several seconds in the middle of a game (a value
+beyond int64, a read-only or strided action array, ``score_breakdown(True)``). Every entry
+point therefore normalises its inputs to the compiled signatures (contiguous int64
+actions, Python ints) before they reach compiled code. This test warms every compiled
+function up with ordinary use, counts the signatures of every dispatcher of the package,
+runs the fuzzing campaigns (odd values of every type at every entry point), and counts
+again: not one signature may have been added.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from pathlib import Path
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numba.core.dispatcher import Dispatcher
+
+import concordia_env
+from benchmarks import fuzz
+from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame
+from concordia_env.gym_env import SingleAgentEnv
+from concordia_env.pettingzoo_env import raw_env
+from concordia_env.position import from_json
+from concordia_env.state import PHASE_PLAY_CARD
+
+#: inputs per campaign between the two counts
+EXAMPLES = 40
+CAMPAIGNS = ("actions", "vector", "options", "positions", "position-text", "env-orders")
+
+
+def dispatchers() -> dict[str, Dispatcher]:
+    """Every compiled function of the package, by module and name."""
+    found: dict[str, Dispatcher] = {}
+    root = Path(concordia_env.__file__).parent
+    for path in sorted(root.rglob("*.py")):  # the rules are a namespace package: walk the files
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        if "render" in parts or parts[-1] in ("__init__", "__main__"):
+            continue  # drawing code has no compiled functions (and needs matplotlib)
+        module_name = ".".join(parts)
+        module = importlib.import_module(module_name)
+        for name, value in vars(module).items():
+            if isinstance(value, Dispatcher) and value.py_func.__module__ == module_name:
+                found[f"{module_name}.{name}"] = value
+    return found
+
+
+def signatures() -> dict[str, list[str]]:
+    return {name: sorted(map(str, d.signatures)) for name, d in dispatchers().items()}
+
+
+def warm_up() -> None:
+    """Ordinary use of every entry point: games on every map, the loader in every decision, batches, envs."""
+    rng = np.random.default_rng(0)
+    for i, name in enumerate(("imperium", "italia", "aegyptus", "creta")):
+        game = Game.new(name, 3, seed=i, intermediate_scoring=bool(i % 2))
+        while not game.is_over():
+            if game.phase != PHASE_PLAY_CARD and rng.random() < 0.3:
+                assert from_json(game.to_json()) == game
+            game.observation(game.current_player)
+            game.score_breakdown(game.current_player)
+            game.step(int(rng.choice(game.legal_actions())))
+            if rng.random() < 0.02:  # every illegal action explained: the explanations query the rules too
+                for a in range(NUM_ACTIONS):
+                    with contextlib.suppress(IllegalActionError):
+                        game.clone().step(a)
+        game.final_scores()
+        for reward in ("win", "score_delta"):
+            vec = VectorGame(3, name, 3, seed=i, reward=reward)
+            for _ in range(100):
+                vec.step(vec.sample_actions())
+                vec.observations()
+    env = raw_env(map="italia", num_players=2)
+    env.reset(seed=1)
+    for _ in range(50):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    gym = SingleAgentEnv(map="italia", num_players=2)
+    gym.reset(seed=1)
+    gym.step(int(np.flatnonzero(gym.action_masks())[0]))
+    for campaign in CAMPAIGNS:  # whatever ordinary path the campaigns take, they take it here first
+        _run(campaign, EXAMPLES // 2)
+
+
+def _run(name: str, examples: int) -> None:
+    @settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    @given(data=st.data())
+    def campaign(data: st.DataObject) -> None:
+        fuzz.CAMPAIGNS[name].check(data)
+
+    campaign()
+
+
+def test_the_package_has_compiled_functions() -> None:
+    names = dispatchers()
+    for expected in ("engine.step", "legal.fill_legal", "scoring.score_parts", "effects.apply_action"):
+        assert f"concordia_env.rules.{expected}" in names
+    assert "concordia_env.observation.fill_observation" in names
+    assert len(names) > 60
+
+
+def test_signature_counts_stay_fixed_over_a_fuzz_run() -> None:
+    warm_up()
+    before = signatures()
+    for campaign in CAMPAIGNS:
+        _run(campaign, EXAMPLES)
+    after = signatures()
+    added = {name: sorted(set(after[name]) - set(before.get(name, []))) for name in after}
+    added = {name: sigs for name, sigs in added.items() if sigs}
+    assert not added, f"odd inputs compiled new versions at run time: {added}"
+    assert sum(map(len, after.values())) == sum(map(len, before.values()))
