@@ -403,7 +403,7 @@ class Evaluator:
         new_kind = v.by_good[goods] == 0
         gain = v.gods[JUPITER] * (goods != BRICK)
         gain = gain + (v.gods[SATURNUS] + e * w.province_future) * new_province
-        gain = gain + (2 * v.gods[MERCURIUS] + e * w.kind_future) * new_kind
+        gain = gain + (MERCURIUS_VP * v.gods[MERCURIUS] + e * w.kind_future) * new_kind
         gain = gain + (np.asarray(v.specialists) * MINERVA_VP_BY_GOOD)[goods]
         gain = gain + e * (w.house_future + w.production * self.remaining * GOOD_PRICE[goods])
         return np.where(self.board.buildable & ~v.houses, gain, 0.0)

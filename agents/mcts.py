@@ -149,7 +149,10 @@ class MCTSAgent(Agent):
 
     @property
     def spec(self) -> str:
-        return f"mcts:{self.simulations}" if self.time_per_move is None else "mcts"
+        """The spec that builds this agent's budget again (``mcts:200`` or ``mcts:time_per_move=1.0``)."""
+        if self.time_per_move is None:
+            return f"mcts:{self.simulations}"
+        return f"mcts:time_per_move={self.time_per_move}"
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

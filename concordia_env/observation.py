@@ -80,7 +80,7 @@ from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
 from .rules import njit
 from .rules.common import free_slots, houses_in_city, houses_of, pbase
-from .rules.scoring import NUM_SCORE_PARTS, score_parts
+from .rules.scoring import NUM_SCORE_PARTS, score_parts, score_totals
 from .state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,
@@ -505,19 +505,10 @@ def observe_batch_into(states, m, players, out):
 
 
 @njit
-def scores_into(s, m, out):
-    """Every player's total VP as if the game ended now (``Game.score_breakdown(p)["total"]``)."""
-    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
-    for q in range(s[NUM_PLAYERS]):
-        score_parts(s, m, q, parts, True)
-        out[q] = parts.sum()
-
-
-@njit
 def scores_batch_into(states, m, out):
-    """``scores_into`` for every row of a batch (``out`` has one row per state)."""
+    """Every player's total VP in every row of a batch (``rules.scoring.score_totals`` per row)."""
     for i in range(states.shape[0]):
-        scores_into(states[i], m, out[i])
+        score_totals(states[i], m, out[i])
 
 
 # --------------------------------------------------------------------------- Python API
@@ -579,9 +570,9 @@ def _map_of_tables(tables: np.ndarray) -> Map:
 
 
 def player_scores(game: Game) -> np.ndarray:
-    """Total VP per player as if the game ended now, computed in one compiled call (int64)."""
+    """Total VP per player as if the game ended now (int64): ``Game.scores``, ``rules.scoring.score_totals``."""
     out = np.zeros(game.num_players, dtype=np.int64)
-    scores_into(game.state, game.map.tables, out)
+    score_totals(game.state, game.map.tables, out)
     return out
 
 

@@ -28,7 +28,7 @@ Chance nodes (``current_player() == pyspiel.PlayerId.CHANCE``):
 | after a purchase: each emptied slot | the card drawn (card type) | 1 / cards left in the current deck |
 
 "The current deck" is the lowest-numbered deck with cards left: the stack is the shuffled
-decks I, II, ... with deck I on top (RULES §2.4), so the next card is equally likely to be
+decks I, II, ... with deck I on top (docs/rules.md §2.4), so the next card is equally likely to be
 any card still in that deck. Every sale card is a distinct card type, so each outcome has
 the same probability. Between draws the engine's ``STACK`` array holds the cards left in a
 canonical order (by deck, then card type) that carries no information; a position loaded
@@ -46,7 +46,7 @@ Parameters
 | --- | --- | --- |
 | ``map`` | ``"imperium"`` | ``imperium``, ``italia``, ``aegyptus``, ``creta`` |
 | ``players`` | 4 | 2–5, as the map allows |
-| ``intermediate_scoring`` | ``False`` | the intermediate scoring variant (RULES §8) |
+| ``intermediate_scoring`` | ``False`` | the intermediate scoring variant (docs/rules.md §8) |
 | ``display_costs`` | ``"standard"`` | ``"standard"`` or ``"alternative"`` display slot costs |
 | ``max_game_length`` | 3000 | turn cap in player decisions (OpenSpiel's ``max_game_length``) |
 | ``utility`` | ``"win"`` | ``"win"`` or ``"vp_share"`` |
@@ -55,7 +55,7 @@ Parameters
 ``max_game_length`` caps a game at that many player decisions (chance outcomes do not
 count; a draw already under way is finished first). A game that reaches the cap ends and is
 **scored as the position stands** (``Game.ranking()``: VP as if the game ended now, ties
-broken by RULES §7). Uniformly random play takes 170–1,750 decisions (99th percentile about
+broken by docs/rules.md §7). Uniformly random play takes 170–1,750 decisions (99th percentile about
 1,070 over 4,200 random games on every map and player count), so the default cap is for
 runaway play, not for normal games.
 
@@ -382,7 +382,7 @@ class Board:
         return []
 
     def _tokens_left(self) -> list[int]:
-        """The tokens of the next city's letter not drawn yet (RULES §2.2: one per city of the letter)."""
+        """The tokens of the next city's letter not drawn yet (docs/rules.md §2.2: one per city of the letter)."""
         cities, letters = self.config.lettered_cities, self.config.map.letters
         k = len(self.tokens)
         letter = letters[cities[k]]

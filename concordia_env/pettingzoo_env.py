@@ -45,7 +45,7 @@ typed placeholders until then:
 | ``"phase"`` | str | the pending decision (``state.PHASE_NAMES``) |
 | ``"score_breakdown"`` | dict str → int | the agent's VP per category at the end; all 0 before |
 | ``"final_scores"`` | dict agent → int | every agent's final VP at the end; all 0 before |
-| ``"winner"`` | str | the winning agent (tie-break of RULES §7) at the end; ``""`` before |
+| ``"winner"`` | str | the winning agent (tie-break of docs/rules.md §7) at the end; ``""`` before |
 | ``"illegal_action"`` | str | with ``illegal_action="penalize"``, the offender's error message; ``""`` otherwise |
 
 A truncated game (``max_cycles``, ``max_turns``) has no winner: its infos keep the

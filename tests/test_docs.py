@@ -37,6 +37,14 @@ def test_rule_citations_point_to_sections_of_the_rules_page() -> None:
     assert cited > 20
 
 
+def test_no_citation_points_to_a_rules_file_outside_the_repository() -> None:
+    """Citations name sections of docs/rules.md, not "RULES §n" of the reference kept elsewhere."""
+    root = DOCS.parent
+    files = [*root.glob("concordia_env/**/*.py"), *root.glob("agents/*.py"), *root.glob("benchmarks/*.py")]
+    stale = [str(path.relative_to(root)) for path in files if re.search(r"\bRULES §", path.read_text())]
+    assert stale == []
+
+
 def test_rules_notes_point_to_the_rules_page() -> None:
     notes = (DOCS / "rules-notes.md").read_text()
     assert "[rules.md](rules.md)" in notes

@@ -109,3 +109,31 @@ def test_training_evaluation_uses_the_parser() -> None:
     policy = MaskablePPO("MlpPolicy", SingleAgentEnv(), policy_kwargs={"net_arch": [8]}, device="cpu", seed=0).policy
     result = evaluate(policy, FAST_MCTS, 2, map="italia", num_players=2, seed=0, index=0, max_turns=2)
     assert result.games == 2 and result.opponent == FAST_MCTS
+
+
+def test_terminal_game_uses_the_parser() -> None:
+    from agents.play import new_session
+
+    session = new_session("italia", 2, [FAST_MCTS], human_seat=0, seed=0)
+    agent = session.agents[1]
+    assert isinstance(agent, MCTSAgent) and agent.time_per_move == 0.01
+    assert agents.from_spec(agent.spec).time_per_move == 0.01  # the spec an agent reports builds it again
+
+
+def test_web_app_uses_the_parser() -> None:
+    pytest.importorskip("starlette")
+    import warnings
+
+    from agents.web import GameOptions, create_app
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*httpx2.*")
+        from starlette.testclient import TestClient
+
+    with TestClient(create_app(GameOptions(map="italia", players=2, vs=("random",), seat=0, seed=7))) as client:
+        response = client.post("/api/games", json={"vs": FAST_MCTS})
+        assert response.status_code == 201, response.text
+        (room,) = client.app.state.server.rooms.values()
+        assert room.session.agents[1].time_per_move == 0.01
+        refused = client.post("/api/games", json={"vs": "mcts:speed=3"})
+        assert refused.status_code == 400 and "does not take" in refused.json()["error"]
