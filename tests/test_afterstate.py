@@ -223,6 +223,20 @@ def test_same_seed_same_first_update_and_resume_continues(tmp_path: Path) -> Non
         assert np.array_equal(x, y)
 
 
+def test_warm_start_begins_at_the_given_model_and_refuses_a_mismatch(tmp_path: Path) -> None:
+    source = Run.create(_config(tmp_path / "a", iterations=1, eval_every=0))
+    source.train()
+    warm = Run.create(_config(tmp_path / "b", iterations=1, eval_every=0, init_model=str(source.model_path)))
+    for x, y in zip(_weights(source.model_path), _weights(warm.model_path), strict=True):
+        assert np.array_equal(x, y)
+    before = list(tmp_path.iterdir())
+    with pytest.raises(ValueError, match="do not match"):
+        Run.create(_config(tmp_path / "c", hidden=[4], init_model=str(source.model_path)))
+    with pytest.raises(FileNotFoundError):
+        Run.create(_config(tmp_path / "d", init_model=str(tmp_path / "missing.npz")))
+    assert list(tmp_path.iterdir()) == before  # nothing written for a refused warm start
+
+
 def test_config_refuses_nonsense(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         _config(tmp_path, iterations=0)

@@ -124,6 +124,11 @@ class AfterstateConfig(ConfigBase):
     epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
 
     hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
+    init_model: str | None = _f(
+        None,
+        "start from this saved model instead of the heuristic's ranking (a warm start, e.g. the shipped "
+        "agents/models/learned-italia-2p.npz for another map or player count; its layers must match 'hidden')",
+    )
     learning_rate: float = _f(1e-3, "AdamW learning rate")
     weight_decay: float = _f(1e-4, "AdamW weight decay")
     batch_size: int = _f(512, "minibatch size")
@@ -190,6 +195,20 @@ class AfterstateNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.a * x[:, UTILITY_INDEX] + self.b + self.mlp(x).squeeze(-1)
+
+    def load_model(self, model: AfterstateModel) -> None:
+        """Take the weights of a saved model (a warm start); its layer sizes must be this net's."""
+        linears = [m for m in self.mlp if isinstance(m, nn.Linear)]
+        shapes = [tuple(m.weight.shape[::-1]) for m in linears]
+        given = [tuple(w.shape) for w in model.weights]
+        if shapes != given:
+            raise ValueError(f"the model's layers {given} do not match this config's {shapes} (see 'hidden')")
+        with torch.no_grad():
+            for m, w, b in zip(linears, model.weights, model.biases, strict=True):
+                m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+                m.bias.copy_(torch.from_numpy(b))
+            self.a.fill_(model.a)
+            self.b.fill_(model.b)
 
     def export(self, metadata: dict[str, Any]) -> AfterstateModel:
         linears = [m for m in self.mlp if isinstance(m, nn.Linear)]
@@ -363,6 +382,10 @@ class Run:
 
     @classmethod
     def create(cls, config: AfterstateConfig) -> Run:
+        # a missing or mismatched warm-start model is refused before anything is written
+        init = None if config.init_model is None else AfterstateModel.load(config.init_model)
+        if init is not None:
+            AfterstateNet(config.hidden).load_model(init)
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
         suffix = 1
@@ -373,6 +396,8 @@ class Run:
         config.save(run_dir / cls.CONFIG)
         torch.manual_seed(config.seed)
         run = cls(run_dir, config, RunState())
+        if init is not None:
+            run.net.load_model(init)
         run.save_model()
         return run
 
