@@ -113,3 +113,19 @@ def test_tiny_run_trains_checkpoints_resumes_and_leaves_no_ray_process(tmp_path:
     assert not _same(trained, saved), "the resumed iteration trained the policy further"
     with pytest.raises(FileNotFoundError, match="shared"):
         rllib.checkpoint_actor(tmp_path, config.activation)
+
+
+@pytest.mark.slow
+def test_sampling_throughput_times_the_steps_it_counts() -> None:
+    config = rllib.RLlibConfig.load(
+        "training/configs/rllib_tiny.yaml", {"train_batch_size": 60, "minibatch_size": 30, "opponents": {}}
+    )
+    with pytest.raises(ValueError, match="rounds"):
+        rllib.sampling_throughput(config, rounds=1)  # refused before Ray starts
+    result = rllib.sampling_throughput(config, rounds=2)  # the driver samples (env_runners: 0)
+    _assert_ray_is_gone()
+    assert result["env_runners"] == 0 and len(result["steps_per_round"]) == 2
+    assert all(steps >= config.train_batch_size for steps in result["steps_per_round"])
+    for rate in (result["steps_per_wall_second"], result["steps_per_runner_cpu_second"]):
+        assert len(rate["per_round"]) == 2 and min(rate["per_round"]) > 0
+        assert rate["ci95"][0] <= rate["mean"] <= rate["ci95"][1]

@@ -55,10 +55,12 @@ also sets ``illegal_action: raise``, so a single unmasked action fails the run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -73,7 +75,7 @@ import agents
 import concordia_env
 from concordia_env import Game
 
-from .evaluate import evaluate
+from .evaluate import Z_95, evaluate
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 
 #: the name under which make_env is registered with ray.tune.registry
@@ -392,21 +394,101 @@ def _latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
+@contextlib.contextmanager
+def _ray(config: RLlibConfig, address: str | None) -> Iterator[None]:
+    """Ray for one run: a local one of ``config.num_cpus`` CPUs, or the cluster at ``address``.
+
+    Nothing is started if the caller already initialised Ray; only a Ray started here is
+    shut down on the way out, whatever happens (an error, Ctrl-C).
+    """
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        cpus = config.num_cpus if address is None else None
+        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
+
+
+#: two-sided 95% quantiles of Student's t for 1..10 degrees of freedom (more rounds: the normal's)
+T_95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def sampling_throughput(config: RLlibConfig, rounds: int = 5, address: str | None = None) -> dict[str, Any]:
+    """Env steps per second that the env runners sample, without the learner: ``rounds`` timed batches.
+
+    Builds the run's algorithm (``config.env_runners`` runners, 0: the driver samples),
+    samples one untimed batch of ``train_batch_size`` env steps (workers start, modules
+    build), then times ``rounds`` more, each exactly as a PPO iteration collects its batch
+    (``synchronous_parallel_sample``). An env step is one decision of one player.
+
+    Two rates per round: env steps per wall-clock second (what this machine gives now,
+    however loaded), and env steps per CPU second of the sampling processes (summed over
+    the runners; what one free core per runner gives, independent of other jobs). Returns
+    both per round and their means with a 95% t-interval.
+    """
+    if rounds < 2:
+        raise ValueError(f"rounds must be at least 2 (an interval needs two); got {rounds}")
+    from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
+
+    def runner_cpu_seconds() -> float:
+        # process_time() of every sampling process (the driver's own runner when there are no remote ones)
+        times = algo.env_runner_group.foreach_env_runner(
+            lambda _runner: time.process_time(), local_env_runner=config.env_runners == 0
+        )
+        return float(sum(times))
+
+    def batch() -> tuple[int, float, float]:
+        cpu, start = runner_cpu_seconds(), time.perf_counter()
+        episodes = synchronous_parallel_sample(
+            worker_set=algo.env_runner_group,
+            max_env_steps=config.train_batch_size,
+            sample_timeout_s=None,
+            concat=True,
+            _uses_new_env_runners=True,
+        )
+        wall = time.perf_counter() - start
+        return sum(e.env_steps() for e in episodes), wall, runner_cpu_seconds() - cpu
+
+    with _ray(config, address):
+        algo = build_config(config).build_algo()
+        try:
+            batch()
+            timed = [batch() for _ in range(rounds)]
+        finally:
+            algo.stop()
+
+    def summary(rates: np.ndarray) -> dict[str, Any]:
+        t = T_95[rounds - 2] if rounds - 1 <= len(T_95) else Z_95
+        half = t * rates.std(ddof=1) / np.sqrt(rounds)
+        return {
+            "per_round": [round(float(r), 1) for r in rates],
+            "mean": round(float(rates.mean()), 1),
+            "ci95": [round(float(rates.mean() - half), 1), round(float(rates.mean() + half), 1)],
+        }
+
+    return {
+        "env_runners": config.env_runners,
+        "envs_per_env_runner": config.envs_per_env_runner,
+        "steps_per_round": [steps for steps, _, _ in timed],
+        "steps_per_wall_second": summary(np.array([steps / wall for steps, wall, _ in timed])),
+        "steps_per_runner_cpu_second": summary(np.array([steps / cpu for steps, _, cpu in timed])),
+    }
+
+
 def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str | None = None) -> dict[str, Any]:
     """Train (or resume) a run in ``run_dir``; returns the summary written to ``eval.json``.
 
     Starts Ray (a local one limited to ``config.num_cpus``, or joins ``address``) unless
     the caller already did, and then shuts down only the Ray it started, whatever happens.
     """
-    import ray
-
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
-    started = not ray.is_initialized()
-    if started:
-        cpus = config.num_cpus if address is None else None
-        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
-    try:
+    with _ray(config, address):
         algo = build_config(config).build_algo()
         checkpoint = _latest_checkpoint(run_dir) if resume else None
         if checkpoint is not None:
@@ -426,9 +508,6 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
         actor = numpy_actor(algo.get_module(SHARED), config.activation)
         actor.save(run_dir / "actor.npz")
         algo.stop()
-    finally:
-        if started:
-            ray.shutdown()
     summary: dict[str, Any] = {"iterations": config.iterations}
     if config.eval_games > 0:
         result = evaluate(
@@ -451,11 +530,18 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
 
 
 # =========================================================================== command line
-def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, str | None]:
+def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Namespace]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--config", help="YAML file of RLlibConfig fields")
     parser.add_argument("--address", default=None, help="Ray cluster to join (e.g. 'auto'); default: a local Ray")
     parser.add_argument("--resume", default=None, help="run directory to continue from its last checkpoint")
+    parser.add_argument(
+        "--measure_sampling",
+        type=int,
+        default=None,
+        metavar="ROUNDS",
+        help="print the env runners' sampling rate (env steps/s) over ROUNDS batches of train_batch_size; no training",
+    )
     scalar = {"int": int, "int | None": int, "float": float, "str": str}
     for f in dataclasses.fields(RLlibConfig):
         if f.type in scalar:
@@ -472,13 +558,16 @@ def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, str | None]
     else:
         config = RLlibConfig.load(args.config, overrides)
         run_dir = Path(config.runs_dir) / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
-    return config, run_dir, bool(args.resume), args.address
+    return config, run_dir, bool(args.resume), args
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, run_dir, resume, address = _parse(argv)
+    config, run_dir, resume, args = _parse(argv)
+    if args.measure_sampling is not None:
+        print(json.dumps(sampling_throughput(config, args.measure_sampling, address=args.address)))
+        return
     print(f"run directory: {run_dir}")
-    train(config, run_dir, resume=resume, address=address)
+    train(config, run_dir, resume=resume, address=args.address)
 
 
 if __name__ == "__main__":
