@@ -5,6 +5,13 @@
     python -m benchmarks.replay results/tournament.db          # list the stored games
     python -m benchmarks.replay results/tournament.db 17 --step
     python -m benchmarks.replay results/tournament.db 17 --png-dir boards/ --until 120
+    python -m benchmarks.replay results/tournament.db 17 --html game.html
+    python -m benchmarks.replay --play heuristic mcts:50 random heuristic --map imperium --html game.html
+
+``--html`` writes the game as one self-contained HTML page to watch in a browser
+(:mod:`concordia_env.web`: the board, every decision in words, a VP chart) instead of
+printing it. ``--play`` plays a new game between agents first (one spec per seat, seeded
+like a tournament game with ``--seed``), so a replay needs no results file.
 
 A game is rebuilt from its setup (``Game.new(map, players, seed, **options)``) and its
 action list. Each turn shows the text board and then every action of the turn in words,
@@ -24,8 +31,10 @@ from pathlib import Path
 from typing import TextIO
 
 from concordia_env import Game
+from concordia_env.web import Replay, record_replay
 
 from .store import GameRecord, Store
+from .tournament import GameTask, make_agent, play_game
 
 #: exit status when the replay does not reproduce the stored scores
 EXIT_MISMATCH = 1
@@ -145,6 +154,41 @@ def _check_scores(game: Game, record: GameRecord, out: TextIO) -> bool:
     return True
 
 
+def html_replay(record: GameRecord) -> Replay:
+    """The game of ``record`` as an HTML replay (its final scores are the replayed ones)."""
+    start = Game.new(record.map, record.players, record.seed, **record.options)
+    title = f"{start.map.title}, {record.players} players: {', '.join(record.seats)}"
+    return record_replay(
+        start, record.actions, seats=record.seats, title=title, seed=record.seed, options=record.options
+    )
+
+
+def write_html(record: GameRecord, path: Path, out: TextIO) -> bool:
+    """Write ``record``'s HTML replay to ``path``; returns whether the replay reproduced the stored scores."""
+    replay = html_replay(record)
+    replay.write(path)
+    result = replay.data["result"]
+    out.write(f"wrote {path} ({replay.num_decisions} decisions, {path.stat().st_size / 1024:.0f} kB)\n")
+    if not result["finished"] or result["scores"] != record.scores or result["winner"] != record.winner:
+        out.write(f"MISMATCH: stored scores {record.scores} (winner P{record.winner}), replayed {result['scores']}\n")
+        return False
+    return True
+
+
+def play_new_game(specs: Sequence[str], map_name: str, seed: int) -> GameRecord:
+    """One game between agents (``specs[s]`` in seat ``s``), played as a tournament plays it."""
+    task = GameTask(
+        tournament_id=f"play-{seed}",
+        game_index=0,
+        seed=seed,
+        map=map_name,
+        players=len(specs),
+        options={},
+        seats=tuple(specs),
+    )
+    return play_game(task)
+
+
 def list_games(store: Store, out: TextIO) -> None:
     """The tournaments of a results file and the range of their game ids."""
     for t in store.tournaments():
@@ -166,21 +210,44 @@ def _stdin_pause(out: TextIO) -> Callable[[], bool]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.replay", description=__doc__.split("\n\n")[0])
-    parser.add_argument("db", help="results file written by benchmarks.tournament or agents.play --save")
+    parser.add_argument("db", nargs="?", help="results file written by benchmarks.tournament or agents.play --save")
     parser.add_argument("game_id", nargs="?", type=int, help="game id (omit to list the stored games)")
+    parser.add_argument("--html", type=Path, default=None, help="write the game as a self-contained HTML replay")
+    parser.add_argument(
+        "--play", nargs="+", metavar="SPEC", default=None, help="play a new game between these agents (one per seat)"
+    )
+    parser.add_argument("--map", default="imperium", help="map of the --play game")
+    parser.add_argument("--seed", type=int, default=0, help="setup seed of the --play game")
     parser.add_argument("--step", action="store_true", help="wait for Enter after every turn")
     parser.add_argument("--png-dir", type=Path, default=None, help="save a board PNG at the start of every turn")
     parser.add_argument("--until", type=int, default=None, help="stop after this many actions")
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")
     args = parser.parse_args(argv)
+    out = sys.stdout
+    if args.play is not None:
+        if args.db is not None or args.html is None:
+            parser.error("--play writes a new game's HTML replay: give --html PATH and no results file")
+        try:  # an unknown agent or an impossible map/player count is refused before anything is played
+            Game.new(args.map, len(args.play), args.seed)
+            for spec in args.play:
+                make_agent(spec)
+        except ValueError as exc:
+            parser.error(str(exc))
+        record = play_new_game(args.play, args.map, args.seed)
+        out.write(f"{args.map}, seed {args.seed}: " + ", ".join(f"P{s} {spec}" for s, spec in enumerate(args.play)))
+        out.write(f"; scores {record.scores}, winner P{record.winner}\n")
+        return 0 if write_html(record, args.html, out) else EXIT_MISMATCH
+    if args.db is None:
+        parser.error("give a results file (or --play)")
     if not Path(args.db).exists():
         parser.error(f"no results file {args.db}")
-    out = sys.stdout
     with Store(args.db) as store:
         if args.game_id is None:
             list_games(store, out)
             return 0
         record = store.game(args.game_id)
+    if args.html is not None:
+        return 0 if write_html(record, args.html, out) else EXIT_MISMATCH
     if args.png_dir is not None:
         args.png_dir.mkdir(parents=True, exist_ok=True)
     color = out.isatty() if args.color is None else args.color

@@ -21,19 +21,26 @@ Protocol
 The games are played in lockstep so that the network runs once per round on a batch of
 all games where the learner decides, not once per decision: evaluation costs about the
 engine's time plus the opponents' time.
+
+``replay_dir`` keeps evaluation games to watch: the first ``replay_games`` games (by
+default one per learner seat) are written there as self-contained HTML replays
+(:mod:`concordia_env.web`), named ``vs-<opponent>-game<i>.html``.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import agents
 from concordia_env import Game
+from concordia_env.web import record_replay
 
 from .policy_net import action_logits, masked_argmax
 
@@ -108,15 +115,37 @@ def evaluate(
     index: int,
     game_options: dict[str, Any] | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
+    replay_dir: str | Path | None = None,
+    replay_games: int | None = None,
 ) -> EvalResult:
-    """Play ``games`` games of the policy against ``opponent`` in every other seat."""
+    """Play ``games`` games of the policy against ``opponent`` in every other seat.
+
+    With ``replay_dir``, the first ``replay_games`` games (default: one per seat) are also
+    written there as HTML replays.
+    """
     start = time.perf_counter()
     seeds = eval_seeds(seed, index, games)
     learner_seats = np.arange(games) % num_players
     boards = [Game.new(map, num_players, int(s), **(game_options or {})) for s in seeds]
     opponents = [_opponents(opponent, num_players, int(s)) for s in seeds]
-    _play_lockstep(policy, boards, learner_seats, opponents, max_turns)
-    return _result(opponent, boards, learner_seats, time.perf_counter() - start)
+    actions: list[list[int]] = [[] for _ in boards]
+    _play_lockstep(policy, boards, learner_seats, opponents, max_turns, actions)
+    result = _result(opponent, boards, learner_seats, time.perf_counter() - start)
+    if replay_dir is not None:
+        count = min(games, num_players if replay_games is None else replay_games)
+        for i in range(count):
+            seats = [opponent] * num_players
+            seats[learner_seats[i]] = "policy (learner)"
+            start_game = Game.new(map, num_players, int(seeds[i]), **(game_options or {}))
+            replay = record_replay(start_game, actions[i], seats=seats, seed=int(seeds[i]), options=game_options)
+            Path(replay_dir).mkdir(parents=True, exist_ok=True)
+            replay.write(Path(replay_dir) / f"vs-{_file_safe(opponent)}-game{i:03d}.html")
+    return result
+
+
+def _file_safe(spec: str) -> str:
+    """An agent spec as part of a file name (``mcts:50`` -> ``mcts_50``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", spec)
 
 
 def _opponents(spec: str, num_players: int, seed: int) -> list[agents.Agent]:
@@ -134,9 +163,17 @@ def _running(game: Game, max_turns: int) -> bool:
 
 
 def _play_lockstep(
-    policy: Any, boards: list[Game], learner_seats: np.ndarray, opponents: list[list[agents.Agent]], max_turns: int
+    policy: Any,
+    boards: list[Game],
+    learner_seats: np.ndarray,
+    opponents: list[list[agents.Agent]],
+    max_turns: int,
+    actions: list[list[int]],
 ) -> None:
-    """Advance all games until over (or capped); the learner's decisions are batched through the network."""
+    """Advance all games until over (or capped); the learner's decisions are batched through the network.
+
+    ``actions[i]`` receives game ``i``'s actions in order.
+    """
     live = [i for i, g in enumerate(boards) if _running(g, max_turns)]
     while live:
         mine = [i for i in live if boards[i].current_player == learner_seats[i]]
@@ -145,13 +182,16 @@ def _play_lockstep(
             masks = np.stack([boards[i].legal_mask() for i in mine])
             for i, action in zip(mine, masked_argmax(action_logits(policy, obs), masks), strict=True):
                 boards[i].step(int(action))
+                actions[i].append(int(action))
         for i in live:
             game = boards[i]
             # opponents move until the learner decides again (or the game ends)
             while _running(game, max_turns) and game.current_player != learner_seats[i]:
                 seat = game.current_player
                 index = (seat - learner_seats[i] - 1) % game.num_players
-                game.step(opponents[i][index].act(game))
+                action = int(opponents[i][index].act(game))
+                game.step(action)
+                actions[i].append(action)
         live = [i for i in live if _running(boards[i], max_turns)]
 
 

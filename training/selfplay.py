@@ -42,6 +42,7 @@ Run directory ``<runs_dir>/<name>-<timestamp>/``::
     evaluations.csv         every evaluation (timesteps, opponent, win rate, interval, VP)
     final_model.zip         the trained MaskablePPO (``agents.make("policy", path=...)``)
     learning_curve.png, report.md, summary.json
+    replays/                HTML replays of final-evaluation games, one per opponent and learner seat
 
 Resuming (``--resume DIR``) loads ``checkpoints/state.json`` and what it names: model
 weights, optimizer state and timestep count (SB3 ``save``/``load``), the opponent pool,
@@ -93,6 +94,8 @@ LOG_DIR = "logs"
 EVAL_CSV = "evaluations.csv"
 FINAL_MODEL = "final_model.zip"
 SUMMARY_FILE = "summary.json"
+#: HTML replays of the final evaluation's first games (one per learner seat and opponent)
+REPLAY_DIR = "replays"
 #: separates the environments' seeds from the evaluation's
 ENV_TAG = 0xE4F
 #: the final evaluation's seed index (periodic evaluations count 0, 1, 2, ...)
@@ -352,7 +355,9 @@ class Run:
         self.write_eval_csv()
         return results
 
-    def _evaluate(self, model: MaskablePPO, opponent: str, games: int, index: int) -> EvalResult:
+    def _evaluate(
+        self, model: MaskablePPO, opponent: str, games: int, index: int, replay_dir: Path | None = None
+    ) -> EvalResult:
         return evaluate(
             model.policy,
             opponent,
@@ -363,6 +368,7 @@ class Run:
             index=index,
             game_options=self.game_options(),
             max_turns=self.config.eval_max_turns,
+            replay_dir=replay_dir,
         )
 
     def game_options(self) -> dict[str, Any]:
@@ -451,7 +457,8 @@ class Run:
         timesteps = model.num_timesteps
         final = []
         for opponent in self.config.eval_opponents:
-            result = self._evaluate(model, opponent, self.config.final_games(opponent), FINAL_EVAL_INDEX)
+            games = self.config.final_games(opponent)
+            result = self._evaluate(model, opponent, games, FINAL_EVAL_INDEX, self.run_dir / REPLAY_DIR)
             result.timesteps = timesteps
             final.append(result)
         model.save(self.run_dir / FINAL_MODEL)

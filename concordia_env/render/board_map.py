@@ -31,45 +31,43 @@ from .markers import LAND_COLONIST, SEA_COLONIST
 from .style import (
     BACKGROUND,
     CAPITAL,
+    CAPITAL_SIZE,
     CITY_RING,
+    CITY_ROW_MAX,
+    CITY_SIZE,
     COIN,
+    COIN_AREA,
+    COIN_SIDE_FADE,
+    COLONIST_ROW_GAP,
+    COLONIST_SIZE,
     DPI,
+    EDGE_WIDTH,
     GOOD_COLORS,
+    HALO_WIDTH,
+    HOUSE_ROW_START,
+    HOUSE_SIZE,
+    HOUSE_SPACING,
+    LAND_DASHES,
     LAND_PATH,
     LEGEND_LABELS,
+    MARKER_FONT,
+    MARKER_SIZE,
     MUTED,
+    NAME_FONT,
+    NAME_GAP,
+    PATH_WIDTH,
     PLAYER_COLORS,
     POINTS_PER_PIXEL,
+    SEA_DASHES,
     SEA_PATH_SHADES,
     SPECIAL_SQUARE_COLORS,
+    SQUARE_SIZE,
     TEXT,
 )
 from .view import Snapshot
 
-# sizes in map-height units
-CITY_SIZE = 0.024
-CAPITAL_SIZE = 0.032
-SQUARE_SIZE = 0.03
-HOUSE_SIZE = 0.0115
-COLONIST_SIZE = 0.021
-MARKER_SIZE = 0.025
-NAME_FONT = 0.0135
-MARKER_FONT = 0.0125
-PATH_WIDTH = 0.0032
-EDGE_WIDTH = 0.0013
-HALO_WIDTH = 0.004
-#: a city's name hangs this far below its centre; its colonists stand this far above it
-NAME_GAP = 0.019
-COLONIST_ROW_GAP = 0.024
-#: a city shows up to this many colonists in one row above it, more in a ring around it
-CITY_ROW_MAX = 5
-LAND_DASHES = (0, (1.0, 1.6))
-SEA_DASHES = (0, (3.5, 2.2))
 #: backgrounds kept (about 10 MB each at 1600 pixels wide); a process usually draws one map at one size
 BACKGROUND_CACHE_SIZE = 4
-#: a marker on its coin side: how faded its good's square is, and the coin's area relative to it
-COIN_SIDE_FADE = 0.45
-COIN_AREA = 0.65
 #: province labels in a colour (Creta) are darkened by this factor
 LABEL_DARKEN = 0.75
 #: the legend shows its symbols this much larger than the font
@@ -312,9 +310,9 @@ def _draw_cities(ax: Axes, snap: Snapshot, geo: BoardGeometry, scale: Scale) -> 
 def _draw_houses(ax: Axes, snap: Snapshot, geo: BoardGeometry, scale: Scale) -> None:
     """Small squares in player colours in a row to the right of each city."""
     xs, ys, colors = [], [], []
-    step = HOUSE_SIZE * 1.15
+    step = HOUSE_SIZE * HOUSE_SPACING
     for place in range(snap.houses.shape[1]):
-        x0 = geo.places[place, 0] + CITY_SIZE / 2 + step * 0.7
+        x0 = geo.places[place, 0] + CITY_SIZE / 2 + step * HOUSE_ROW_START
         for k, p in enumerate(np.flatnonzero(snap.houses[:, place])):
             xs.append(x0 + k * step)
             ys.append(geo.places[place, 1])

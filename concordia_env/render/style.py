@@ -1,4 +1,8 @@
-"""Colours and proportions of the board picture (plain data: no matplotlib needed to read them)."""
+"""Colours and proportions of the board picture (plain data: no matplotlib needed to read them).
+
+The PNG renderer (:mod:`concordia_env.render.board_map`) and the HTML replay
+(:mod:`concordia_env.web`) both draw with these, so the two pictures agree.
+"""
 
 from __future__ import annotations
 
@@ -43,6 +47,34 @@ COLONIST_SPREAD = 0.018
 CITY_RING = 0.026
 #: how far a province's bonus marker may move from its cities' mean to stay clear of them
 MARKER_SEARCH_RADII: tuple[float, ...] = (0.0, 0.03, 0.045, 0.06, 0.075)
+
+#: sizes of the pieces, in map-height units (shared by the PNG renderer and the HTML replay)
+CITY_SIZE = 0.024
+CAPITAL_SIZE = 0.032
+SQUARE_SIZE = 0.03
+HOUSE_SIZE = 0.0115
+#: houses stand in a row right of their city, HOUSE_SPACING house sizes apart (centre to centre),
+#: the first one HOUSE_ROW_START such spacings from the city's edge
+HOUSE_SPACING = 1.15
+HOUSE_ROW_START = 0.7
+COLONIST_SIZE = 0.021
+MARKER_SIZE = 0.025
+NAME_FONT = 0.0135
+MARKER_FONT = 0.0125
+PATH_WIDTH = 0.0032
+EDGE_WIDTH = 0.0013
+HALO_WIDTH = 0.004
+#: a city's name hangs this far below its centre; its colonists stand this far above it
+NAME_GAP = 0.019
+COLONIST_ROW_GAP = 0.024
+#: a city shows up to this many colonists in one row above it, more in a ring around it
+CITY_ROW_MAX = 5
+#: dash patterns (offset, (on, off)) in multiples of the path width
+LAND_DASHES = (0, (1.0, 1.6))
+SEA_DASHES = (0, (3.5, 2.2))
+#: a marker on its coin side: how faded its good's square is, and the coin's area relative to it
+COIN_SIDE_FADE = 0.45
+COIN_AREA = 0.65
 
 #: legend entries under the map: kind -> label (the map module draws each kind's symbol)
 LEGEND_LABELS: dict[str, str] = {
