@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,16 @@ pytest.importorskip("ray.rllib")
 
 from training import rllib
 from training.policy_net import NumpyActor
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _shut_down_ray() -> Iterator[None]:
+    """Whatever a test leaves behind (a failure halfway, say), no Ray outlives this module."""
+    yield
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
 
 
 def test_env_factory_gives_rllib_keys_and_plays_legal_games() -> None:
