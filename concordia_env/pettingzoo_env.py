@@ -80,10 +80,12 @@ any type that reaches ``raw_env.step`` for a live agent: an illegal index, an in
 games) for all of those: the game ends for everyone at once, the offender's reward is −1
 and everyone else's 0 for that step (its pending cumulative reward is dropped, the others
 keep theirs), every agent's termination and truncation are True, and
-``infos[offender]["illegal_action"]`` holds the error message. :func:`env` adds
-PettingZoo's ``AssertOutOfBoundsWrapper``, which refuses a value outside the action space
-(or ``None`` for a live agent) with an ``AssertionError`` before ``raw_env`` sees it, as in
-PettingZoo's classic games.
+``infos[offender]["illegal_action"]`` holds the error message. A done agent's only action
+is ``None`` (its dead step); any other value for it raises ``IllegalActionError`` in both
+modes. :func:`env` and :func:`parallel_env` behave exactly like ``raw_env`` here: they do
+not add PettingZoo's ``AssertOutOfBoundsWrapper`` (the classic games' ``AssertionError`` for
+a value outside the action space), because ``raw_env`` checks every value itself and
+``"penalize"`` must see every illegal value.
 
 The action space's ``sample()`` without a mask draws a *legal* action for the selected
 agent (uniform over the whole space for the others), so generic checkers that sample
@@ -104,7 +106,8 @@ checks the parallel half of that test as written and the AEC cap directly.
 Lifecycle
 ---------
 ``step()`` before the first ``reset()`` raises :class:`~concordia_env.errors.ResetNeededError`
-and changes nothing. After the end, each done agent is stepped with ``None`` (PettingZoo's
+and changes nothing (through :func:`env` too: its ``OrderEnforcingWrapper`` would raise an
+``AssertionError``). After the end, each done agent is stepped with ``None`` (PettingZoo's
 dead step) until ``agents`` is empty; a further ``step()`` then warns ("step() called after
 all agents are terminated or truncated") and does nothing, as PettingZoo's
 ``OrderEnforcingWrapper`` does.
@@ -275,6 +278,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                action_index(action)  # a value that is no action at all says so
+                raise IllegalActionError(int(action), f"{agent} is done: its only action is None (its dead step)")
             self._was_dead_step(action)
             return
         try:
@@ -372,6 +378,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._viewer = None
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` whose ``step()`` before ``reset()`` raises :class:`ResetNeededError`.
+
+    The stock wrapper raises a bare ``AssertionError`` there; this keeps the error that
+    ``raw_env`` documents for the same mistake. Everything else is the stock wrapper.
+    """
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise ResetNeededError("step() was called before reset(): call reset() to start a game")
+        super().step(action)
+
+
 def env(
     map: str = "imperium",
     num_players: int = 4,
@@ -384,7 +403,13 @@ def env(
     max_turns: int | None = None,
     **game_options: Any,
 ) -> AECEnv:
-    """The AEC env with PettingZoo's standard wrappers (out-of-bounds assert, order enforcing)."""
+    """The AEC env behind PettingZoo's order-enforcing wrapper (see "Illegal actions" and "Lifecycle").
+
+    Unlike PettingZoo's classic games, there is no ``AssertOutOfBoundsWrapper``: ``raw_env``
+    refuses every action value of any type with :class:`~concordia_env.IllegalActionError`
+    (or penalizes it with ``illegal_action="penalize"``), which an ``AssertionError`` raised
+    before it would hide.
+    """
     e: AECEnv = raw_env(
         map=map,
         num_players=num_players,
@@ -397,8 +422,7 @@ def env(
         max_turns=max_turns,
         **game_options,
     )
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    return OrderEnforcing(e)
 
 
 def parallel_env(**kwargs: Any) -> ParallelEnv:

@@ -136,11 +136,11 @@ def test_bad_caps_are_refused() -> None:
 
 # --------------------------------------------------------------------------- lifecycle
 def test_step_before_reset_raises_and_changes_nothing() -> None:
-    e = raw_env(map="italia", num_players=2)
-    before = e.game.state.copy()
-    with pytest.raises(ResetNeededError, match="reset"):
-        e.step(int(e.game.legal_actions()[0]))
-    assert np.array_equal(e.game.state, before)
+    for e in (raw_env(map="italia", num_players=2), concordia_env.env(map="italia", num_players=2)):
+        before = e.unwrapped.game.state.copy()
+        with pytest.raises(ResetNeededError, match="reset"):
+            e.step(int(e.unwrapped.game.legal_actions()[0]))
+        assert np.array_equal(e.unwrapped.game.state, before)
     env = SingleAgentEnv(map="italia", num_players=2)
     before = env.game.state.copy()
     with pytest.raises(ResetNeededError, match="reset"):
@@ -176,11 +176,19 @@ def test_step_after_the_end_follows_pettingzoo() -> None:
 # --------------------------------------------------------------------------- any action value
 @pytest.mark.parametrize("action", BAD_ACTIONS, ids=repr)
 def test_any_action_value_raises_illegal_action_and_changes_nothing(action) -> None:
-    e = raw_env(map="italia", num_players=2)
-    e.reset(seed=3)
-    env = SingleAgentEnv(map="italia", num_players=2, seed=3)
-    env.reset(seed=3)
-    for game, step in ((e.game, e.step), (env.game, env.step)):
+    raw = raw_env(map="italia", num_players=2)
+    wrapped = concordia_env.env(map="italia", num_players=2)  # no AssertionError from a wrapper first
+    par = concordia_env.parallel_env(map="italia", num_players=2)
+    single = SingleAgentEnv(map="italia", num_players=2, seed=3)
+    for e in (raw, wrapped, par, single):
+        e.reset(seed=3)
+    steps = [
+        (raw.game, raw.step),
+        (wrapped.unwrapped.game, wrapped.step),
+        (par.unwrapped.game, lambda a: par.step(dict.fromkeys(par.agents, a))),
+        (single.game, single.step),
+    ]
+    for game, step in steps:
         before = game.state.copy()
         with pytest.raises(IllegalActionError) as info:
             step(action)
@@ -188,15 +196,33 @@ def test_any_action_value_raises_illegal_action_and_changes_nothing(action) -> N
         assert len(str(info.value)) < 200
 
 
-@pytest.mark.parametrize("action", [2**63, None, 1.5, "3"], ids=repr)
+@pytest.mark.parametrize("illegal_action", ["raise", "penalize"])
+def test_a_done_agents_only_action_is_none(illegal_action: str) -> None:
+    e = concordia_env.env(map="italia", num_players=2, max_cycles=3, illegal_action=illegal_action)
+    e.reset(seed=0)
+    while not e.terminations[e.agent_selection] and not e.truncations[e.agent_selection]:
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    done, agents = e.agent_selection, list(e.agents)
+    for action in (0, 2**63, 1.5):
+        with pytest.raises(IllegalActionError):
+            e.step(action)
+        assert e.agents == agents and e.agent_selection == done, "refused: nothing changed"
+    e.step(None)
+    assert done not in e.agents
+
+
+@pytest.mark.parametrize("action", [2**63, A.NUM_ACTIONS, None, 1.5, "3"], ids=repr)
 def test_any_action_value_is_penalized(action) -> None:
-    e = raw_env(map="italia", num_players=2, illegal_action="penalize")
-    e.reset(seed=3)
-    offender = e.agent_selection
-    e.step(action)
-    assert all(e.terminations.values()) and all(e.truncations.values())
-    assert e.rewards[offender] == -1.0
-    assert "illegal action" in e.infos[offender]["illegal_action"]
+    for e in (
+        raw_env(map="italia", num_players=2, illegal_action="penalize"),
+        concordia_env.env(map="italia", num_players=2, illegal_action="penalize"),
+    ):
+        e.reset(seed=3)
+        offender = e.agent_selection
+        e.step(action)
+        assert all(e.terminations.values()) and all(e.truncations.values())
+        assert e.rewards[offender] == -1.0
+        assert "illegal action" in e.infos[offender]["illegal_action"]
     env = SingleAgentEnv(map="italia", num_players=2, illegal_action="penalize")
     env.reset(seed=3)
     _, reward, terminated, truncated, info = env.step(action)

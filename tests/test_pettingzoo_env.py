@@ -46,7 +46,7 @@ def test_seed_test_passes() -> None:
 def test_wrapping_and_metadata() -> None:
     e = env()
     assert isinstance(e, wrappers.OrderEnforcingWrapper)
-    assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(e.env, raw_env), "no AssertOutOfBoundsWrapper: raw_env checks every action itself"
     assert isinstance(e.unwrapped, raw_env)
     assert e.metadata["name"] == "concordia_v1" and e.metadata["is_parallelizable"] is False
     assert set(e.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
@@ -183,8 +183,9 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
         e.step(A.A_DONE)  # nothing to finish at the start of a turn
     assert np.array_equal(e.unwrapped.game.state, before)
     assert e.agent_selection == selected and e.unwrapped._cumulative_rewards == rewards
-    with pytest.raises(AssertionError):
-        e.step(A.NUM_ACTIONS)  # out of the action space: AssertOutOfBoundsWrapper
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        e.step(A.NUM_ACTIONS)
+    assert np.array_equal(e.unwrapped.game.state, before) and e.agent_selection == selected
 
 
 def test_illegal_action_penalize_ends_the_game() -> None:

@@ -1,8 +1,12 @@
-"""RLlib on Ray: the env factory RLlib's masking module expects, and one tiny PPO iteration with resume."""
+"""RLlib on Ray: the env factory RLlib's masking module expects, one tiny PPO iteration, resume, clean exit."""
 
 from __future__ import annotations
 
 import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +14,17 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 from training import rllib
+from training.policy_net import NumpyActor
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _shut_down_ray() -> Iterator[None]:
+    """Whatever a test leaves behind (a failure halfway, say), no Ray outlives this module."""
+    yield
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
 
 
 def test_env_factory_gives_rllib_keys_and_plays_legal_games() -> None:
@@ -42,19 +57,86 @@ def test_policy_mapping_keeps_one_learner_seat() -> None:
     assert rllib.policy_mapping({}, 3, seed=0)("player_2", Episode(0)) == rllib.SHARED
     with pytest.raises(ValueError, match="opponents"):
         rllib.RLlibConfig(opponents={"mcts": 0.5})
+    with pytest.raises(ValueError, match="illegal_action"):
+        rllib.RLlibConfig(illegal_action="ignore")
+    with pytest.raises(ValueError, match="num_cpus"):
+        rllib.RLlibConfig(num_cpus=1, env_runners=2)
+
+
+def _ray_processes() -> list[str]:
+    """The live Ray processes (raylet, gcs_server, ray:: workers) descending from this test process."""
+    parent, names = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError):
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if state != "Z":  # a zombie has ended; it only waits to be reaped
+            parent[int(entry.name)], names[int(entry.name)] = int(ppid), cmdline
+    me, found = os.getpid(), []
+    for pid, cmdline in names.items():
+        ancestor = parent.get(pid)
+        while ancestor not in (None, 0, 1, me):
+            ancestor = parent.get(ancestor)
+        if ancestor == me and any(key in cmdline for key in ("raylet", "gcs_server", "ray::")):
+            found.append(f"{pid} {cmdline[:80]}")
+    return found
+
+
+def _assert_ray_is_gone(seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while (left := _ray_processes()) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not left, f"Ray processes outlived the run: {left}"
+
+
+def _same(a: NumpyActor, b: NumpyActor) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip([*a.weights, *a.biases], [*b.weights, *b.biases], strict=True))
 
 
 @pytest.mark.slow
-def test_tiny_iteration_checkpoints_resumes_and_evaluates(tmp_path) -> None:
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds Ray's processes in /proc")
+def test_tiny_run_trains_checkpoints_resumes_and_leaves_no_ray_process(tmp_path: Path) -> None:
     config = rllib.RLlibConfig.load("training/configs/rllib_tiny.yaml", {"runs_dir": str(tmp_path)})
+    assert config.illegal_action == "raise", "one unmasked action of any policy would fail the run"
     run = tmp_path / "run"
-    summary = rllib.train(config, run)
-    assert (run / "checkpoints" / "iter_0001").is_dir()
+    summary = rllib.train(config, run)  # starts a local Ray of config.num_cpus and shuts it down
+    _assert_ray_is_gone()
+    (first,) = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
+    assert first["iteration"] == 1 and first["env_steps"] >= config.train_batch_size
+    assert first["module_steps_trained"] > 0, "the shared policy was updated"
+    assert np.isfinite([first["policy_loss"], first["vf_loss"], first["entropy"]]).all()
     assert summary["eval"]["games"] == config.eval_games and summary["eval"]["opponent"] == "heuristic"
-    lines = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
-    assert [x["iteration"] for x in lines] == [1] and lines[0]["env_steps_lifetime"] >= config.train_batch_size
+    saved = rllib.checkpoint_actor(run / "checkpoints" / "iter_0001", config.activation)
+    assert _same(saved, NumpyActor.load(run / "actor.npz")), "the checkpoint holds the evaluated policy"
+
     resumed = rllib.RLlibConfig.load(run / "config.yaml", {"iterations": 2, "eval_games": 0})
     rllib.train(resumed, run, resume=True)
+    _assert_ray_is_gone()
     lines = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
     assert [x["iteration"] for x in lines] == [1, 2]
     assert lines[1]["env_steps_lifetime"] > lines[0]["env_steps_lifetime"], "resumed, not restarted"
+    trained = rllib.checkpoint_actor(run / "checkpoints" / "iter_0002", config.activation)
+    assert not _same(trained, saved), "the resumed iteration trained the policy further"
+    with pytest.raises(FileNotFoundError, match="shared"):
+        rllib.checkpoint_actor(tmp_path, config.activation)
+
+
+@pytest.mark.slow
+def test_sampling_throughput_times_the_steps_it_counts() -> None:
+    config = rllib.RLlibConfig.load(
+        "training/configs/rllib_tiny.yaml", {"train_batch_size": 60, "minibatch_size": 30, "opponents": {}}
+    )
+    with pytest.raises(ValueError, match="rounds"):
+        rllib.sampling_throughput(config, rounds=1)  # refused before Ray starts
+    result = rllib.sampling_throughput(config, rounds=2)  # the driver samples (env_runners: 0)
+    _assert_ray_is_gone()
+    assert result["env_runners"] == 0 and len(result["steps_per_round"]) == 2
+    assert all(steps >= config.train_batch_size for steps in result["steps_per_round"])
+    for rate in (result["steps_per_wall_second"], result["steps_per_runner_cpu_second"]):
+        assert len(rate["per_round"]) == 2 and min(rate["per_round"]) > 0
+        assert rate["ci95"][0] <= rate["mean"] <= rate["ci95"][1]

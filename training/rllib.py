@@ -5,10 +5,13 @@ on one machine or on a cluster, and its learner updates one policy shared by eve
 
 Run
 ---
-``python -m training.rllib --config training/configs/rllib.yaml`` starts a local Ray (all
-of this machine's CPUs) and writes ``<runs_dir>/<name>-<timestamp>/`` with ``config.yaml``,
-``checkpoints/iter_NNNN/`` (every ``checkpoint_every`` iterations and at the end),
-``progress.jsonl`` (one line per iteration) and ``eval.json``. Options:
+``python -m training.rllib --config training/configs/rllib.yaml`` starts a local Ray (``num_cpus``
+of this machine's CPUs, default all) and writes ``<runs_dir>/<name>-<timestamp>/`` with
+``config.yaml``, ``checkpoints/iter_NNNN/`` (every ``checkpoint_every`` iterations and at
+the end), ``progress.jsonl`` (one line per iteration), ``actor.npz`` (the shared policy's
+actor, :class:`~training.policy_net.NumpyActor`) and ``eval.json``. The local Ray is shut
+down when the run ends, also on an error or Ctrl-C: no Ray process outlives the script.
+Options:
 
 * ``--address auto`` (or ``ray://host:10001``, ``host:6379``): join a running Ray cluster
   instead. On the head machine ``ray start --head --port 6379``; on every other machine
@@ -21,8 +24,8 @@ of this machine's CPUs) and writes ``<runs_dir>/<name>-<timestamp>/`` with ``con
 
 Scaling: each env runner is one process (one CPU) stepping ``envs_per_env_runner`` games;
 the learner runs in the driver. Sampling throughput grows with env runners while the
-learner keeps up: measured on this 2-core machine (shared with other jobs) in the README
-and ``docs/environments.md``.
+learner keeps up and the machine has a free core per runner: the samples per second
+measured with 1 and 2 env runners are in ``docs/environments.md`` (RLlib section).
 
 What is trained
 ---------------
@@ -42,18 +45,22 @@ What is trained
   :class:`~training.policy_net.NumpyActor` and played (masked argmax) by
   :func:`training.evaluate.evaluate` against ``eval_opponent`` on fresh seeds, seats rotated,
   with a 95% Wilson interval, exactly as the other training scripts are evaluated.
+  :func:`checkpoint_actor` reads the same actor from any checkpoint, without Ray.
 
 The numbers a tiny run reaches (``training/configs/rllib_tiny.yaml``, one iteration) mean
-nothing about strength; the test suite runs it to keep the pipeline working.
+nothing about strength; the test suite runs it to keep the pipeline working. That config
+also sets ``illegal_action: raise``, so a single unmasked action fails the run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -68,7 +75,7 @@ import agents
 import concordia_env
 from concordia_env import Game
 
-from .evaluate import evaluate
+from .evaluate import Z_95, evaluate
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 
 #: the name under which make_env is registered with ray.tune.registry
@@ -91,10 +98,15 @@ class RLlibConfig:
     num_players: int = 2
     reward: str = "win"
     max_cycles: int = 3000  # decisions per game before truncation (random 2p Italia: ~400)
+    #: "penalize": an illegal action ends the episode with -1 (an env runner never crashes);
+    #: "raise": it is an error (the tests use it to prove that the masking holds)
+    illegal_action: str = "penalize"
     #: probability that a non-learner seat is played by a fixed policy ("random", "heuristic")
     opponents: dict = field(default_factory=dict)
     # scale
     iterations: int = 20
+    #: CPUs a local Ray may use (None: all of this machine's); ignored with --address
+    num_cpus: int | None = None
     env_runners: int = 1  # 0: sample in the driver process
     envs_per_env_runner: int = 1
     # PPO
@@ -118,6 +130,10 @@ class RLlibConfig:
             raise ValueError(f"opponents: unknown fixed policies {sorted(unknown)}; known: {FIXED_POLICIES}")
         if sum(self.opponents.values()) > 1 or min(self.opponents.values(), default=0) < 0:
             raise ValueError(f"opponents: probabilities in [0, 1] summing to at most 1; got {self.opponents}")
+        if self.illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize'; got {self.illegal_action!r}")
+        if self.num_cpus is not None and self.num_cpus < max(1, self.env_runners):
+            raise ValueError(f"num_cpus={self.num_cpus} leaves no CPU for each of the {self.env_runners} env runners")
         if self.activation not in NUMPY_ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(NUMPY_ACTIVATIONS)}; got {self.activation!r}")
 
@@ -260,6 +276,7 @@ def build_config(config: RLlibConfig) -> Any:
         "num_players": config.num_players,
         "reward": config.reward,
         "max_cycles": config.max_cycles,
+        "illegal_action": config.illegal_action,
         "with_state": with_state,
     }
     probe = make_env(env_config)  # the spaces of one agent (every agent has the same)
@@ -329,18 +346,47 @@ def numpy_actor(module: Any, activation: str) -> NumpyActor:
     return NumpyActor(weights, biases, activation)
 
 
+def checkpoint_actor(checkpoint: str | Path, activation: str) -> NumpyActor:
+    """The shared policy's actor stored in an algorithm checkpoint (``checkpoints/iter_NNNN``); needs no Ray."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    path = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / SHARED
+    if not path.is_dir():
+        raise FileNotFoundError(f"{checkpoint}: no {SHARED!r} module (expected {path})")
+    return numpy_actor(RLModule.from_checkpoint(str(path)), activation)
+
+
 def _iteration_line(result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """One line of ``progress.jsonl``: what was sampled, how fast, and what the learner did with it.
+
+    RLlib reports a metric nothing fed in this iteration as NaN (no episode ended, say): a
+    count is then 0 and a mean ``null``.
+    """
     runners = result.get("env_runners", {})
-    steps = int(runners.get("num_env_steps_sampled", 0))
+    learner = result.get("learners", {}).get(SHARED, {})
+    steps = _count(runners.get("num_env_steps_sampled"))
     return {
         "iteration": int(result["training_iteration"]),
         "env_steps": steps,
-        "env_steps_lifetime": int(runners.get("num_env_steps_sampled_lifetime", 0)),
+        "env_steps_lifetime": _count(runners.get("num_env_steps_sampled_lifetime")),
         "seconds": round(seconds, 2),
+        # the whole iteration (sampling and the PPO update): env steps per wall-clock second
         "samples_per_second": round(steps / seconds, 1) if seconds > 0 else 0.0,
-        "episodes": int(runners.get("num_episodes", 0)),
-        "episode_len_mean": runners.get("episode_len_mean"),
+        "episodes": _count(runners.get("num_episodes")),
+        "episode_len_mean": _mean(runners.get("episode_len_mean")),
+        "module_steps_trained": _count(learner.get("num_module_steps_trained")),
+        "policy_loss": _mean(learner.get("policy_loss")),
+        "vf_loss": _mean(learner.get("vf_loss")),
+        "entropy": _mean(learner.get("entropy")),
     }
+
+
+def _count(value: Any) -> int:
+    return 0 if value is None or not np.isfinite(value) else int(value)
+
+
+def _mean(value: Any) -> float | None:
+    return None if value is None or not np.isfinite(value) else round(float(value), 4)
 
 
 def _latest_checkpoint(run_dir: Path) -> Path | None:
@@ -348,14 +394,101 @@ def _latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str | None = None) -> dict[str, Any]:
-    """Train (or resume) a run in ``run_dir``; returns the summary written to ``eval.json``."""
+@contextlib.contextmanager
+def _ray(config: RLlibConfig, address: str | None) -> Iterator[None]:
+    """Ray for one run: a local one of ``config.num_cpus`` CPUs, or the cluster at ``address``.
+
+    Nothing is started if the caller already initialised Ray; only a Ray started here is
+    shut down on the way out, whatever happens (an error, Ctrl-C).
+    """
     import ray
 
+    started = not ray.is_initialized()
+    if started:
+        cpus = config.num_cpus if address is None else None
+        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
+
+
+#: two-sided 95% quantiles of Student's t for 1..10 degrees of freedom (more rounds: the normal's)
+T_95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def sampling_throughput(config: RLlibConfig, rounds: int = 5, address: str | None = None) -> dict[str, Any]:
+    """Env steps per second that the env runners sample, without the learner: ``rounds`` timed batches.
+
+    Builds the run's algorithm (``config.env_runners`` runners, 0: the driver samples),
+    samples one untimed batch of ``train_batch_size`` env steps (workers start, modules
+    build), then times ``rounds`` more, each exactly as a PPO iteration collects its batch
+    (``synchronous_parallel_sample``). An env step is one decision of one player.
+
+    Two rates per round: env steps per wall-clock second (what this machine gives now,
+    however loaded), and env steps per CPU second of the sampling processes (summed over
+    the runners; what one free core per runner gives, independent of other jobs). Returns
+    both per round and their means with a 95% t-interval.
+    """
+    if rounds < 2:
+        raise ValueError(f"rounds must be at least 2 (an interval needs two); got {rounds}")
+    from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
+
+    def runner_cpu_seconds() -> float:
+        # process_time() of every sampling process (the driver's own runner when there are no remote ones)
+        times = algo.env_runner_group.foreach_env_runner(
+            lambda _runner: time.process_time(), local_env_runner=config.env_runners == 0
+        )
+        return float(sum(times))
+
+    def batch() -> tuple[int, float, float]:
+        cpu, start = runner_cpu_seconds(), time.perf_counter()
+        episodes = synchronous_parallel_sample(
+            worker_set=algo.env_runner_group,
+            max_env_steps=config.train_batch_size,
+            sample_timeout_s=None,
+            concat=True,
+            _uses_new_env_runners=True,
+        )
+        wall = time.perf_counter() - start
+        return sum(e.env_steps() for e in episodes), wall, runner_cpu_seconds() - cpu
+
+    with _ray(config, address):
+        algo = build_config(config).build_algo()
+        try:
+            batch()
+            timed = [batch() for _ in range(rounds)]
+        finally:
+            algo.stop()
+
+    def summary(rates: np.ndarray) -> dict[str, Any]:
+        t = T_95[rounds - 2] if rounds - 1 <= len(T_95) else Z_95
+        half = t * rates.std(ddof=1) / np.sqrt(rounds)
+        return {
+            "per_round": [round(float(r), 1) for r in rates],
+            "mean": round(float(rates.mean()), 1),
+            "ci95": [round(float(rates.mean() - half), 1), round(float(rates.mean() + half), 1)],
+        }
+
+    return {
+        "env_runners": config.env_runners,
+        "envs_per_env_runner": config.envs_per_env_runner,
+        "steps_per_round": [steps for steps, _, _ in timed],
+        "steps_per_wall_second": summary(np.array([steps / wall for steps, wall, _ in timed])),
+        "steps_per_runner_cpu_second": summary(np.array([steps / cpu for steps, _, cpu in timed])),
+    }
+
+
+def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str | None = None) -> dict[str, Any]:
+    """Train (or resume) a run in ``run_dir``; returns the summary written to ``eval.json``.
+
+    Starts Ray (a local one limited to ``config.num_cpus``, or joins ``address``) unless
+    the caller already did, and then shuts down only the Ray it started, whatever happens.
+    """
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
-    ray.init(address=address, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-    try:
+    with _ray(config, address):
         algo = build_config(config).build_algo()
         checkpoint = _latest_checkpoint(run_dir) if resume else None
         if checkpoint is not None:
@@ -373,9 +506,8 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
                 algo.save_to_path(str((run_dir / "checkpoints" / f"iter_{algo.iteration:04d}").resolve()))
         progress.close()
         actor = numpy_actor(algo.get_module(SHARED), config.activation)
+        actor.save(run_dir / "actor.npz")
         algo.stop()
-    finally:
-        ray.shutdown()
     summary: dict[str, Any] = {"iterations": config.iterations}
     if config.eval_games > 0:
         result = evaluate(
@@ -398,14 +530,22 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
 
 
 # =========================================================================== command line
-def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, str | None]:
+def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Namespace]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--config", help="YAML file of RLlibConfig fields")
     parser.add_argument("--address", default=None, help="Ray cluster to join (e.g. 'auto'); default: a local Ray")
     parser.add_argument("--resume", default=None, help="run directory to continue from its last checkpoint")
+    parser.add_argument(
+        "--measure_sampling",
+        type=int,
+        default=None,
+        metavar="ROUNDS",
+        help="print the env runners' sampling rate (env steps/s) over ROUNDS batches of train_batch_size; no training",
+    )
+    scalar = {"int": int, "int | None": int, "float": float, "str": str}
     for f in dataclasses.fields(RLlibConfig):
-        if f.type in ("int", "float", "str"):
-            parser.add_argument(f"--{f.name}", type={"int": int, "float": float, "str": str}[f.type], default=None)
+        if f.type in scalar:
+            parser.add_argument(f"--{f.name}", type=scalar[f.type], default=None)
     args = parser.parse_args(argv)
     overrides = {
         f.name: getattr(args, f.name)
@@ -418,13 +558,16 @@ def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, str | None]
     else:
         config = RLlibConfig.load(args.config, overrides)
         run_dir = Path(config.runs_dir) / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
-    return config, run_dir, bool(args.resume), args.address
+    return config, run_dir, bool(args.resume), args
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, run_dir, resume, address = _parse(argv)
+    config, run_dir, resume, args = _parse(argv)
+    if args.measure_sampling is not None:
+        print(json.dumps(sampling_throughput(config, args.measure_sampling, address=args.address)))
+        return
     print(f"run directory: {run_dir}")
-    train(config, run_dir, resume=resume, address=address)
+    train(config, run_dir, resume=resume, address=args.address)
 
 
 if __name__ == "__main__":

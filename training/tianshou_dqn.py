@@ -12,8 +12,13 @@ refused the old end-of-game-only keys with ``MalformedBufferError``), and ``max_
 bounds an episode of an untrained policy.
 
 Run ``python -m training.tianshou_dqn --epochs 5`` (the defaults are a small, quick run).
-It prints the learner's mean return against the random opponent in test games (with
-``reward="win"``: +1 a win, −1 a loss). ``tests/test_tianshou.py`` runs a tiny version.
+After training it plays ``test_episodes`` test games (greedy, ``eps_test``) and prints the
+learner's mean return against the random opponent (with ``reward="win"``: +1 a win, −1 a
+loss). ``tests/test_tianshou.py`` runs a tiny version with ``illegal_action="raise"``.
+
+With a single training env the replay buffer is a plain ``ReplayBuffer``; with several it
+is Tianshou's ``VectorReplayBuffer``, whose numba helpers compile when it is built (a few
+CPU seconds per process).
 """
 
 from __future__ import annotations
@@ -63,8 +68,12 @@ def build(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def train(args: argparse.Namespace) -> dict[str, float]:
-    """Train, then play ``test_episodes`` test games; returns the learner's mean test return and steps."""
-    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    """Train, then play ``test_episodes`` test games; returns the learner's mean test return and counts.
+
+    Everything random (the envs' games, exploration, the random opponent, the network's
+    initialisation) comes from ``args.seed``: the same arguments give the same summary.
+    """
+    from tianshou.data import Collector, CollectStats, ReplayBuffer, VectorReplayBuffer
     from tianshou.env import DummyVectorEnv
     from tianshou.trainer import OffPolicyTrainerParams
 
@@ -75,15 +84,23 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     def env_fn() -> Any:
         return make_env(args.map, args.max_cycles, args.illegal_action)
 
+    def buffer(envs: Any, size: int) -> Any:
+        return ReplayBuffer(size) if len(envs) == 1 else VectorReplayBuffer(size, len(envs))
+
     train_envs = DummyVectorEnv([env_fn] * args.train_envs)
     test_envs = DummyVectorEnv([env_fn] * args.test_envs)
     train_envs.seed(args.seed)
     test_envs.seed(args.seed + 1)
     algorithm, _ = build(args)
+    q_net = algorithm.get_algorithm(LEARNER).policy.model  # the DQN learner's Q-network
+    initial = [p.detach().clone() for p in q_net.parameters()]
     train_collector = Collector[CollectStats](
-        algorithm, train_envs, VectorReplayBuffer(args.buffer_size, len(train_envs)), exploration_noise=True
+        algorithm, train_envs, buffer(train_envs, args.buffer_size), exploration_noise=True
     )
-    test_collector = Collector[CollectStats](algorithm, test_envs, exploration_noise=False)
+    # the test games' transitions are not learned from: a buffer the size of one game per env
+    test_collector = Collector[CollectStats](
+        algorithm, test_envs, buffer(test_envs, args.max_cycles * len(test_envs)), exploration_noise=False
+    )
     train_collector.reset()
     train_collector.collect(n_step=args.batch_size * args.train_envs)
     learner_index = 0  # player_0: the first algorithm
@@ -91,11 +108,10 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     result = algorithm.run_training(
         OffPolicyTrainerParams(
             training_collector=train_collector,
-            test_collector=test_collector,
+            test_collector=None,  # tested once, after training (below)
             max_epochs=args.epochs,
             epoch_num_steps=args.epoch_steps,
             collection_step_num_env_steps=args.collect_steps,
-            test_step_num_episodes=args.test_episodes,
             batch_size=args.batch_size,
             update_step_num_gradient_steps_per_sample=args.updates_per_step,
             test_in_training=False,
@@ -106,11 +122,19 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     test = test_collector.collect(n_episode=args.test_episodes, reset_before_collect=True)
     summary = {
         "train_steps": float(result.train_step),
+        "update_steps": float(result.update_step),  # collect-then-update rounds of the trainer
+        # the learner's optimizer steps (Adam counts them): round(updates_per_step * collect_steps) a round
+        "gradient_steps": float(algorithm.get_algorithm(LEARNER).optim.state_dict()["state"][0]["step"]),
         "test_episodes": float(test.n_collected_episodes),
         "test_return_mean": float(np.mean(test.returns[:, learner_index])),
+        # how far training moved the learner's Q-network (L2 norm over all its parameters)
+        "weight_change": float(
+            torch.sqrt(sum(((p.detach() - q) ** 2).sum() for p, q in zip(q_net.parameters(), initial, strict=True)))
+        ),
     }
     print(
-        f"{summary['train_steps']:.0f} training steps; learner ({LEARNER}) vs masked random over "
+        f"{summary['train_steps']:.0f} training steps, {summary['gradient_steps']:.0f} gradient steps; "
+        f"learner ({LEARNER}) vs masked random over "
         f"{summary['test_episodes']:.0f} test games: mean return {summary['test_return_mean']:+.2f}"
     )
     return summary
