@@ -225,7 +225,7 @@ def _sale_cards_in_use(players: int) -> np.ndarray:
 
 
 def check_invariants(game: Game) -> None:
-    """Every invariant of a reachable state (RULES §1/§5 limits, conservation of cards, the bounds).
+    """Every invariant of a reachable state (docs/rules.md §1/§5 limits, conservation of cards, the bounds).
 
     * every field within its range and bound (:func:`~concordia_env.state_check.check_state`);
     * at most 15 houses per player; the storehouse holds at most 12 (in the range check);
@@ -1235,7 +1235,7 @@ def exercise(game: Game, rng: np.random.Generator, moves: int = 30) -> None:
         game.observation(p)
         game.score_breakdown(p)
         game.money(p), game.goods(p), game.hand(p), game.discard(p), game.incoming_goods(p)
-    game.scores(), game.ranking(), game.tie_break_order(), repr(game), hash(game)
+    game.scores(), game.ranking(), game.tie_break_order(), repr(game), game == game.clone()
     for slot in range(DISPLAY_SLOTS):
         with contextlib.suppress(ValueError):  # an empty slot has no price
             game.display_price(slot)

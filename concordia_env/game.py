@@ -339,7 +339,7 @@ class Game:
         """The cost printed under display ``slot`` (this game's side of the display): (goods, 'any' units)."""
         slot = integer_argument(slot, "slot")
         if not 0 <= slot < DISPLAY_SLOTS:
-            raise ValueError(f"slot must be in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {slot}")
+            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {slot}")
         goods = np.zeros(NUM_GOODS, dtype=np.int32)
         any_units = facts.slot_cost(self.state, slot, goods)
         return goods, int(any_units)
@@ -583,7 +583,7 @@ class Game:
         """``slot`` as a Python int display slot holding a card."""
         s = integer_argument(slot, "slot")
         if not 0 <= s < DISPLAY_SLOTS:
-            raise ValueError(f"slot must be in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {short_repr(s)}")
+            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {short_repr(s)}")
         if int(self.state[DISPLAY + s]) < 0:
             raise ValueError(f"display slot {s + 1} is empty")
         return s

@@ -73,9 +73,10 @@ from pettingzoo.utils.wrappers import BaseWrapper
 
 import agents
 import concordia_env
+from benchmarks.report import Z_95
 from concordia_env import Game
 
-from .evaluate import Z_95, evaluate
+from .evaluate import evaluate
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 
 #: the name under which make_env is registered with ray.tune.registry
