@@ -160,6 +160,18 @@ def test_shipped_model_plays_legal_moves_at_once() -> None:
         game.step(action)
 
 
+def test_each_player_count_plays_with_the_shipped_model_made_for_it_or_the_nearest() -> None:
+    from agents.learned import SHIPPED_MODELS, shipped_model_path
+
+    assert {n: shipped_model_path(n).name for n in (2, 4)} == SHIPPED_MODELS
+    assert shipped_model_path(3).name == SHIPPED_MODELS[2]  # a tie goes to the smaller count
+    assert shipped_model_path(5).name == SHIPPED_MODELS[4]
+    agent = agents.make("learned", seed=0)
+    for players, map_name in ((2, "italia"), (4, "imperium")):
+        model = agent.model_for(Game.new(map_name, players, seed=0))
+        assert model.metadata["config"]["num_players"] == players
+
+
 def test_learned_agent_spec_and_bad_options(tmp_path: Path) -> None:
     path = AfterstateModel.heuristic_only((4,)).save(tmp_path / "h.npz")
     agent = agents.from_spec(f"learned:{path}")
