@@ -337,9 +337,7 @@ class Game:
 
     def slot_cost(self, slot: int) -> tuple[np.ndarray, int]:
         """The cost printed under display ``slot`` (this game's side of the display): (goods, 'any' units)."""
-        slot = integer_argument(slot, "slot")
-        if not 0 <= slot < DISPLAY_SLOTS:
-            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {slot}")
+        slot = self._slot_index(slot)
         goods = np.zeros(NUM_GOODS, dtype=np.int32)
         any_units = facts.slot_cost(self.state, slot, goods)
         return goods, int(any_units)
@@ -579,11 +577,16 @@ class Game:
             raise ValueError(f"the {self.map.title} map has places 0..{len(self.map.places) - 1}, got {short_repr(p)}")
         return p
 
-    def _check_slot(self, slot: int) -> int:
-        """``slot`` as a Python int display slot holding a card."""
+    def _slot_index(self, slot: int) -> int:
+        """``slot`` as a Python int display slot (empty or not); ArgumentTypeError or ValueError if it is not one."""
         s = integer_argument(slot, "slot")
         if not 0 <= s < DISPLAY_SLOTS:
             raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {short_repr(s)}")
+        return s
+
+    def _check_slot(self, slot: int) -> int:
+        """``slot`` as a Python int display slot holding a card."""
+        s = self._slot_index(slot)
         if int(self.state[DISPLAY + s]) < 0:
             raise ValueError(f"display slot {s + 1} is empty")
         return s
