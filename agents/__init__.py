@@ -3,7 +3,9 @@
 ``agents.make("random" | "heuristic" | "mcts" | "policy" | "learned", **options)`` builds an agent;
 ``agents.from_spec(spec)`` builds one from its command-line spelling. This is the one
 parser of agent specs: the tournament, ``SingleAgentEnv`` opponents, the training pool and
-the evaluation all call it, so a spec means the same everywhere.
+the evaluation all call it, so a spec means the same everywhere. ``SingleAgentEnv`` reaches it
+through :mod:`concordia_env.opponents` (the environments do not import this package): this
+package registers every agent there, and ``pyproject.toml`` names them as entry points.
 
 A spec is ``name`` or ``name:options``, the options separated by commas:
 
@@ -24,6 +26,8 @@ import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any
+
+from concordia_env import opponents
 
 from .base import Agent, IllegalPlanError
 
@@ -48,6 +52,7 @@ def register(name: str, target: str, spec_option: tuple[str, Callable[[str], Any
     _REGISTRY[name] = target
     if spec_option is not None:
         SPEC_OPTION[name] = spec_option
+    opponents.register(name, from_spec)  # SingleAgentEnv(opponents="name:...") builds it too
 
 
 def names() -> list[str]:
@@ -137,5 +142,10 @@ def from_spec(spec: str, **extra: Any) -> Agent:
         raise ValueError(f"options {twice} are given both in the spec {spec!r} and as keywords")
     return make(name, **options, **extra)
 
+
+# the environments know agents only by the names registered with them (concordia_env.opponents);
+# pyproject.toml lists the same names as entry points, so an env finds them before this import
+for _name in _REGISTRY:
+    opponents.register(_name, from_spec)
 
 __all__ = ["Agent", "IllegalPlanError", "from_spec", "make", "names", "parse_spec", "register"]

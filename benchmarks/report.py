@@ -20,7 +20,7 @@ import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -28,8 +28,6 @@ from .store import GameRecord
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-    from .tournament import TournamentConfig
 
 #: z of a two-sided 95% interval
 Z_95 = 1.959963984540054
@@ -160,7 +158,28 @@ def _seat_stats(records: Sequence[GameRecord], players: int) -> list[dict[str, A
     return out
 
 
-def summarize(config: TournamentConfig, records: Sequence[GameRecord]) -> dict[str, Any]:
+class TournamentSetup(Protocol):
+    """What a summary reads of a tournament's config (:class:`benchmarks.tournament.TournamentConfig`).
+
+    A protocol rather than an import: the tournament module imports this one, and the
+    package graph has no cycles (``tests/test_layering.py``).
+    """
+
+    players: int
+    games: int
+
+    @property
+    def tournament_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def agent_names(self) -> list[str]: ...
+
+    def identity(self) -> dict[str, Any]: ...
+
+
+def summarize(config: TournamentSetup, records: Sequence[GameRecord]) -> dict[str, Any]:
     """All statistics of a tournament as plain JSON-ready data."""
     names = config.agent_names()
     ratings = openskill_ratings(records, names)

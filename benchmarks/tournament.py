@@ -69,6 +69,7 @@ import agents
 from agents.base import Agent, agent_seed
 from concordia_env import Game
 
+from .report import print_summary, report_console, summarize, write_reports
 from .store import GameRecord, Store, StoreError
 
 DEFAULT_DB = "results/tournament.db"
@@ -432,8 +433,6 @@ def run_tournament(
     A ``db`` that is not a readable results file raises :class:`~benchmarks.store.StoreError`;
     ``reset=True`` renames an existing file aside first and starts a new one.
     """
-    from .report import summarize
-
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     validate(config)
@@ -533,8 +532,6 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from rich.markup import escape
-
-    from .report import print_summary, report_console, write_reports
 
     args = build_parser().parse_args(argv)
     config = config_from_args(args)

@@ -27,6 +27,8 @@ from .cards import (
 from .describe import describe, explain_illegal
 from .errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
 from .maps import Map, load
+from .observation import observe
+from .position_codec import parse_position, position_text, read_position, write_position
 from .rules import engine, facts
 from .rules.legal import fill_legal
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts, score_totals
@@ -541,26 +543,27 @@ class Game:
 
     # ------------------------------------------------------------------ serialisation
     def to_json(self, indent: int | None = 1) -> str:
-        from .position import to_json
-
-        return to_json(self, indent=indent)
+        """The position as JSON text (``docs/position-format.md``); ``indent=None`` gives one line."""
+        return position_text(self.to_dict(), indent)
 
     def to_dict(self) -> dict[str, Any]:
-        from .position import to_dict
-
-        return to_dict(self)
+        """The position as plain JSON-ready Python objects: ``Game.from_dict(game.to_dict()) == game``."""
+        return write_position(self.state, self.map)
 
     @classmethod
-    def from_json(cls, text: str) -> Game:
-        from .position import from_json
+    def from_json(cls, text: str | bytes) -> Game:
+        """Load a position written by :meth:`to_json` or by hand; raises :class:`PositionError` only."""
+        return cls.from_dict(parse_position(text))
 
-        return from_json(text)
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Game:
+        """Build the game of a position dict; every inconsistency raises :class:`PositionError` only."""
+        state, m = read_position(d)
+        return cls._wrap(state, m)  # read_position has checked the state
 
     def observation(self, player: int) -> np.ndarray:
         """Flat float32 vector from ``player``'s point of view (see :mod:`concordia_env.observation`)."""
-        from .observation import observe
-
-        return observe(self, self._check_player(player))
+        return observe(self, player)
 
     # ------------------------------------------------------------------ misc
     def _check_player(self, player: int) -> int:

@@ -18,9 +18,11 @@ turn with the learner to choose a good to keep.
 Options
 -------
 * ``opponents``: one opponent (used for every other seat) or a list with one per other
-  seat, in seat order skipping the learner. Each is an agent spec string resolved by
-  ``agents.from_spec`` (``"random"``, ``"heuristic"``, ``"mcts:50"``, ``"policy:path"``), an
-  ``agents.Agent`` instance, or a callable ``f(game) -> action``. Agents are reseeded from
+  seat, in seat order skipping the learner. Each is an agent spec string (``"random"``,
+  ``"heuristic"``, ``"mcts:time_per_move=1.0"``, ``"learned"``, ``"policy:path"``; built by
+  :mod:`concordia_env.opponents`, which finds ``agents.from_spec`` through its entry
+  point), an object with ``act(game)`` and ``reset(seed)`` such as an ``agents.Agent``, or
+  a callable ``f(game) -> action``. Agents are reseeded from
   the episode's generator at every ``reset``, so a seeded episode is reproducible (a plain
   callable keeps whatever randomness it has). Spec strings keep the env picklable, which
   ``SubprocVecEnv`` needs.
@@ -106,7 +108,7 @@ names a colonist *slot*, which v0 does not show. The v0 observation is the first
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import gymnasium
@@ -128,38 +130,13 @@ from .env_common import (
 from .errors import IllegalActionError, ResetNeededError
 from .game import Game
 from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, observation_bounds, observe
+from .opponents import Opponent, resolve
 from .rewards import ILLEGAL_REWARD, Rewarder
 
-OpponentSpec = Any  # str | agents.Agent | Callable[[Game], int]
+OpponentSpec = Any  # str | opponents.Opponent | Callable[[Game], int]
 
 #: seeds drawn for games and opponents are below this bound
 SEED_BOUND = 2**63 - 1
-
-
-class _CallableOpponent:
-    """Adapts a plain ``f(game) -> action`` to the agent interface (``act`` and ``reset``)."""
-
-    def __init__(self, func: Callable[[Game], int]) -> None:
-        self.func = func
-
-    def reset(self, seed: int | None = None) -> None:
-        """A plain callable has no seed to set."""
-
-    def act(self, game: Game) -> int:
-        return int(self.func(game))
-
-
-def resolve_opponent(spec: OpponentSpec) -> Any:
-    """An object with ``act(game)`` and ``reset(seed)`` from a spec string, an Agent or a callable."""
-    import agents  # the agent registry lives beside the package (imported lazily: it may pull torch)
-
-    if isinstance(spec, str):
-        return agents.from_spec(spec)
-    if isinstance(spec, agents.Agent):
-        return spec
-    if callable(spec):
-        return _CallableOpponent(spec)
-    raise TypeError(f"an opponent is a spec string, an agents.Agent or a callable f(game) -> action; got {spec!r}")
 
 
 class SingleAgentEnv(gymnasium.Env, EzPickle):
@@ -226,12 +203,12 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         raise ValueError(f"seat must be 'random' or an int in 0..{num_players - 1}; got {seat!r}")
 
     @staticmethod
-    def _build_opponents(opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int) -> list[Any]:
+    def _build_opponents(opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int) -> list[Opponent]:
         if isinstance(opponents, str) or callable(opponents) or not isinstance(opponents, Sequence):
-            return [resolve_opponent(opponents) for _ in range(num_players - 1)]
+            return [resolve(opponents) for _ in range(num_players - 1)]
         if len(opponents) != num_players - 1:
             raise ValueError(f"give one opponent or {num_players - 1} (one per other seat); got {len(opponents)}")
-        return [resolve_opponent(spec) for spec in opponents]
+        return [resolve(spec) for spec in opponents]
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:

@@ -51,7 +51,7 @@ version that added it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
@@ -75,7 +75,7 @@ from .cards import (
     START_HAND_COUNTS,
     STOREHOUSE_SLOTS,
 )
-from .errors import ArgumentTypeError
+from .errors import ArgumentTypeError, integer_argument, short_repr
 from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
 from .rules import njit
@@ -128,8 +128,17 @@ from .state import (
 )
 from .state_check import as_state_array, check_state
 
-if TYPE_CHECKING:
-    from .game import Game
+
+class Observable(Protocol):
+    """What an observation reads of a game: its state array and its map (a :class:`~concordia_env.Game` is one).
+
+    A protocol, not an import of ``Game``: ``game.py`` builds on this module, and the
+    package graph has no cycles (``tests/test_layering.py``).
+    """
+
+    state: np.ndarray
+    map: Map
+
 
 MIN_PLAYERS = 2
 NUM_MAPS = len(MAP_NAMES)
@@ -512,10 +521,17 @@ def scores_batch_into(states, m, out):
 
 
 # --------------------------------------------------------------------------- Python API
-def observe(game: Game, player: int, version: int = OBSERVATION_VERSION) -> np.ndarray:
-    """``player``'s observation of ``game`` (float32, length ``OBS_SIZES[version]``)."""
+def observe(game: Observable, player: int, version: int = OBSERVATION_VERSION) -> np.ndarray:
+    """``player``'s observation of ``game`` (float32, length ``OBS_SIZES[version]``).
+
+    ``player`` must be an integer seat of the game (``ArgumentTypeError`` / ``ValueError``
+    otherwise): the compiled code would read past the player arrays.
+    """
     out = np.empty(OBS_SIZES[check_observation_version(version)], dtype=np.float32)
-    fill_observation(game.state, game.map.tables, int(player), out)
+    seat = integer_argument(player, "player")
+    if not 0 <= seat < game.state[NUM_PLAYERS]:
+        raise ValueError(f"player must be in 0..{game.state[NUM_PLAYERS] - 1}, got {short_repr(player)}")
+    fill_observation(game.state, game.map.tables, seat, out)
     return out
 
 
@@ -569,9 +585,9 @@ def _map_of_tables(tables: np.ndarray) -> Map:
     raise ValueError("tables must be the tables of a map (maps.load(name).tables)")
 
 
-def player_scores(game: Game) -> np.ndarray:
+def player_scores(game: Observable) -> np.ndarray:
     """Total VP per player as if the game ended now (int64): ``Game.scores``, ``rules.scoring.score_totals``."""
-    out = np.zeros(game.num_players, dtype=np.int64)
+    out = np.zeros(int(game.state[NUM_PLAYERS]), dtype=np.int64)
     score_totals(game.state, game.map.tables, out)
     return out
 

@@ -8,7 +8,13 @@ lazy import that dodges a cycle is seen too. Rules:
 * ``concordia_env/rules`` imports only the static tables (cards, maps, state, actions,
   layout), never ``Game`` or an environment;
 * nothing outside ``concordia_env/rules`` imports a private module of it (``rules._jit``):
-  ``njit`` is public as ``concordia_env.rules.njit``.
+  ``njit`` is public as ``concordia_env.rules.njit``;
+* no two modules import each other, directly or through others, by any import at all
+  (``game`` builds on ``position_codec`` and ``observation``; ``position`` on ``game``;
+  ``benchmarks.tournament`` on ``benchmarks.report``).
+
+The environments reach the agents only through names: ``SingleAgentEnv(opponents="heuristic")``
+asks :mod:`concordia_env.opponents`, which finds ``agents.from_spec`` by its entry point.
 """
 
 from __future__ import annotations
@@ -29,9 +35,6 @@ ALLOWED = {
 }
 #: the static tables the rules are compiled against
 RULES_MAY_IMPORT = {"cards", "maps", "state", "actions", "layout", "data", "rules"}
-#: edges that break the rules above and belong to another helper of issue 11 (item 5); each
-#: must still exist, so the entry is removed together with the edge
-KNOWN_EXCEPTIONS = {("concordia_env/gym_env.py", "agents")}
 
 
 def module_name(path: Path) -> str:
@@ -72,9 +75,7 @@ def test_packages_import_only_lower_layers(package: str) -> None:
             top = name.split(".")[0]
             if top in PACKAGES and top != package and top not in ALLOWED[package]:
                 found.add((rel, top))
-    assert found - KNOWN_EXCEPTIONS == set(), "imports against the layering"
-    stale = {e for e in KNOWN_EXCEPTIONS if e[0].startswith(package + "/")} - found
-    assert not stale, f"fixed, so remove from KNOWN_EXCEPTIONS: {stale}"
+    assert found == set(), "imports against the layering"
 
 
 def test_rules_import_only_the_static_tables() -> None:
@@ -94,3 +95,69 @@ def test_no_private_rules_module_is_imported_from_outside() -> None:
                 parts = name.split(".")
                 if parts[:2] == ["concordia_env", "rules"] and len(parts) > 2:
                     assert not parts[2].startswith("_"), f"{path.relative_to(ROOT)} imports {name}"
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports anywhere (inside functions and ``TYPE_CHECKING`` too).
+
+    ``from package import name`` points at the submodule ``package.name`` when there is one,
+    else at ``package``; a module's own parent packages are left out (Python imports them
+    first whatever the module says, so they are no dependency of its code).
+    """
+    paths = {module_name(path): path for package in PACKAGES for path in sources(package)}
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        edges = set()
+        for name in imports_of(path):
+            parts = name.split(".")
+            target = next((".".join(parts[:k]) for k in range(len(parts), 0, -1) if ".".join(parts[:k]) in paths), None)
+            if target is not None and target != module and not module.startswith(target + "."):
+                edges.add(target)
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_module_graph_has_no_cycles() -> None:
+    graph = module_graph()
+    assert "concordia_env.position_codec" in graph["concordia_env.game"]  # the graph sees real edges
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
