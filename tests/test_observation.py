@@ -275,3 +275,19 @@ def test_bad_observation_versions_are_refused() -> None:
     with pytest.raises(TypeError, match="observation_version"):
         O.check_observation_version(True)
     assert O.check_observation_version(np.int64(0)) == 0
+
+
+def test_observe_refuses_a_seat_the_game_does_not_have() -> None:
+    """The compiled observation would read past the player arrays: the seat is checked first."""
+    from concordia_env.errors import ArgumentTypeError
+
+    game = Game.new("italia", 3, seed=0)
+    for bad in (3, -1, 2**40):
+        with pytest.raises(ValueError, match=r"player must be in 0\.\.2"):
+            O.observe(game, bad)
+        with pytest.raises(ValueError, match=r"player must be in 0\.\.2"):
+            game.observation(bad)
+    for bad in (1.0, True, "1", None):
+        with pytest.raises(ArgumentTypeError, match="player must be an integer"):
+            O.observe(game, bad)
+    assert np.array_equal(O.observe(game, np.int64(2)), game.observation(2))

@@ -211,6 +211,19 @@ def test_to_json_is_valid_json_with_the_required_keys() -> None:
     assert json.loads(to_json(game, indent=4)) == d
 
 
+def test_game_methods_and_module_functions_are_one_format() -> None:
+    """``Game.to_dict/from_dict/to_json/from_json`` and :mod:`concordia_env.position` give the same results."""
+    game = _reach("italia", 2, 8, lambda g: g.decision_count >= 30)
+    assert game.to_dict() == to_dict(game) and game.to_json() == to_json(game)
+    assert Game.from_dict(game.to_dict()) == game == from_json(game.to_json(indent=None))
+    for bad in (None, [1], {"format": FORMAT}, {**game.to_dict(), "num_players": 9}):
+        with pytest.raises(PositionError):
+            Game.from_dict(bad)
+    for bad in (5, "{", b"\xff", "[]"):
+        with pytest.raises(PositionError):
+            Game.from_json(bad)
+
+
 def test_to_json_writes_names_not_numbers() -> None:
     game = _reach("imperium", 3, 5, lambda g: g.phase == PHASE_MERCATOR)
     d = to_dict(game)
