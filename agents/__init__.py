@@ -106,11 +106,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec is a string such as 'mcts:200', got {spec!r}")
-    name, colon, rest = spec.strip().partition(":")
-    if not name:
-        raise ValueError(f"agent spec {spec!r} has no agent name")
+    name, rest = opponents.split_spec(spec)
     options: dict[str, Any] = {}
-    if not colon:
+    if rest is None:
         return name, options
     for item in _split_options(rest):
         key, eq, value = item.partition("=")

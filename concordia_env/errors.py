@@ -96,3 +96,15 @@ def integer_argument(value: object, what: str) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ArgumentTypeError(f"{what} must be an integer, got {short_repr(value)}")
     return int(value)
+
+
+def seat_argument(value: object, num_players: int, what: str = "player") -> int:
+    """``value`` as a seat of a ``num_players`` game: :func:`integer_argument`, then ``0 <= seat < num_players``.
+
+    The compiled rules index the player arrays with a seat unchecked, so every public entry
+    point that takes one checks it here first (``ValueError`` for a seat the game lacks).
+    """
+    seat = integer_argument(value, what)
+    if not 0 <= seat < num_players:
+        raise ValueError(f"{what} must be in 0..{num_players - 1}, got {short_repr(seat)}")
+    return seat

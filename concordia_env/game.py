@@ -25,7 +25,7 @@ from .cards import (
     NUM_KINDS,
 )
 from .describe import describe, explain_illegal
-from .errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
+from .errors import ArgumentTypeError, IllegalActionError, integer_argument, seat_argument, short_repr
 from .maps import Map, load
 from .observation import observe
 from .position_codec import parse_position, position_text, read_position, write_position
@@ -568,10 +568,7 @@ class Game:
     # ------------------------------------------------------------------ misc
     def _check_player(self, player: int) -> int:
         """``player`` as a Python int seat; ArgumentTypeError or ValueError if it is not one."""
-        p = integer_argument(player, "player")
-        if not 0 <= p < self.num_players:
-            raise ValueError(f"player must be in 0..{self.num_players - 1}, got {short_repr(p)}")
-        return p
+        return seat_argument(player, self.num_players)
 
     def _check_place(self, place: int) -> int:
         """``place`` as a Python int place id of this map; ArgumentTypeError or ValueError if it is not one."""

@@ -75,7 +75,7 @@ from .cards import (
     START_HAND_COUNTS,
     STOREHOUSE_SLOTS,
 )
-from .errors import ArgumentTypeError, integer_argument, short_repr
+from .errors import ArgumentTypeError, seat_argument
 from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
 from .rules import njit
@@ -528,10 +528,7 @@ def observe(game: Observable, player: int, version: int = OBSERVATION_VERSION) -
     otherwise): the compiled code would read past the player arrays.
     """
     out = np.empty(OBS_SIZES[check_observation_version(version)], dtype=np.float32)
-    seat = integer_argument(player, "player")
-    if not 0 <= seat < game.state[NUM_PLAYERS]:
-        raise ValueError(f"player must be in 0..{game.state[NUM_PLAYERS] - 1}, got {short_repr(player)}")
-    fill_observation(game.state, game.map.tables, seat, out)
+    fill_observation(game.state, game.map.tables, seat_argument(player, int(game.state[NUM_PLAYERS])), out)
     return out
 
 

@@ -98,13 +98,23 @@ def builder_for(name: str) -> Builder:
     raise ValueError(f"unknown agent {name!r} in an opponent spec; known agents: {known}")
 
 
+def split_spec(spec: str) -> tuple[str, str | None]:
+    """Name and options text: ``"mcts:200"`` -> ``("mcts", "200")``, ``"random"`` -> ``("random", None)``.
+
+    The one place a spec's name is read (``agents.parse_spec`` reads the options on from
+    here); ``ValueError`` if the name is empty.
+    """
+    name, colon, rest = spec.strip().partition(":")
+    if not name:
+        raise ValueError(f"agent spec {spec!r} has no agent name")
+    return name, rest if colon else None
+
+
 def from_spec(spec: str) -> Opponent:
     """The opponent a spec string names (``"mcts:time_per_move=1.0"``), built by its name's builder."""
     if not isinstance(spec, str):
         raise TypeError(f"an agent spec is a string such as 'mcts:200', got {short_repr(spec)}")
-    name = spec.strip().partition(":")[0].strip()
-    if not name:
-        raise ValueError(f"agent spec {spec!r} has no agent name")
+    name, _ = split_spec(spec)
     opponent = builder_for(name)(spec)
     if not isinstance(opponent, Opponent):
         raise TypeError(f"the builder of {name!r} returned {short_repr(opponent)}: no act(game) and reset(seed)")
