@@ -520,7 +520,9 @@ def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
             dst.insert(data.draw(st.integers(0, len(dst)), label="at"), card)
     elif edit in ("money", "goods") and isinstance(d.get("players"), list) and d["players"]:
         player = d["players"][data.draw(st.integers(0, len(d["players"]) - 1), label="player")]
-        if edit == "money":  # any amount up to the bound
+        if not isinstance(player, dict):  # an earlier edit put another value in the list
+            pass
+        elif edit == "money":  # any amount up to the bound
             player["money"] = data.draw(st.one_of(st.integers(0, 60), st.integers(0, MAX_MONEY)), label="money")
         else:  # goods that fit the storehouse: the free slots are what the player had plus the colonists out
             free = 12 - (6 - len(player["colonists"])) if isinstance(player.get("colonists"), list) else 12
