@@ -64,6 +64,7 @@ def warm_up() -> None:
                 assert from_json(game.to_json()) == game
             game.observation(game.current_player)
             game.score_breakdown(game.current_player)
+            _ask_rule_queries(game)
             game.step(int(rng.choice(game.legal_actions())))
             if rng.random() < 0.02:  # every illegal action explained: the explanations query the rules too
                 for a in range(NUM_ACTIONS):
@@ -84,6 +85,19 @@ def warm_up() -> None:
     gym.step(int(np.flatnonzero(gym.action_masks())[0]))
     for campaign in CAMPAIGNS:  # whatever ordinary path the campaigns take, they take it here first
         _run(campaign, EXAMPLES // 2)
+
+
+def _ask_rule_queries(game: Game) -> None:
+    """Every rule query of ``Game`` once, so that none compiles for the first time during the fuzz run
+    (which of them ran earlier in the same test worker must not decide the outcome)."""
+    p = max(game.current_player, 0)
+    game.free_slots(p), game.colonists_on_board(p), game.architect_steps(p)
+    game.house_price(0), game.house_prices(), game.can_afford_house(p, 0)
+    game.path_distance(0, 0), game.places_next_to(0), game.reachable_places(p), game.reachable_places(p, 2)
+    game.prefect_production(0), game.cash_bonus(), game.trades_left, game.tribune_money(p), game.colonist_tax(p)
+    game.slot_cost(0)
+    with contextlib.suppress(ValueError):  # an empty slot, or one whose 'any' good needs naming
+        game.display_price(0), game.buy_cost(0)
 
 
 def _run(name: str, examples: int) -> None:
