@@ -22,6 +22,8 @@ import numpy as np
 
 from concordia_env import NUM_ACTIONS, Game
 
+from .options import seed_option, strict_option
+
 #: set to 1 to make every agent built without ``strict=`` strict
 STRICT_ENV = "CONCORDIA_STRICT_AGENTS"
 #: the seed stream of agents is kept apart from the setup seed by this domain tag
@@ -53,15 +55,16 @@ class Agent(ABC):
     name: str = "agent"
 
     def __init__(self, seed: int | None = None, strict: bool | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed_option(seed, agent=self.name))
+        strict = strict_option(strict, agent=self.name)
         #: raise IllegalPlanError on an illegal plan instead of falling back (see the module docstring)
-        self.strict = strict_by_default() if strict is None else bool(strict)
+        self.strict = strict_by_default() if strict is None else strict
         #: illegal plans replaced by the first legal action so far (always 0 in strict mode)
         self.fallbacks = 0
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game; reseed the agent's randomness."""
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed_option(seed, agent=self.name))
 
     @abstractmethod
     def act(self, game: Game) -> int:

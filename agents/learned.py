@@ -36,15 +36,19 @@ from pathlib import Path
 import numpy as np
 
 from concordia_env import Game
+from concordia_env.errors import ArgumentTypeError, short_repr
 
 from ._evaluation import remaining_fraction
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, afterstate_features, candidates
 from .base import Agent
 from .heuristic import HeuristicAgent, TurnOption, TurnPlan
 from .mcts import MCTSAgent, first_actions
+from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
 #: the models shipped in the package, by the player count they were trained for
 SHIPPED_MODELS = {2: "learned-italia-2p.npz", 4: "learned-imperium-4p.npz"}
+#: the highest sampling temperature (scores are margins of order 1: far beyond any useful value)
+MAX_TEMPERATURE = 1e3
 #: the model of the 2-player game, the README's main example
 DEFAULT_MODEL = SHIPPED_MODELS[2]
 
@@ -82,25 +86,29 @@ class LearnedAgent(Agent):
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
+        agent = self.name
         if model is not None and path is not None:
             raise ValueError("give either a model or a path, not both")
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {temperature}")
-        if not 0.0 <= epsilon <= 1.0:
-            raise ValueError(f"epsilon must be in 0..1, got {epsilon}")
+        if path is not None and not isinstance(path, (str, Path)):
+            raise ArgumentTypeError(f"learned option 'path' must be a file path, got {short_repr(path)}")
+        if model is not None and not isinstance(model, AfterstateModel):
+            raise ArgumentTypeError(f"learned option 'model' must be an AfterstateModel, got {short_repr(model)}")
         #: the one model to play with (``path`` or ``model``); None: the shipped one per player count
         self.path = Path(path) if path is not None else None
         self.model = model if model is not None else AfterstateModel.load(self.path) if self.path is not None else None
-        self.temperature = float(temperature)
-        self.epsilon = float(epsilon)
-        self.record = record
-        if simulations < 0:
-            raise ValueError(f"simulations must be >= 0, got {simulations}")
-        self.simulations = int(simulations)
+        self.temperature = float_option(temperature, "temperature", 0.0, MAX_TEMPERATURE, agent=agent)
+        self.epsilon = float_option(epsilon, "epsilon", 0.0, 1.0, agent=agent)
+        self.record = bool_option(record, "record", agent=agent)
+        simulations = int_option(simulations, "simulations", 0, MAX_SIMULATIONS, agent=agent)
+        if time_per_move is not None:
+            time_per_move = float_option(
+                time_per_move, "time_per_move", 0.0, MAX_TIME_PER_MOVE, agent=agent, low_open=True
+            )
+        self.simulations = simulations
         self.time_per_move = time_per_move
         self._search: ModelGuidedSearch | None = None
         if simulations > 0 or time_per_move is not None:
-            if record or temperature > 0:
+            if self.record or self.temperature > 0:
                 raise ValueError("record and temperature apply to the search-free agent (simulations=0)")
             self._search = ModelGuidedSearch(
                 self.model_for,

@@ -59,6 +59,7 @@ from . import _fast_rollout as fast
 from ._evaluation import Evaluator
 from .base import Agent
 from .heuristic import HeuristicAgent, TurnOption, TurnPlan
+from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, choice_option, float_option, int_option
 
 ROLLOUTS = ("none", "heuristic", "random")
 EVALUATIONS = ("heuristic", "score")
@@ -69,6 +70,12 @@ ROLLOUT_TEMPERATURE = 0.5
 UNLIMITED_TURNS = 1_000_000
 #: the first estimate of a child counts as this many visits
 PRIOR_VISITS = 1
+#: limits of the options (agents.options has the budget limits): far beyond any useful value, so
+#: that a typo cannot build an agent whose every move takes hours or whose values mean nothing
+MAX_EXPLORATION = 100.0
+MAX_ROLLOUT_ROUNDS = 1_000
+MAX_VALUE_SCALE = 1e6
+MAX_DETERMINIZATIONS = 1_000
 
 
 class Node:
@@ -122,18 +129,19 @@ class MCTSAgent(Agent):
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
-        if rollout not in ROLLOUTS:
-            raise ValueError(f"rollout must be one of {ROLLOUTS}, got {rollout!r}")
-        if evaluation not in EVALUATIONS:
-            raise ValueError(f"evaluation must be one of {EVALUATIONS}, got {evaluation!r}")
-        if simulations < 1:
-            raise ValueError(f"simulations must be at least 1, got {simulations}")
-        if time_per_move is not None and time_per_move <= 0:
-            raise ValueError(f"time_per_move must be positive, got {time_per_move}")
-        if rollout_rounds is not None and rollout_rounds < 1:
-            raise ValueError(f"rollout_rounds must be at least 1 (or None: to the end), got {rollout_rounds}")
-        if determinizations < 1:
-            raise ValueError(f"determinizations must be at least 1, got {determinizations}")
+        agent = self.name
+        simulations = int_option(simulations, "simulations", 1, MAX_SIMULATIONS, agent=agent)
+        if time_per_move is not None:
+            time_per_move = float_option(
+                time_per_move, "time_per_move", 0.0, MAX_TIME_PER_MOVE, agent=agent, low_open=True
+            )
+        exploration = float_option(exploration, "exploration", 0.0, MAX_EXPLORATION, agent=agent)
+        rollout = choice_option(rollout, "rollout", ROLLOUTS, agent=agent)
+        if rollout_rounds is not None:
+            rollout_rounds = int_option(rollout_rounds, "rollout_rounds", 1, MAX_ROLLOUT_ROUNDS, agent=agent)
+        evaluation = choice_option(evaluation, "evaluation", EVALUATIONS, agent=agent)
+        value_scale = float_option(value_scale, "value_scale", 0.0, MAX_VALUE_SCALE, agent=agent, low_open=True)
+        determinizations = int_option(determinizations, "determinizations", 1, MAX_DETERMINIZATIONS, agent=agent)
         self.simulations = simulations
         self.time_per_move = time_per_move
         self.exploration = exploration

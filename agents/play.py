@@ -17,8 +17,10 @@ from concordia_env import Game
 from concordia_env import actions as A
 from concordia_env.cards import CARD_ID, GOODS
 from concordia_env.describe import location_text, path_text
+from concordia_env.errors import integer_argument, short_repr
 from concordia_env.maps import PATH_KINDS
 from concordia_env.render import render_text
+from concordia_env.state import MAX_PLAYERS
 
 from . import from_spec
 from .base import Agent, agent_seed
@@ -168,7 +170,16 @@ class Session:
 
 
 def new_session(map_name: str, players: int, opponents: Sequence[str], human_seat: int, seed: int) -> Session:
-    """Seat the person and the agents; agents are seeded as in a tournament game with this seed."""
+    """Seat the person and the agents; agents are seeded as in a tournament game with this seed.
+
+    Every count is range-checked before anything is built: ``players`` in 1..MAX_PLAYERS
+    (the map says which of those it takes), the seat within it, one opponent spec or one
+    per opponent.
+    """
+    players = integer_argument(players, "players")
+    if not 1 <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be in 1..{MAX_PLAYERS} (the map decides which), got {short_repr(players)}")
+    human_seat = integer_argument(human_seat, "seat")
     if not 0 <= human_seat < players:
         raise ValueError(f"--seat must be in 0..{players - 1}")
     if len(opponents) == 1:
@@ -178,9 +189,9 @@ def new_session(map_name: str, players: int, opponents: Sequence[str], human_sea
     seats = list(opponents)
     seats.insert(human_seat, HUMAN)
     game = Game.new(map_name, players, seed)
-    players: dict[int, Agent] = {}
+    seated: dict[int, Agent] = {}
     for seat, spec in enumerate(seats):
         if seat != human_seat:
-            players[seat] = from_spec(spec)
-            players[seat].reset(agent_seed(seed, seat))
-    return Session(game, seats, human_seat, players, seed)
+            seated[seat] = from_spec(spec)
+            seated[seat].reset(agent_seed(seed, seat))
+    return Session(game, seats, human_seat, seated, seed)

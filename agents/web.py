@@ -28,10 +28,37 @@ GET    ``/api/games/{id}/replay``   -                               the HTML rep
 
 ``step`` is the number of decisions taken so far, as the view said: a request made for
 another step (a second tab, a double click) is stale and refused with 409. Statuses: 400
-a malformed body or bad options, 404 an unknown game, 409 a stale step / not your decision
-/ not an agent's decision / the game is over, 413 a body over 64 KiB, 422 an illegal action,
-429 too many games. Every refusal's message is short (it names the bad value, it does not
-repeat it), and no request body makes the server answer 500.
+a malformed body or bad options, 403 a cross-site request, 404 an unknown game, 409 a stale
+step / not your decision / not an agent's decision / the game is over, 413 a body over 64 KiB,
+415 a body that is not ``application/json``, 421 a ``Host`` other than this server's, 422 an
+illegal action, 429 too many games (see the threat model below). Every refusal's message
+is short (it names the bad value, it does not repeat it), and no request body makes the
+server answer 500.
+
+Threat model
+------------
+The server is a local app for the person at this machine, and it trusts nothing that
+comes over the network, because any web page the person visits can make their browser
+send requests to ``127.0.0.1`` (cross-site requests), and a page on a hostile domain can
+rebind that domain to ``127.0.0.1`` to read the answers (DNS rebinding). So:
+
+* it binds to ``127.0.0.1`` only, and answers only requests whose ``Host`` names that
+  address (``127.0.0.1``, ``localhost`` or ``[::1]``, any port): a rebound domain gets 421;
+* a request that carries an ``Origin`` other than this server's (or ``Sec-Fetch-Site:
+  cross-site``) is refused with 403, and every ``POST`` body must be ``application/json``
+  (415 otherwise): a cross-site page cannot send JSON without a CORS preflight, which the
+  server never grants;
+* agent specs from a request name a known agent (:data:`WEB_OPTIONS`) with only the
+  options listed there, each range-checked (budgets capped at :data:`WEB_MAX_SIMULATIONS`
+  simulations and :data:`WEB_MAX_TIME_PER_MOVE` seconds): no file paths and no weights,
+  so a request never opens a file nor unpickles anything; the shipped models are chosen by
+  player count. A spec given on the command line (``--vs policy:my.zip``) is the user's
+  own and may be asked for again by its exact text;
+* every number is range-checked before anything is allocated or built, a body is read
+  only up to 64 KiB, and the games held are capped (:data:`MAX_GAMES`): a finished game
+  untouched for :data:`FINISHED_TTL` seconds, or any game untouched for :data:`IDLE_TTL`
+  seconds, is dropped to make room, and when the cap is reached the least recently used
+  finished game goes first.
 
 A view is ``{id, step, map, players, seats, human, to_move, waiting_for, frame, context,
 choices, history, over, result}`` (plus ``meta``, the board and frame layout, when asked
@@ -46,16 +73,20 @@ import json
 import secrets
 import sys
 import threading
+import time
 import uuid
 import webbrowser
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -65,19 +96,64 @@ from concordia_env import actions as A
 from concordia_env.errors import short_repr
 from concordia_env.maps import MAP_NAMES
 from concordia_env.render.style import PLAYER_COLORS
+from concordia_env.state import MAX_PLAYERS
 from concordia_env.web import asset, record_replay
 from concordia_env.web.board import board_data
 from concordia_env.web.frames import StringTable, frame, frame_layout
 from concordia_env.web.replay import fill_template, script_json, static_names
 
 from . import names as agent_names
+from . import parse_spec
+from .mcts import EVALUATIONS, ROLLOUTS
+from .options import choice_option, float_option, int_option
 from .play import HUMAN, MAX_SEED, SHOW_ALL_LIMIT, SMALL_GROUP, Session, group_choices, new_session
 
 DEFAULT_PORT = 8765
+#: the address the server is bound to (what ``Host`` must name, see the threat model)
+LOCAL_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 #: games kept in memory at once; creating one more is refused (429) rather than dropping a game
 MAX_GAMES = 200
 #: the largest request body read (a move or new-game body is a few dozen bytes); larger ones get 413
 MAX_BODY_BYTES = 64 * 1024
+#: the host names the server answers to: it binds to 127.0.0.1 only (see the threat model)
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+#: seconds after which an untouched finished game, or any untouched game, is dropped
+FINISHED_TTL = 10 * 60
+IDLE_TTL = 60 * 60
+#: the budgets a request may ask of a searching agent
+WEB_MAX_SIMULATIONS = 2_000
+WEB_MAX_TIME_PER_MOVE = 10.0
+#: the longest agent spec and map name a request may send
+MAX_SPEC_LENGTH = 200
+
+
+def _mcts_options(agent: str) -> dict[str, Callable[[Any], Any]]:
+    """The search options a request may set, each with its range (budgets capped for the web)."""
+    return {
+        "simulations": lambda v: int_option(
+            v, "simulations", 0 if agent == "learned" else 1, WEB_MAX_SIMULATIONS, agent=agent
+        ),
+        "time_per_move": lambda v: float_option(
+            v, "time_per_move", 0.0, WEB_MAX_TIME_PER_MOVE, agent=agent, low_open=True
+        ),
+    }
+
+
+#: the agents a request may ask for, and the options it may set on each (option -> check of its value)
+WEB_OPTIONS: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "random": {},
+    "heuristic": {},
+    "learned": _mcts_options("learned"),
+    "mcts": {
+        **_mcts_options("mcts"),
+        "exploration": lambda v: float_option(v, "exploration", 0.0, 10.0, agent="mcts"),
+        "determinizations": lambda v: int_option(v, "determinizations", 1, 16, agent="mcts"),
+        "rollout": lambda v: choice_option(v, "rollout", ROLLOUTS, agent="mcts"),
+        "rollout_rounds": lambda v: int_option(v, "rollout_rounds", 1, 10, agent="mcts"),
+        "evaluation": lambda v: choice_option(v, "evaluation", EVALUATIONS, agent="mcts"),
+        "value_scale": lambda v: float_option(v, "value_scale", 0.0, 1000.0, agent="mcts", low_open=True),
+    },
+}
 
 
 class RequestError(Exception):
@@ -110,6 +186,8 @@ class Room:
     lock: threading.Lock = field(default_factory=threading.Lock)
     history: list[dict[str, Any]] = field(default_factory=list)
     strings: StringTable = field(default_factory=StringTable)
+    #: when a request last asked for this game (the server's clock), for dropping idle games
+    touched: float = 0.0
 
     def __post_init__(self) -> None:
         self.layout = frame_layout(self.session.game)
@@ -237,57 +315,122 @@ def _result(game: Game) -> dict[str, Any]:
 # ---------------------------------------------------------------------- the server
 class GameServer:
     """The open games, by id. Each request on a game holds that game's lock, so requests on
-    one game are taken one at a time and requests on different games do not wait for each other."""
+    one game are taken one at a time and requests on different games do not wait for each other.
 
-    def __init__(self, defaults: GameOptions, max_games: int = MAX_GAMES) -> None:
+    ``trusted_specs`` are the agent specs the user gave on the command line: a request may ask
+    for those by their exact text; any other spec must pass :func:`checked_spec`.
+    """
+
+    def __init__(
+        self,
+        defaults: GameOptions,
+        max_games: int = MAX_GAMES,
+        *,
+        trusted_specs: Collection[str] = (),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.defaults = defaults
         self.max_games = max_games
+        self.trusted_specs = frozenset(trusted_specs) | frozenset(defaults.vs)
+        self.clock = clock
         self.rooms: OrderedDict[str, Room] = OrderedDict()
         self._lock = threading.Lock()
 
     def create(self, body: dict[str, Any]) -> Room:
-        options = _options(body, self.defaults)
+        options = _options(body, self.defaults, self.trusted_specs)
+        with self._lock:
+            self._evict()
         self._check_room_left()
         seed = secrets.randbelow(MAX_SEED) if options.seed is None else options.seed
         try:
             session = new_session(options.map, options.players, list(options.vs), options.seat, seed)
         except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
             raise RequestError(400, f"cannot start that game: {str(exc)[:300]}") from None
-        room = Room(uuid.uuid4().hex[:12], session, options)
+        room = Room(uuid.uuid4().hex[:12], session, options, touched=self.clock())
         with self._lock:
+            self._evict()
             self._check_room_left()  # again: another request may have taken the last place meanwhile
             self.rooms[room.id] = room
         return room
 
+    def _evict(self) -> None:
+        """Drop games nobody asked for lately (see the threat model); at the cap, the stalest finished one."""
+        now = self.clock()
+        for game_id, room in list(self.rooms.items()):
+            idle = now - room.touched
+            if idle >= IDLE_TTL or (room.game.is_over() and idle >= FINISHED_TTL):
+                del self.rooms[game_id]
+        finished = [room for room in self.rooms.values() if room.game.is_over()]
+        if len(self.rooms) >= self.max_games and finished:
+            del self.rooms[min(finished, key=lambda room: room.touched).id]
+
     def _check_room_left(self) -> None:
         if len(self.rooms) >= self.max_games:
-            raise RequestError(429, f"{self.max_games} games are open on this server; restart it to start more")
+            raise RequestError(
+                429,
+                f"{self.max_games} games are open on this server; finish one, or wait until an idle one is dropped",
+            )
 
     def room(self, game_id: str) -> Room:
         room = self.rooms.get(game_id)
         if room is None:
             raise RequestError(404, f"no game {short_repr(game_id)} on this server")
+        room.touched = self.clock()
         return room
+
+
+def checked_spec(spec: str, trusted: Collection[str] = ()) -> str:
+    """``spec`` if a request may ask for it: one of the user's own (``trusted``) or a known agent
+    with only the options of :data:`WEB_OPTIONS`, each in range. Otherwise a 400 naming why."""
+    if spec in trusted:
+        return spec
+    if len(spec) > MAX_SPEC_LENGTH:
+        raise RequestError(400, f"an agent spec is at most {MAX_SPEC_LENGTH} characters")
+    try:
+        name, options = parse_spec(spec)
+    except ValueError as exc:
+        raise RequestError(400, str(exc)[:300]) from None
+    if name not in agent_names():
+        raise RequestError(400, f"unknown agent {short_repr(name)}; known agents: {', '.join(sorted(WEB_OPTIONS))}")
+    allowed = WEB_OPTIONS.get(name)
+    if allowed is None:
+        raise RequestError(
+            400, f"agent {name!r} is not offered by the web app (it reads files); it offers {sorted(WEB_OPTIONS)}"
+        )
+    for key, value in options.items():
+        if key not in allowed:
+            raise RequestError(
+                400, f"the web app does not take option {short_repr(key)} of {name!r}; it takes {sorted(allowed)}"
+            )
+        try:
+            allowed[key](value)
+        except (TypeError, ValueError) as exc:
+            raise RequestError(400, str(exc)[:300]) from None
+    return spec
 
 
 _OPTION_KEYS = {"map", "players", "vs", "seat", "seed"}
 
 
-def _options(body: dict[str, Any], defaults: GameOptions) -> GameOptions:
-    """The options of a new game from a request body, each checked for its type (the rules check the rest)."""
+def _options(body: dict[str, Any], defaults: GameOptions, trusted: Collection[str] = ()) -> GameOptions:
+    """The options of a new game from a request body, each checked for its type and size before
+    anything is built (the rules check the rest)."""
     unknown = set(body) - _OPTION_KEYS
     if unknown:
         raise RequestError(
             400, f"unknown option(s) {short_repr(sorted(unknown))}; a new game takes {sorted(_OPTION_KEYS)}"
         )
     map_name = body.get("map", defaults.map)
-    if not isinstance(map_name, str):
+    if not isinstance(map_name, str) or len(map_name) > MAX_SPEC_LENGTH:
         raise RequestError(400, f"'map' must be a map name, got {short_repr(map_name)}")
     vs = body.get("vs", defaults.vs)
     if isinstance(vs, str):
         vs = [vs]
     if not isinstance(vs, (list, tuple)) or not vs or not all(isinstance(v, str) and v for v in vs):
         raise RequestError(400, f"'vs' must be an agent spec or a list of them, got {short_repr(vs)}")
+    if len(vs) > MAX_PLAYERS - 1:
+        raise RequestError(400, f"'vs' names at most {MAX_PLAYERS - 1} opponents, got {len(vs)}")
+    vs = [checked_spec(v, trusted) for v in vs]
     seed = body.get("seed", defaults.seed)
     if seed is not None:
         seed = _integer(body, "seed", seed)
@@ -335,9 +478,69 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any]:
     return data
 
 
-def create_app(defaults: GameOptions | None = None, *, max_games: int = MAX_GAMES) -> Starlette:
-    """The web app (an ASGI application): the page and the JSON API above."""
-    server = GameServer(defaults or GameOptions(), max_games)
+def request_refusal(method: str, headers: Headers, hosts: Collection[str] = LOCAL_HOSTS) -> tuple[int, str] | None:
+    """Why a request must be refused before it is read (status, reason), or None (see the threat model).
+
+    ``Host`` must name this machine's loopback address (421 otherwise: a DNS-rebound name), an
+    ``Origin`` must be this server's own (403: a cross-site page), and a ``POST`` body must be
+    ``application/json`` (415: what a cross-site form or ``no-cors`` fetch sends is not).
+    """
+    host = headers.get("host", "")
+    try:
+        here = urlsplit("//" + host)
+        host_name, host_port = here.hostname, here.port
+    except ValueError:
+        host_name = host_port = None
+    if host_name not in hosts:
+        return 421, f"this server answers only requests for {', '.join(sorted(hosts))}, not Host {short_repr(host)}"
+    origin = headers.get("origin")
+    if origin is not None:
+        try:
+            there = urlsplit(origin)
+            same = there.scheme == "http" and there.hostname in hosts and there.port == host_port
+        except ValueError:
+            same = False
+        if not same:
+            return 403, f"cross-origin requests are refused (Origin {short_repr(origin)})"
+    if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return 403, "cross-site requests are refused (Sec-Fetch-Site)"
+    if method == "POST":
+        media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != "application/json":
+            return 415, f"a request body must be application/json, got {short_repr(media_type or 'none')}"
+    return None
+
+
+class LocalOnly:
+    """ASGI middleware: every HTTP request passes :func:`request_refusal` before the app sees it."""
+
+    def __init__(self, app: Any, hosts: Collection[str] = LOCAL_HOSTS) -> None:
+        self.app = app
+        self.hosts = frozenset(hosts)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            refusal = request_refusal(scope["method"], Headers(scope=scope), self.hosts)
+            if refusal is not None:
+                status, reason = refusal
+                await JSONResponse({"error": reason}, status_code=status)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(
+    defaults: GameOptions | None = None,
+    *,
+    max_games: int = MAX_GAMES,
+    trusted_specs: Collection[str] = (),
+    clock: Callable[[], float] = time.monotonic,
+) -> Starlette:
+    """The web app (an ASGI application): the page and the JSON API above.
+
+    ``defaults`` are the command line's options (its ``vs`` specs are trusted, see
+    :class:`GameServer`); ``clock`` is what idle games are timed by (tests pass their own).
+    """
+    server = GameServer(defaults or GameOptions(), max_games, trusted_specs=trusted_specs, clock=clock)
 
     async def page(request: Request) -> HTMLResponse:
         return HTMLResponse(_page_html(server.defaults))
@@ -387,6 +590,7 @@ def create_app(defaults: GameOptions | None = None, *, max_games: int = MAX_GAME
             Route("/api/games/{game_id}/replay", replay),
         ],
         exception_handlers={RequestError: refused, HTTPException: http_error},
+        middleware=[Middleware(LocalOnly)],
     )
     app.state.server = server
     return app
@@ -442,14 +646,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-browser", action="store_true", help="only print the address")
     args = parser.parse_args(argv)
     defaults = GameOptions(args.map, args.players, tuple(args.vs), args.seat, args.seed)
-    try:  # refuse a bad command line before serving anything
-        _options({}, defaults)
+    try:  # refuse a bad command line before serving anything (its own specs are trusted)
+        _options({}, defaults, defaults.vs)
         new_session(args.map, args.players, args.vs, args.seat, 0 if args.seed is None else args.seed)
     except (RequestError, ValueError) as exc:
         parser.error(str(exc))
     import uvicorn
 
-    url = f"http://127.0.0.1:{args.port}/"
+    url = f"http://127.0.0.1:{args.port}/"  # bound to the loopback address only (see the threat model)
     print(f"Concordia: {url}  (Ctrl+C stops the server)")
     if not args.no_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()

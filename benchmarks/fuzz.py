@@ -1115,10 +1115,10 @@ def check_web(data: st.DataObject) -> None:
     """Campaign ``web``: the web app's JSON API with odd bodies, options, steps and actions."""
     from starlette.testclient import TestClient
 
-    from agents.web import MAX_BODY_BYTES, create_app
+    from agents.web import LOCAL_URL, MAX_BODY_BYTES, create_app
 
     app = create_app(max_games=3)
-    with TestClient(app) as client:
+    with TestClient(app, base_url=LOCAL_URL) as client:
         body = data.draw(_web_options(), label="new game")
         r = _post(client, "/api/games", _seeded(body))
         _check_web_answer(r, ok=201)
@@ -1149,7 +1149,11 @@ def check_web(data: st.DataObject) -> None:
                 r = client.get("/api/games/" + urllib.parse.quote(game_id, safe=""))
             elif call == "body":
                 raw = data.draw(_web_bodies(MAX_BODY_BYTES), label="raw body")
-                r = client.post(path + data.draw(st.sampled_from(("/act", "/advance"))), content=raw)
+                r = client.post(
+                    path + data.draw(st.sampled_from(("/act", "/advance"))),
+                    content=raw,
+                    headers={"content-type": "application/json"},
+                )
             else:
                 r = _post(client, "/api/games", _seeded(data.draw(_web_options(), label="options")))
             _check_web_answer(r, ok=201 if call == "new" else 200)

@@ -15,6 +15,8 @@ from concordia_env.errors import SHORT_REPR_LIMIT, ArgumentTypeError
 
 #: the longest message a refusal below may carry
 MESSAGE_LIMIT = 300
+#: what the web app takes a body as (anything else is refused with 415 before it is read)
+JSON = {"content-type": "application/json"}
 ODD_ACTIONS = [1.5, None, "3", -1, NUM_ACTIONS, 2**63, -(2**63) - 1, True, np.float64(2.0), [1], np.array([1, 2])]
 
 
@@ -160,9 +162,9 @@ def client():
     pytest.importorskip("starlette", reason="the web extra is not installed")
     from starlette.testclient import TestClient
 
-    from agents.web import create_app
+    from agents.web import LOCAL_URL, create_app
 
-    with TestClient(create_app()) as c:
+    with TestClient(create_app(), base_url=LOCAL_URL) as c:
         yield c
 
 
@@ -187,7 +189,7 @@ def test_web_bad_bodies_get_short_refusals_never_500(client, body: bytes, status
     ).json()
     game = client.app.state.server.room(view["id"]).game
     before = game.state.copy()
-    response = client.post(f"/api/games/{view['id']}/act", content=body)
+    response = client.post(f"/api/games/{view['id']}/act", content=body, headers=JSON)
     error = response.json()["error"]
     assert response.status_code == status and words in error, (response.status_code, error[:200])
     assert len(error) <= MESSAGE_LIMIT and np.array_equal(game.state, before)

@@ -124,13 +124,15 @@ def test_web_app_uses_the_parser() -> None:
     pytest.importorskip("starlette")
     import warnings
 
-    from agents.web import GameOptions, create_app
+    from agents.web import LOCAL_URL, GameOptions, create_app
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*httpx2.*")
         from starlette.testclient import TestClient
 
-    with TestClient(create_app(GameOptions(map="italia", players=2, vs=("random",), seat=0, seed=7))) as client:
+    with TestClient(
+        create_app(GameOptions(map="italia", players=2, vs=("random",), seat=0, seed=7)), base_url=LOCAL_URL
+    ) as client:
         response = client.post("/api/games", json={"vs": FAST_MCTS})
         assert response.status_code == 201, response.text
         (room,) = client.app.state.server.rooms.values()

@@ -107,3 +107,63 @@ def test_pettingzoo_adapter_plays_a_policy_from_observations_alone(model_path):
             taken += 1
         env.step(action)
     assert taken >= 200 and env.unwrapped.game.decision_count == taken
+
+
+def test_a_hostile_model_file_is_refused_without_running_its_pickle(model_path, tmp_path):
+    """A saved model whose JSON holds a pickle that runs a command: refused, and the command never runs."""
+    import base64
+    import json
+    import os
+    import pickle
+    import zipfile
+
+    from agents.policy import UnsafeModelError
+
+    marker = tmp_path / "the-pickle-ran"
+
+    class RunsCommand:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    hostile = tmp_path / "hostile.zip"
+    with zipfile.ZipFile(model_path) as original, zipfile.ZipFile(hostile, "w") as out:
+        for name in original.namelist():
+            content = original.read(name)
+            if name == "data":
+                data = json.loads(content)
+                data["policy_kwargs"] = {":serialized:": base64.b64encode(pickle.dumps(RunsCommand())).decode()}
+                content = json.dumps(data).encode()
+            out.writestr(name, content)
+    with pytest.raises(UnsafeModelError, match=r"(posix|os|nt)\.system"):
+        agents.make("policy", path=hostile)
+    assert not marker.exists()
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not a saved MaskablePPO model"):
+        agents.make("policy", path=junk)
+
+
+def test_a_model_with_torch_activation_classes_loads_safely(tmp_path):
+    """What training/selfplay.py saves (policy_kwargs with an activation class) loads without MaskablePPO.load."""
+    import torch.nn as nn
+    from sb3_contrib import MaskablePPO
+
+    kwargs = {"net_arch": {"pi": [16], "vf": [16]}, "activation_fn": nn.Tanh, "ortho_init": False}
+    model = MaskablePPO("MlpPolicy", TinyEnv(), n_steps=16, batch_size=16, seed=0, device="cpu", policy_kwargs=kwargs)
+    model.save(tmp_path / "tanh.zip")
+    agent = agents.make("policy", path=tmp_path / "tanh.zip")
+    assert isinstance(agent.policy.mlp_extractor.policy_net[1], nn.Tanh)
+    game = Game.new("italia", 2, seed=0)
+    obs, mask = game.observation(game.current_player), game.legal_mask()
+    assert np.allclose(agent.action_probabilities(obs, mask), _probabilities(model.policy, obs, mask))
+    trusted = agents.make("policy", path=tmp_path / "tanh.zip", trusted=True)
+    assert np.allclose(trusted.action_probabilities(obs, mask), agent.action_probabilities(obs, mask))
+
+
+def _probabilities(policy, obs, mask):
+    import torch
+
+    tensor, _ = policy.obs_to_tensor(np.asarray(obs, dtype=np.float32))
+    with torch.no_grad():
+        probs = policy.get_distribution(tensor, action_masks=mask[None, :]).distribution.probs[0].numpy()
+    return np.where(mask, probs, 0.0) / np.where(mask, probs, 0.0).sum()

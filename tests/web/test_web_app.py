@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.play import group_choices
-from agents.web import GameOptions, create_app, main
+from agents.web import LOCAL_URL, GameOptions, create_app, main
 from concordia_env import Game
 
 with warnings.catch_warnings():
@@ -23,7 +23,7 @@ OPTIONS = GameOptions(map="italia", players=2, vs=("random",), seat=0, seed=7)
 
 @pytest.fixture
 def client():
-    with TestClient(create_app(OPTIONS)) as c:
+    with TestClient(create_app(OPTIONS), base_url=LOCAL_URL) as c:
         yield c
 
 
@@ -219,7 +219,7 @@ def test_simultaneous_requests_for_one_step_apply_once(client):
 
 
 def test_too_many_games_are_refused_not_dropped():
-    with TestClient(create_app(OPTIONS, max_games=2)) as c:
+    with TestClient(create_app(OPTIONS, max_games=2), base_url=LOCAL_URL) as c:
         first, _ = new_game(c), new_game(c)
         response = c.post("/api/games", json={})
         assert response.status_code == 429 and "2 games" in response.json()["error"]
