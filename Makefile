@@ -30,7 +30,7 @@ $(STAMP_RUN): pyproject.toml
 	touch $(STAMP_RUN)
 
 run: $(STAMP_RUN)
-	$(PY) -m training.afterstate --config training/configs/afterstate_quick.yaml
+	$(VENV)/bin/concordia train afterstate --config afterstate_quick
 
 test: $(STAMP)
 	$(PY) -m ruff check .
@@ -41,7 +41,7 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check .
 
 bench: $(STAMP)
-	$(PY) -m benchmarks.throughput
+	$(VENV)/bin/concordia bench throughput
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,4 +1,16 @@
-"""concordia-env: a rules-exact Concordia engine and RL environments."""
+"""concordia-env: a rules-exact Concordia engine and RL environments.
+
+The parts, each a subpackage (``docs/architecture.md`` has the picture):
+
+* :mod:`concordia_env.engine`: the rules over one state array, and ``Game``;
+* :mod:`concordia_env.strategy`: the compiled strategy core the agents play with;
+* :mod:`concordia_env.envs`: PettingZoo, Gymnasium and batched environments;
+* :mod:`concordia_env.integrations`: OpenSpiel;
+* :mod:`concordia_env.views`: text, pictures and HTML replays;
+* :mod:`concordia_env.agents`: random, heuristic, MCTS, trained policies;
+* :mod:`concordia_env.tools`: what people run (the ``concordia`` command), with
+  :mod:`concordia_env.training` and :mod:`concordia_env.benchmarks` beside it.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +19,22 @@ from typing import Any
 from gymnasium.envs.registration import register as _register_gym_env
 from gymnasium.envs.registration import registry as _gym_registry
 
-from . import maps
-from .actions import NUM_ACTIONS
-from .env_common import MAX_EPISODE_STEPS
-from .errors import IllegalActionError, ResetNeededError
-from .game import Game
+from . import _aliases
+from .engine import maps
+from .engine.actions import NUM_ACTIONS
+from .engine.errors import IllegalActionError, ResetNeededError
+from .engine.game import Game
+from .envs.common import MAX_EPISODE_STEPS
+
+_aliases.install()  # the module names from before the re-cut (concordia_env.game, agents, ...)
 
 #: the environments, imported on first use (PettingZoo takes half a second to import)
 _LAZY = {
-    "env": "pettingzoo_env",
-    "raw_env": "pettingzoo_env",
-    "parallel_env": "pettingzoo_env",
-    "SingleAgentEnv": "gym_env",
-    "VectorGame": "vector",
+    "env": "envs.pettingzoo_env",
+    "raw_env": "envs.pettingzoo_env",
+    "parallel_env": "envs.pettingzoo_env",
+    "SingleAgentEnv": "envs.gym_env",
+    "VectorGame": "envs.vector",
 }
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
@@ -29,7 +44,7 @@ for _env_id, _version in GYM_ENV_IDS.items():
     if _env_id not in _gym_registry:
         _register_gym_env(
             id=_env_id,
-            entry_point="concordia_env.gym_env:SingleAgentEnv",
+            entry_point="concordia_env.envs.gym_env:SingleAgentEnv",
             kwargs={"observation_version": _version},
             max_episode_steps=MAX_EPISODE_STEPS,
         )
@@ -40,6 +55,8 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if f"{__name__}.{name}" in _aliases.ALIASES:  # an old module name (concordia_env.render, ...)
+        return _aliases.attribute(__name__, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -2,7 +2,7 @@
 
 A rules test reads best as "this position, this action, this outcome". These helpers
 make the position part short and readable: start from :meth:`Game.new` and change only
-what the test is about, through the named offsets of :mod:`concordia_env.state` (never a
+what the test is about, through the named offsets of :mod:`concordia_env.engine.state` (never a
 bare number), so a change of the state layout cannot silently break a test.
 
 Everything here writes ``game.state`` in place and returns nothing; names are the ones
@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, IllegalActionError
-from concordia_env import actions as A
-from concordia_env.cards import (
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import (
     CARD_ID,
     COLONISTS_PER_PLAYER,
     DISPLAY_SLOTS,
@@ -34,8 +34,8 @@ from concordia_env.cards import (
     STOREHOUSE_SLOTS,
     card_type,
 )
-from concordia_env.maps import LAND, PATH_KINDS
-from concordia_env.state import (
+from concordia_env.engine.maps import LAND, PATH_KINDS
+from concordia_env.engine.state import (
     BONUS_COIN_SIDE,
     BONUS_GOOD,
     CITY_GOOD,

@@ -7,7 +7,7 @@ import os
 from hypothesis import HealthCheck, settings
 
 # agents built by the tests raise on an illegal plan instead of playing the first legal
-# action (agents.base); set here so that tournament worker processes inherit it too
+# action (concordia_env.agents.base); set here so that tournament worker processes inherit it too
 os.environ["CONCORDIA_STRICT_AGENTS"] = "1"
 
 # compiled rule functions are loaded from numba's on-disk cache after the first run;

@@ -1,6 +1,6 @@
 """Afterstate learning: features, the model file, the learned agent, and tiny training runs.
 
-The training tests run ``python -m training.afterstate``'s pieces on a few games (seconds):
+The training tests run ``python -m concordia_env.training.afterstate``'s pieces on a few games (seconds):
 one whole run through ``main`` (report, model, summary), the same seed giving the same first
 updates, and a run stopped after one iteration and resumed giving exactly the model of an
 uninterrupted run.
@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents
-from agents.afterstate import (
+from concordia_env import Game, agents
+from concordia_env.agents.afterstate import (
     NUM_FEATURES,
     UTILITY_INDEX,
     AfterstateModel,
@@ -23,10 +23,9 @@ from agents.afterstate import (
     candidates,
     rollout_value,
 )
-from agents.heuristic import HeuristicAgent
-from agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
-from concordia_env import Game
-from training.afterstate import AfterstateConfig, AfterstateNet, Run, lambda_returns, main
+from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
+from concordia_env.training.afterstate import AfterstateConfig, AfterstateNet, Run, lambda_returns, main
 
 ROOT = Path(__file__).resolve().parents[1]
 #: a run of a few seconds: 2 iterations of 4 games, tiny network, few rollouts
@@ -75,8 +74,8 @@ def test_candidates_never_show_the_real_stack_order() -> None:
     The determinization depends on the cards left in each deck, never on their order, so the
     afterstates (and the cards that come up on the display in them) cannot reveal the real stack.
     """
-    from concordia_env.cards import CARD_DECK
-    from concordia_env.state import STACK, STACK_SIZE
+    from concordia_env.engine.cards import CARD_DECK
+    from concordia_env.engine.state import STACK, STACK_SIZE
 
     game = Game.new("italia", 2, seed=5)
     for _ in range(40):  # into the game, where purchases refill the display
@@ -161,7 +160,7 @@ def test_shipped_model_plays_legal_moves_at_once() -> None:
 
 
 def test_each_player_count_plays_with_the_shipped_model_made_for_it_or_the_nearest() -> None:
-    from agents.learned import SHIPPED_MODELS, shipped_model_path
+    from concordia_env.agents.learned import SHIPPED_MODELS, shipped_model_path
 
     assert {n: shipped_model_path(n).name for n in (2, 4)} == SHIPPED_MODELS
     assert shipped_model_path(3).name == SHIPPED_MODELS[2]  # a tie goes to the smaller count
@@ -264,10 +263,10 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
 
 def test_learned_agent_in_every_entry_point(tmp_path: Path) -> None:
     """The shipped model plays, with no training, in a tournament, terminal play, SingleAgentEnv and the pool."""
-    from agents.play import new_session
-    from benchmarks.tournament import TournamentConfig, run_tournament
-    from concordia_env.gym_env import SingleAgentEnv
-    from training.pool import POOL_FILE, OpponentPool, PoolOpponent
+    from concordia_env.envs.gym_env import SingleAgentEnv
+    from concordia_env.tools.session import new_session
+    from concordia_env.tools.tournament import TournamentConfig, run_tournament
+    from concordia_env.training.pool import POOL_FILE, OpponentPool, PoolOpponent
 
     result = run_tournament(
         TournamentConfig(agents=("learned", "random"), map="italia", players=2, games=2, seed=0), db=tmp_path / "t.db"

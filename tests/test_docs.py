@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from concordia_env.docgen import DOCS, GENERATED
+from concordia_env.tools.docgen import DOCS, GENERATED
 
 #: the pages whose ``python`` blocks run as written, each block on its own (as a reader copies one)
 RUNNABLE_PAGES = ["environments.md"]
@@ -29,7 +29,9 @@ def test_docs_python_blocks_run(page: str, capsys: pytest.CaptureFixture[str]) -
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_generated_docs_are_current(name: str) -> None:
-    assert (DOCS / name).read_text() == GENERATED[name](), f"run `python -m concordia_env.docgen` to refresh {name}"
+    assert (DOCS / name).read_text() == GENERATED[name](), (
+        f"run `python -m concordia_env.tools.docgen` to refresh {name}"
+    )
 
 
 def test_rule_citations_point_to_sections_of_the_rules_page() -> None:

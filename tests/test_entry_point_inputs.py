@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError, ResetNeededError, parallel_env
-from concordia_env.errors import SHORT_REPR_LIMIT, ArgumentTypeError
+from concordia_env.engine.errors import SHORT_REPR_LIMIT, ArgumentTypeError
 
 #: the longest message a refusal below may carry
 MESSAGE_LIMIT = 300
@@ -23,7 +23,7 @@ ODD_ACTIONS = [1.5, None, "3", -1, NUM_ACTIONS, 2**63, -(2**63) - 1, True, np.fl
 # --------------------------------------------------------------------------- OpenSpiel bridge
 @pytest.fixture(scope="module")
 def osp():
-    return pytest.importorskip("concordia_env.openspiel", reason="OpenSpiel is not installed")
+    return pytest.importorskip("concordia_env.integrations.openspiel", reason="OpenSpiel is not installed")
 
 
 def _played(osp, chance: bool):
@@ -162,7 +162,7 @@ def client():
     pytest.importorskip("starlette", reason="the web extra is not installed")
     from starlette.testclient import TestClient
 
-    from agents.web import LOCAL_URL, create_app
+    from concordia_env.tools.web import LOCAL_URL, create_app
 
     with TestClient(create_app(), base_url=LOCAL_URL) as c:
         yield c

@@ -14,9 +14,10 @@ from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test,
 from pettingzoo.utils.env_logger import EnvLogger
 
 import concordia_env
-from concordia_env import Game, IllegalActionError, ResetNeededError, SingleAgentEnv, maps, raw_env
-from concordia_env import actions as A
-from concordia_env.position import PositionError
+from concordia_env import Game, IllegalActionError, ResetNeededError, SingleAgentEnv, raw_env
+from concordia_env.engine import actions as A
+from concordia_env.engine import maps
+from concordia_env.engine.position import PositionError
 
 #: the smallest player count of each map, so that every map's games stay short
 SMALL = {name: min(maps.load(name).players) for name in maps.MAP_NAMES}
@@ -325,7 +326,7 @@ def test_seat_is_a_place_at_the_table_and_the_seed_draws_the_start_player() -> N
 
 
 def test_play_help_says_seat_is_not_turn_order(capsys: pytest.CaptureFixture[str]) -> None:
-    from benchmarks.play import main as play_main
+    from concordia_env.tools.play import main as play_main
 
     with pytest.raises(SystemExit):
         play_main(["--help"])

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame
-from concordia_env.errors import ArgumentTypeError, short_repr
-from concordia_env.state import (
+from concordia_env.engine.errors import ArgumentTypeError, short_repr
+from concordia_env.engine.state import (
     CURRENT_PLAYER,
     DISPLAY,
     MAP_ID,
@@ -30,7 +30,7 @@ from concordia_env.state import (
     STATE_SIZE,
     player_base,
 )
-from concordia_env.state_check import COUNTER_LIMIT, check_state, field_name
+from concordia_env.engine.state_check import COUNTER_LIMIT, check_state, field_name
 
 
 @pytest.fixture
@@ -285,7 +285,7 @@ def test_vector_refuses_odd_sizes_and_seeds() -> None:
 
 # =========================================================================== observe_batch
 def test_observe_batch_checks_states_seats_and_tables(game: Game) -> None:
-    from concordia_env.observation import observe_batch
+    from concordia_env.engine.observation import observe_batch
 
     states = np.stack([game.state, game.state])
     assert observe_batch(states, game.map.tables, np.array([0, 1])).shape[0] == 2

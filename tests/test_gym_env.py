@@ -10,12 +10,11 @@ import numpy as np
 import pytest
 from builders import add_house, set_city_good, set_goods
 
-import agents
-from concordia_env import Game, IllegalActionError, SingleAgentEnv
-from concordia_env import actions as A
-from concordia_env.cards import K_MERCATOR, K_PREFECT
-from concordia_env.observation import O_OBSERVER_DECIDES, OBS_SIZE, OBS_SIZE_V0, OBS_SIZE_V1
-from concordia_env.state import PHASE_MERCATOR, PHASE_OVERFLOW, PHASE_PLAY_CARD, PHASE_PREFECT
+from concordia_env import Game, IllegalActionError, SingleAgentEnv, agents
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_MERCATOR, K_PREFECT
+from concordia_env.engine.observation import O_OBSERVER_DECIDES, OBS_SIZE, OBS_SIZE_V0, OBS_SIZE_V1
+from concordia_env.engine.state import PHASE_MERCATOR, PHASE_OVERFLOW, PHASE_PLAY_CARD, PHASE_PREFECT
 
 
 def play_episode(env: SingleAgentEnv, seed: int, rng: np.random.Generator) -> tuple[float, dict, int]:
@@ -168,7 +167,7 @@ def test_learner_chooses_overflow_during_an_opponents_turn() -> None:
 
 
 def test_render_modes() -> None:
-    from concordia_env.render import render_text
+    from concordia_env.views.render import render_text
 
     env = SingleAgentEnv(render_mode="ansi", seed=0)
     env.reset()

@@ -1,20 +1,27 @@
-"""The package graph is a DAG: data → rules → Game/envs → agents → benchmarks / training.
+"""The package's parts form a DAG, and so do its modules.
+
+The parts, lowest first (``docs/architecture.md``)::
+
+    engine  <-  strategy  <-  envs  <-  agents  <-  tools  <-  training, benchmarks
+       ^                       |
+       +---- views  <----------+        integrations (OpenSpiel): engine, envs, views
 
 Imports are read from the source (every ``import``, also the ones inside functions), so a
 lazy import that dodges a cycle is seen too. Rules:
 
-* ``concordia_env`` imports none of ``agents``, ``benchmarks``, ``training``;
-* ``agents`` imports neither ``benchmarks`` nor ``training``; ``benchmarks`` not ``training``;
-* ``concordia_env/rules`` imports only the static tables (cards, maps, state, actions,
-  layout), never ``Game`` or an environment;
-* nothing outside ``concordia_env/rules`` imports a private module of it (``rules._jit``):
-  ``njit`` is public as ``concordia_env.rules.njit``;
+* each part imports only the parts below it (:data:`ALLOWED`);
+* ``engine/rules`` imports only the static tables (cards, maps, state, actions, layout),
+  never ``Game`` or an environment;
+* nothing outside ``engine/rules`` imports a private module of it (``rules._jit``): ``njit``
+  is public as ``concordia_env.engine.rules.njit``;
 * no two modules import each other, directly or through others, by any import at all
   (``game`` builds on ``position_codec`` and ``observation``; ``position`` on ``game``;
-  ``benchmarks.tournament`` on ``benchmarks.report``).
+  ``tools.tournament`` on ``tools.report``).
 
 The environments reach the agents only through names: ``SingleAgentEnv(opponents="heuristic")``
-asks :mod:`concordia_env.opponents`, which finds ``agents.from_spec`` by its entry point.
+asks :mod:`concordia_env.envs.opponents`, which finds ``concordia_env.agents.from_spec`` by its
+entry point. The ``concordia`` command (``tools/cli.py``) names the training and benchmark
+scripts in a table of module names, as entry points do, and imports none of them.
 """
 
 from __future__ import annotations
@@ -25,14 +32,20 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("concordia_env", "agents", "benchmarks", "training")
-#: what each package may import (besides itself and third-party modules)
+PACKAGE = ROOT / "concordia_env"
+#: what each part may import besides itself and third-party modules
 ALLOWED = {
-    "concordia_env": set(),
-    "agents": {"concordia_env"},
-    "benchmarks": {"concordia_env", "agents"},
-    "training": {"concordia_env", "agents", "benchmarks"},
+    "engine": set(),
+    "strategy": {"engine"},
+    "views": {"engine"},
+    "envs": {"engine", "strategy", "views"},
+    "integrations": {"engine", "envs", "views"},
+    "agents": {"engine", "strategy", "envs", "views"},
+    "tools": {"engine", "strategy", "envs", "views", "integrations", "agents"},
+    "training": {"engine", "strategy", "envs", "views", "agents", "tools"},
+    "benchmarks": {"engine", "strategy", "envs", "views", "integrations", "agents", "tools", "training"},
 }
+PARTS = tuple(ALLOWED)
 #: the static tables the rules are compiled against
 RULES_MAY_IMPORT = {"cards", "maps", "state", "actions", "layout", "data", "rules"}
 
@@ -62,39 +75,54 @@ def imports_of(path: Path) -> set[str]:
     return out
 
 
-def sources(package: str) -> list[Path]:
-    return sorted((ROOT / package).rglob("*.py"))
+def sources(folder: str) -> list[Path]:
+    return sorted((ROOT / folder).rglob("*.py"))
 
 
-@pytest.mark.parametrize("package", PACKAGES)
-def test_packages_import_only_lower_layers(package: str) -> None:
+def part_of(name: str) -> str | None:
+    """The part a module name belongs to (``concordia_env.engine.game`` -> ``engine``), if any."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "concordia_env" and len(parts) > 1 and parts[1] in ALLOWED else None
+
+
+def test_the_parts_are_the_package_s_folders() -> None:
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert folders == set(PARTS)
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_parts_import_only_lower_parts(part: str) -> None:
     found = set()
-    for path in sources(package):
-        rel = path.relative_to(ROOT).as_posix()
+    for path in sources(f"concordia_env/{part}"):
         for name in imports_of(path):
-            top = name.split(".")[0]
-            if top in PACKAGES and top != package and top not in ALLOWED[package]:
-                found.add((rel, top))
+            other = part_of(name)
+            if other is not None and other != part and other not in ALLOWED[part]:
+                found.add((path.relative_to(ROOT).as_posix(), other))
     assert found == set(), "imports against the layering"
 
 
+def test_the_package_root_imports_only_the_engine_and_the_envs() -> None:
+    for path in (PACKAGE / "__init__.py", PACKAGE / "_aliases.py"):
+        for name in imports_of(path):
+            assert part_of(name) in (None, "engine", "envs"), f"{path.name} imports {name}"
+
+
 def test_rules_import_only_the_static_tables() -> None:
-    for path in sources("concordia_env/rules"):
+    for path in sources("concordia_env/engine/rules"):
         for name in imports_of(path):
             parts = name.split(".")
-            if parts[0] == "concordia_env" and len(parts) > 1:
-                assert parts[1] in RULES_MAY_IMPORT, f"{path.name} imports {name}"
+            if parts[:2] == ["concordia_env", "engine"] and len(parts) > 2:
+                assert parts[2] in RULES_MAY_IMPORT, f"{path.name} imports {name}"
 
 
 def test_no_private_rules_module_is_imported_from_outside() -> None:
-    for package in PACKAGES:
-        for path in sources(package):
-            if path.is_relative_to(ROOT / "concordia_env" / "rules"):
-                continue
-            for name in imports_of(path):
-                parts = name.split(".")
-                if parts[:2] == ["concordia_env", "rules"] and len(parts) > 2:
-                    assert not parts[2].startswith("_"), f"{path.relative_to(ROOT)} imports {name}"
+    for path in sources("concordia_env"):
+        if path.is_relative_to(PACKAGE / "engine" / "rules"):
+            continue
+        for name in imports_of(path):
+            parts = name.split(".")
+            if parts[:3] == ["concordia_env", "engine", "rules"] and len(parts) > 3:
+                assert not parts[3].startswith("_"), f"{path.relative_to(ROOT)} imports {name}"
 
 
 def module_graph() -> dict[str, set[str]]:
@@ -104,7 +132,7 @@ def module_graph() -> dict[str, set[str]]:
     else at ``package``; a module's own parent packages are left out (Python imports them
     first whatever the module says, so they are no dependency of its code).
     """
-    paths = {module_name(path): path for package in PACKAGES for path in sources(package)}
+    paths = {module_name(path): path for path in sources("concordia_env")}
     graph: dict[str, set[str]] = {}
     for module, path in paths.items():
         edges = set()
@@ -154,7 +182,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_module_graph_has_no_cycles() -> None:
     graph = module_graph()
-    assert "concordia_env.position_codec" in graph["concordia_env.game"]  # the graph sees real edges
+    assert "concordia_env.engine.position_codec" in graph["concordia_env.engine.game"]  # the graph sees real edges
     assert cycles(graph) == []
 
 

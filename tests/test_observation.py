@@ -5,11 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import concordia_env.observation as O
-from concordia_env import Game, maps
-from concordia_env import actions as A
-from concordia_env.cards import CARD_KIND, GODS, NUM_GOODS, NUM_KINDS, NUM_SALE_CARDS, NUM_START_TYPES, STOREHOUSE_SLOTS
-from concordia_env.state import (
+import concordia_env.engine.observation as O
+from concordia_env import Game
+from concordia_env.engine import actions as A
+from concordia_env.engine import maps
+from concordia_env.engine.cards import (
+    CARD_KIND,
+    GODS,
+    NUM_GOODS,
+    NUM_KINDS,
+    NUM_SALE_CARDS,
+    NUM_START_TYPES,
+    STOREHOUSE_SLOTS,
+)
+from concordia_env.engine.state import (
     COLONISTS_PER_PLAYER,
     LOC_STOREHOUSE,
     MAX_CITIES,
@@ -80,8 +89,8 @@ def test_layout_is_contiguous_and_documented() -> None:
 def test_docs_file_is_current() -> None:
     from pathlib import Path
 
-    docs = Path(O.__file__).resolve().parent.parent / "docs" / "observation.md"
-    assert docs.read_text() == O.observation_md(), "run `python -m concordia_env.docgen` to refresh it"
+    docs = Path(O.__file__).resolve().parents[2] / "docs" / "observation.md"
+    assert docs.read_text() == O.observation_md(), "run `python -m concordia_env.tools.docgen` to refresh it"
 
 
 @pytest.mark.parametrize(("map_name", "n"), [("italia", 2), ("imperium", 4), ("aegyptus", 5)])
@@ -279,7 +288,7 @@ def test_bad_observation_versions_are_refused() -> None:
 
 def test_observe_refuses_a_seat_the_game_does_not_have() -> None:
     """The compiled observation would read past the player arrays: the seat is checked first."""
-    from concordia_env.errors import ArgumentTypeError
+    from concordia_env.engine.errors import ArgumentTypeError
 
     game = Game.new("italia", 3, seed=0)
     for bad in (3, -1, 2**40):

@@ -13,12 +13,12 @@ pyspiel = pytest.importorskip("pyspiel")
 
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 
-from agents import make as make_agent  # noqa: E402
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError  # noqa: E402
-from concordia_env import openspiel as cos  # noqa: E402
-from concordia_env.cards import CARD_DECK, CITY_TOKENS, DISPLAY_SLOTS  # noqa: E402
-from concordia_env.observation import OBS_SIZE, OBS_SIZE_V0, observe  # noqa: E402
-from concordia_env.state import DISPLAY, STACK, STACK_SIZE  # noqa: E402
+from concordia_env.agents import make as make_agent  # noqa: E402
+from concordia_env.engine.cards import CARD_DECK, CITY_TOKENS, DISPLAY_SLOTS  # noqa: E402
+from concordia_env.engine.observation import OBS_SIZE, OBS_SIZE_V0, observe  # noqa: E402
+from concordia_env.engine.state import DISPLAY, STACK, STACK_SIZE  # noqa: E402
+from concordia_env.integrations import openspiel as cos  # noqa: E402
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "openspiel.md"
 

@@ -1,7 +1,7 @@
 """How ``SingleAgentEnv`` finds its opponents without importing the agents package.
 
 The environments sit below the agents in the package graph, so spec strings are built by
-the builders registered in :mod:`concordia_env.opponents`: the entry points of the
+the builders registered in :mod:`concordia_env.envs.opponents`: the entry points of the
 installed distribution, and what ``import agents`` registers. These tests pin that the
 two lists agree, that a fresh interpreter builds ``"heuristic"`` through ``gymnasium.make``
 without importing ``agents`` itself, and the errors of every bad input.
@@ -18,11 +18,11 @@ import gymnasium
 import numpy as np
 import pytest
 
-import agents
-from agents.heuristic import HeuristicAgent
-from agents.mcts import MCTSAgent
-from concordia_env import Game, opponents
-from concordia_env.gym_env import SingleAgentEnv
+from concordia_env import Game, agents
+from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.mcts import MCTSAgent
+from concordia_env.envs import opponents
+from concordia_env.envs.gym_env import SingleAgentEnv
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +39,7 @@ def _registries_restored():
 def test_the_entry_points_name_every_agent() -> None:
     listed = {ep.name: ep.value for ep in entry_points(group=opponents.ENTRY_POINT_GROUP)}
     assert sorted(listed) == agents.names(), "pyproject.toml's entry points and agents' registry differ"
-    assert set(listed.values()) == {"agents:from_spec"}
+    assert set(listed.values()) == {"concordia_env.agents:from_spec"}
     assert set(agents.names()) <= set(opponents.names())
 
 
@@ -49,7 +49,7 @@ def test_a_fresh_interpreter_finds_the_agents_through_the_entry_points() -> None
         import sys
         import gymnasium
         import concordia_env
-        assert "agents" not in sys.modules
+        assert "concordia_env.agents" not in sys.modules
         env = gymnasium.make("Concordia-v1", opponents="mcts:time_per_move=0.01,simulations=1", map="italia")
         env.reset(seed=0)
         print(type(env.unwrapped._opponents[0]).__name__, env.unwrapped._opponents[0].time_per_move)
@@ -113,7 +113,7 @@ def test_a_builder_must_return_an_opponent() -> None:
 
 
 def test_agents_register_adds_the_name_to_the_envs() -> None:
-    agents.register("test-random-again", "agents.random_agent:RandomAgent")
+    agents.register("test-random-again", "concordia_env.agents.random_agent:RandomAgent")
     env = SingleAgentEnv(opponents="test-random-again", map="italia")
     env.reset(seed=1)
     env.step(int(np.flatnonzero(env.action_masks())[0]))

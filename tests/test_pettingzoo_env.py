@@ -11,11 +11,11 @@ from builders import add_house, set_city_good, set_goods
 from pettingzoo.test import api_test, seed_test
 from pettingzoo.utils import wrappers
 
-import concordia_env.observation as O
+import concordia_env.engine.observation as O
 from concordia_env import Game, IllegalActionError, env, raw_env
-from concordia_env import actions as A
-from concordia_env.cards import K_PREFECT
-from concordia_env.state import PHASE_OVERFLOW
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_PREFECT
+from concordia_env.engine.state import PHASE_OVERFLOW
 
 
 def play_out(e, rng: np.random.Generator, check=None) -> dict[str, float]:
@@ -207,7 +207,7 @@ def test_illegal_action_penalize_ends_the_game() -> None:
 
 
 def test_render_modes() -> None:
-    from concordia_env.render import render_rgb, render_text
+    from concordia_env.views.render import render_rgb, render_text
 
     e = env(map="italia", num_players=2, render_mode="ansi")
     e.reset(seed=0)

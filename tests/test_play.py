@@ -1,5 +1,5 @@
-"""The terminal game: grouped choices and the session (``agents.play``), input handling and a whole
-game played from piped input (``benchmarks.play``)."""
+"""The terminal game: grouped choices and the session (``concordia_env.tools.session``), input handling and a whole
+game played from piped input (``concordia_env.tools.play``)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-import agents
-from agents.play import (
+from concordia_env import Game, agents
+from concordia_env.tools.play import play
+from concordia_env.tools.session import (
     SHOW_ALL_LIMIT,
     QuitError,
     ask_human,
@@ -20,9 +21,7 @@ from agents.play import (
     new_session,
     numbered,
 )
-from benchmarks.play import play
-from benchmarks.store import Store
-from concordia_env import Game
+from concordia_env.tools.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 #: enough "take the first choice" answers for any 2-player game
@@ -100,7 +99,7 @@ def test_seats_are_filled_from_one_or_several_opponent_specs():
 
 def test_a_whole_game_from_piped_input_is_saved_and_replays(tmp_path):
     db = tmp_path / "play.db"
-    cmd = [sys.executable, "-m", "benchmarks.play", "--map", "italia", "--players", "2", "--vs", "random"]
+    cmd = [sys.executable, "-m", "concordia_env.tools.play", "--map", "italia", "--players", "2", "--vs", "random"]
     cmd += ["--seat", "1", "--seed", "11", "--save", str(db), "--no-color"]
     done = subprocess.run(cmd, cwd=ROOT, input="1\n" * ANSWERS, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
@@ -112,6 +111,6 @@ def test_a_whole_game_from_piped_input_is_saved_and_replays(tmp_path):
     assert record.seats == ["random", "human"] and record.seed == 11
     assert f"saved as game {record.game_id}" in out
 
-    from benchmarks.replay import main as replay_main
+    from concordia_env.tools.replay import main as replay_main
 
     assert replay_main([str(db), str(record.game_id), "--no-color"]) == 0

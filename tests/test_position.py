@@ -1,4 +1,4 @@
-"""The position format (``concordia_env.position``, ``docs/position-format.md``).
+"""The position format (``concordia_env.engine.position``, ``docs/position-format.md``).
 
 * round trips: random moments of random games on all four maps, mid-action states of
   every kind included, and the game-over state;
@@ -20,12 +20,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import agents
-from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_ARCHITECT, K_DIPLOMAT, K_MERCATOR, K_SENATOR
-from concordia_env.position import FORMAT, PositionError, from_dict, from_json, to_dict, to_json
-from concordia_env.state import (
+from concordia_env import Game, agents
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_ARCHITECT, K_DIPLOMAT, K_MERCATOR, K_SENATOR
+from concordia_env.engine.position import FORMAT, PositionError, from_dict, from_json, to_dict, to_json
+from concordia_env.engine.state import (
     ACTION_KIND,
     BUYS_LEFT,
     PHASE_ARCHITECT_BUILD,
@@ -212,7 +211,7 @@ def test_to_json_is_valid_json_with_the_required_keys() -> None:
 
 
 def test_game_methods_and_module_functions_are_one_format() -> None:
-    """``Game.to_dict/from_dict/to_json/from_json`` and :mod:`concordia_env.position` give the same results."""
+    """``Game.to_dict/from_dict/to_json/from_json`` and :mod:`concordia_env.engine.position` give the same results."""
     game = _reach("italia", 2, 8, lambda g: g.decision_count >= 30)
     assert game.to_dict() == to_dict(game) and game.to_json() == to_json(game)
     assert Game.from_dict(game.to_dict()) == game == from_json(game.to_json(indent=None))

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game
-from concordia_env.position import PositionError, from_dict, from_json, to_dict
-from concordia_env.state import (
+from concordia_env.engine.position import PositionError, from_dict, from_json, to_dict
+from concordia_env.engine.state import (
     INCOMING,
     PHASE_BUY_CARDS,
     PHASE_DIPLOMAT,
@@ -30,7 +30,7 @@ from concordia_env.state import (
     PHASE_OVERFLOW,
     PHASE_TRIBUNE_COLONIST,
 )
-from concordia_env.state_check import COUNTER_LIMIT, MAX_DECISIONS, MAX_INCOMING, MAX_MONEY, MAX_TURNS
+from concordia_env.engine.state_check import COUNTER_LIMIT, MAX_DECISIONS, MAX_INCOMING, MAX_MONEY, MAX_TURNS
 from tests.test_position import _reach, _reach_mid_action
 
 TURN_BOUNDARY = Path(__file__).resolve().parent / "positions" / "italia-2p-turn-boundary.json"

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError
-from concordia_env.cards import (
+from concordia_env.engine.cards import (
     CARD_DECK,
     COLONISTS_PER_PLAYER,
     DISPLAY_SLOTS,
@@ -24,7 +24,7 @@ from concordia_env.cards import (
     START_HAND_COUNTS,
     STOREHOUSE_SLOTS,
 )
-from concordia_env.state import (
+from concordia_env.engine.state import (
     CONCORDIA_HOLDER,
     DISPLAY,
     LOC_STOREHOUSE,

@@ -9,20 +9,20 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-import concordia_env.render as render
+import concordia_env.views.render as render
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import BONUS_MARKER_COINS, CARD_ID, GOODS
-from concordia_env.maps import MAP_NAMES
-from concordia_env.render import HumanViewer, render_rgb, render_text, save_png
-from concordia_env.render import viewer as viewer_module
-from concordia_env.render.__main__ import demo_position
-from concordia_env.render.__main__ import main as render_main
-from concordia_env.render.frame import frame_layout
-from concordia_env.render.geometry import board_geometry
-from concordia_env.render.text import TEXT_WIDTH
-from concordia_env.render.view import snapshot
-from concordia_env.state import PHASE_ARCHITECT_MOVE, PHASE_MERCATOR, PHASE_OVERFLOW, PHASE_PREFECT
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import BONUS_MARKER_COINS, CARD_ID, GOODS
+from concordia_env.engine.maps import MAP_NAMES
+from concordia_env.engine.state import PHASE_ARCHITECT_MOVE, PHASE_MERCATOR, PHASE_OVERFLOW, PHASE_PREFECT
+from concordia_env.views.render import HumanViewer, render_rgb, render_text, save_png
+from concordia_env.views.render import viewer as viewer_module
+from concordia_env.views.render.__main__ import demo_position
+from concordia_env.views.render.__main__ import main as render_main
+from concordia_env.views.render.frame import frame_layout
+from concordia_env.views.render.geometry import board_geometry
+from concordia_env.views.render.text import TEXT_WIDTH
+from concordia_env.views.render.view import snapshot
 
 #: a small picture keeps the tests fast; the layout scales with the width
 TEST_WIDTH = 800
@@ -237,7 +237,7 @@ def test_rgb_refuses_a_width_too_small_for_the_text() -> None:
 def test_missing_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes `import matplotlib` fail
     for name in ("board_map", "panel"):
-        monkeypatch.delitem(sys.modules, f"concordia_env.render.{name}", raising=False)
+        monkeypatch.delitem(sys.modules, f"concordia_env.views.render.{name}", raising=False)
         monkeypatch.delattr(render, name, raising=False)
     with pytest.raises(ImportError, match=re.escape("pip install concordia-env[render]")):
         render_rgb(Game.new("italia", 2))
@@ -245,7 +245,7 @@ def test_missing_matplotlib_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> 
 
 # --------------------------------------------------------------------------- snapshot and window
 def test_snapshot_display_prices_add_card_and_slot_costs() -> None:
-    from concordia_env.cards import CARD_COST, SLOT_ANY_COST, SLOT_FIXED_COST
+    from concordia_env.engine.cards import CARD_COST, SLOT_ANY_COST, SLOT_FIXED_COST
 
     game = Game.new("creta", 3, seed=2, display_costs="alternative")
     for sv in snapshot(game).display:

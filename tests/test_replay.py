@@ -1,4 +1,4 @@
-"""``benchmarks.replay``: a stored game replays to its stored result, step by step."""
+"""``concordia_env.tools.replay``: a stored game replays to its stored result, step by step."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from benchmarks import replay as replay_module
-from benchmarks.replay import main
-from benchmarks.store import Store
-from benchmarks.tournament import TournamentConfig, run_tournament
 from concordia_env import Game
+from concordia_env.tools import replay as replay_module
+from concordia_env.tools.replay import main
+from concordia_env.tools.store import Store
+from concordia_env.tools.tournament import TournamentConfig, run_tournament
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +77,9 @@ def test_png_dir_gets_one_picture_per_turn_or_a_clear_note(stored, tmp_path):
     replay_module.replay(records[0], out, until=3, png_dir=tmp_path)
     pngs = sorted(tmp_path.glob("*.png"))
     try:
-        from concordia_env.render import save_png  # noqa: F401
+        from concordia_env.views.render import save_png  # noqa: F401
     except ImportError:
-        assert not pngs and "board pictures need concordia_env.render.save_png" in out.getvalue()
+        assert not pngs and "board pictures need concordia_env.views.render.save_png" in out.getvalue()
     else:
         turns = out.getvalue().count("=== turn ")
         assert [p.name for p in pngs] == ["after_action_0003.png"] + [f"turn_{t:04d}.png" for t in range(turns)]
@@ -87,7 +87,7 @@ def test_png_dir_gets_one_picture_per_turn_or_a_clear_note(stored, tmp_path):
 
 def test_board_text_falls_back_to_a_summary_without_the_renderer(monkeypatch):
     # a None entry in sys.modules makes the import fail, as if the renderer were not there
-    monkeypatch.setitem(sys.modules, "concordia_env.render", None)
+    monkeypatch.setitem(sys.modules, "concordia_env.views.render", None)
     text = replay_module.board_text(Game.new("italia", 2, 0))
     assert text.startswith("(text board unavailable") and "P1:" in text
 

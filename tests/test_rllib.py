@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
-from training import rllib
-from training.policy_net import NumpyActor
+from concordia_env.training import rllib
+from concordia_env.training.policy_net import NumpyActor
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -101,7 +101,7 @@ def _same(a: NumpyActor, b: NumpyActor) -> bool:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds Ray's processes in /proc")
 def test_tiny_run_trains_checkpoints_resumes_and_leaves_no_ray_process(tmp_path: Path) -> None:
-    config = rllib.RLlibConfig.load("training/configs/rllib_tiny.yaml", {"runs_dir": str(tmp_path)})
+    config = rllib.RLlibConfig.load("concordia_env/training/configs/rllib_tiny.yaml", {"runs_dir": str(tmp_path)})
     assert config.illegal_action == "raise", "one unmasked action of any policy would fail the run"
     run = tmp_path / "run"
     summary = rllib.train(config, run)  # starts a local Ray of config.num_cpus and shuts it down
@@ -129,7 +129,8 @@ def test_tiny_run_trains_checkpoints_resumes_and_leaves_no_ray_process(tmp_path:
 @pytest.mark.slow
 def test_sampling_throughput_times_the_steps_it_counts() -> None:
     config = rllib.RLlibConfig.load(
-        "training/configs/rllib_tiny.yaml", {"train_batch_size": 60, "minibatch_size": 30, "opponents": {}}
+        "concordia_env/training/configs/rllib_tiny.yaml",
+        {"train_batch_size": 60, "minibatch_size": 30, "opponents": {}},
     )
     with pytest.raises(ValueError, match="rounds"):
         rllib.sampling_throughput(config, rounds=1)  # refused before Ray starts

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from builders import new_game, play, put_colonist, set_discard, set_goods
 
-from concordia_env import Game, cards
-from concordia_env import actions as A
-from concordia_env.cards import (
+from concordia_env import Game
+from concordia_env.engine import actions as A
+from concordia_env.engine import cards
+from concordia_env.engine.cards import (
     COLONISTS_PER_PLAYER,
     GOODS,
     HOUSE_GOODS_COST,
@@ -27,8 +28,8 @@ from concordia_env.cards import (
     K_TRIBUNE,
     NUM_GOODS,
 )
-from concordia_env.maps import LAND, SEA, UNREACHABLE
-from concordia_env.state import (
+from concordia_env.engine.maps import LAND, SEA, UNREACHABLE
+from concordia_env.engine.state import (
     LOC_STOREHOUSE,
     PATH_LOC_BASE,
     PHASE_ARCHITECT_MOVE,
@@ -60,7 +61,7 @@ def after(game: Game, action: int) -> Game:
 
 # --------------------------------------------------------------------------- constants
 def test_rule_constants_come_from_the_card_data() -> None:
-    data = json.loads(resources.files("concordia_env.data").joinpath("cards.json").read_text())
+    data = json.loads(resources.files("concordia_env.engine.data").joinpath("cards.json").read_text())
     gods = data["god_scoring"]
     assert (
         gods["Jupiter"]["cap"],
@@ -75,7 +76,7 @@ def test_rule_constants_come_from_the_card_data() -> None:
 
 def test_agents_use_the_shared_constants() -> None:
     """The evaluation and the heuristic read caps and VP from the card table, not copies of their own."""
-    from agents import _evaluation, heuristic
+    from concordia_env.agents import _evaluation, heuristic
 
     for module in (_evaluation, heuristic):
         for name in ("CONCORDIA_VP", "JUPITER_CAP", "MERCURIUS_CAP", "MARS_CAP", "MERCATOR_KINDS"):

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from benchmarks.store import SCHEMA_VERSION, GameRecord, Store
+from concordia_env.tools.store import SCHEMA_VERSION, GameRecord, Store
 
 
 def _record(index: int = 0, tournament: str = "t-test") -> GameRecord:

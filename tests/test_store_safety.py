@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import tournament
-from benchmarks.store import Store, StoreError
+from concordia_env.tools import tournament
+from concordia_env.tools.store import Store, StoreError
 from tests.test_store import _record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -161,7 +161,16 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the process table from /proc")
 def test_workers_end_when_the_tournament_process_is_killed(tmp_path):
-    cmd = [sys.executable, "-m", "benchmarks.tournament", "--agents", "mcts:400", "mcts:400", "--map", "italia"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "concordia_env.tools.tournament",
+        "--agents",
+        "mcts:400",
+        "mcts:400",
+        "--map",
+        "italia",
+    ]
     cmd += ["--players", "2", "--games", "8", "--workers", "2", "--db", str(tmp_path / "r.db")]
     cmd += ["--out", str(tmp_path / "out"), "--no-plots"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("tianshou")
 
-from training import tianshou_dqn
+from concordia_env.training import tianshou_dqn
 
 #: 150 env steps in rounds of 10 (one gradient step each), one env each for training and
 #: testing (no numba-compiled VectorReplayBuffer), games cut at 100 decisions

@@ -19,11 +19,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from agents.base import Agent
-from benchmarks import tournament
-from benchmarks.report import summarize, wilson_interval, write_reports
-from benchmarks.store import Store
-from benchmarks.tournament import (
+from concordia_env import Game
+from concordia_env.agents.base import Agent
+from concordia_env.tools import tournament
+from concordia_env.tools.report import summarize, wilson_interval, write_reports
+from concordia_env.tools.store import Store
+from concordia_env.tools.tournament import (
     GameFailedError,
     TournamentConfig,
     game_seed,
@@ -33,7 +34,6 @@ from benchmarks.tournament import (
     seating,
     tasks_for,
 )
-from concordia_env import Game
 
 ROOT = Path(__file__).resolve().parent.parent
 ITALIA_2P = {"agents": ("random", "random"), "map": "italia", "players": 2}
@@ -137,7 +137,7 @@ def test_a_larger_game_count_extends_a_stored_tournament(tmp_path):
 @pytest.mark.slow
 def test_resume_after_sigkill_loses_and_duplicates_nothing(tmp_path):
     games, db = 80, tmp_path / "killed.db"
-    cmd = [sys.executable, "-m", "benchmarks.tournament", "--agents", "random", "random", "--map", "italia"]
+    cmd = [sys.executable, "-m", "concordia_env.tools.tournament", "--agents", "random", "random", "--map", "italia"]
     cmd += ["--players", "2", "--games", str(games), "--db", str(db), "--out", str(tmp_path / "out"), "--no-plots"]
     cmd += ["--workers", "2"]
     # its own session, so the kill takes the worker processes along with the parent
@@ -254,7 +254,7 @@ def test_tasks_carry_everything_a_remote_worker_needs():
 
 
 def test_strength_bars_judge_the_rate_and_the_time_budget():
-    from benchmarks.strength_bars import judge, strength_bars
+    from concordia_env.benchmarks.strength_bars import judge, strength_bars
 
     heuristic_bar, mcts_bar, *learned = strength_bars(games_heuristic=8, games_mcts=4, mcts_spec="mcts:1", seed=0)
     assert Counter(heuristic_bar.config.agents) == {"heuristic": 1, "random": 3}

@@ -1,6 +1,6 @@
 """Self-play training: config, pool, evaluation, and a tiny run that is killed and resumed.
 
-The pipeline test runs ``python -m training.selfplay`` as a subprocess with a tiny network
+The pipeline test runs ``python -m concordia_env.training.selfplay`` as a subprocess with a tiny network
 and rollouts of a few hundred steps, kills it (process group) after its first checkpoint,
 resumes it in-process and checks that the timestep count continues from the checkpoint and
 that the evaluation history and the opponent pool survive; the resumed run's final model
@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from concordia_env import Game
-from training.config import TrainConfig, field_names, overrides_from_args, resolve
-from training.evaluate import eval_seeds, evaluate, wilson_interval
-from training.policy_net import NumpyActor, action_logits, masked_argmax, masked_sample
-from training.pool import POOL_FILE, OpponentPool, PoolOpponent
-from training.selfplay import CHECKPOINT_DIR, STATE_FILE, SUMMARY_FILE, MarginShaping, build_parser, main
+from concordia_env.training.config import TrainConfig, field_names, overrides_from_args, resolve
+from concordia_env.training.evaluate import eval_seeds, evaluate, wilson_interval
+from concordia_env.training.policy_net import NumpyActor, action_logits, masked_argmax, masked_sample
+from concordia_env.training.pool import POOL_FILE, OpponentPool, PoolOpponent
+from concordia_env.training.selfplay import CHECKPOINT_DIR, STATE_FILE, SUMMARY_FILE, MarginShaping, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
-QUICK = ROOT / "training" / "configs" / "quick.yaml"
+QUICK = ROOT / "concordia_env" / "training" / "configs" / "quick.yaml"
 #: how long the killed run may take to write its first checkpoint (slow, shared CI machines)
 FIRST_CHECKPOINT_TIMEOUT_S = 240
 
@@ -64,7 +64,7 @@ def _cli(values: dict) -> list[str]:
 def _small_policy(seed: int = 0):
     from sb3_contrib import MaskablePPO
 
-    from concordia_env.gym_env import SingleAgentEnv
+    from concordia_env.envs.gym_env import SingleAgentEnv
 
     model = MaskablePPO("MlpPolicy", SingleAgentEnv(), policy_kwargs={"net_arch": [16, 16]}, device="cpu", seed=seed)
     return model.policy
@@ -109,7 +109,7 @@ def test_command_line_overrides_parse_as_yaml_and_cover_every_key():
 
 
 def test_imperium4_config_is_four_player_imperium():
-    config = resolve(ROOT / "training" / "configs" / "imperium4.yaml")
+    config = resolve(ROOT / "concordia_env" / "training" / "configs" / "imperium4.yaml")
     assert (config.map, config.num_players) == ("imperium", 4)
 
 
@@ -185,7 +185,7 @@ def test_masked_sampling_never_picks_an_illegal_action():
 @pytest.mark.parametrize("gamma", [1.0, 0.99])
 def test_margin_shaping_is_potential_based(gamma):
     """Discounted over the game, the shaping sums to 0 (the start's potential is what it pays back)."""
-    from concordia_env.gym_env import SingleAgentEnv
+    from concordia_env.envs.gym_env import SingleAgentEnv
 
     base = SingleAgentEnv(opponents="random", reward="win", seed=3)
     env = MarginShaping(base, coef=0.01, gamma=gamma)
@@ -266,7 +266,14 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def resumed_run(tmp_path_factory) -> dict:
     """A tiny run killed after its first checkpoint and resumed to 4 more rollouts."""
     runs = tmp_path_factory.mktemp("runs")
-    cmd = [sys.executable, "-m", "training.selfplay", "--config", str(QUICK), *_cli({**TINY, "runs_dir": str(runs)})]
+    cmd = [
+        sys.executable,
+        "-m",
+        "concordia_env.training.selfplay",
+        "--config",
+        str(QUICK),
+        *_cli({**TINY, "runs_dir": str(runs)}),
+    ]
     proc = subprocess.Popen(
         cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
@@ -344,7 +351,7 @@ def test_trained_policy_never_outputs_an_illegal_action(resumed_run):
 
 
 def test_final_model_plays_through_the_policy_agent(resumed_run):
-    import agents
+    from concordia_env import agents
 
     policy = agents.make("policy", path=resumed_run["dir"] / "final_model.zip")
     for game in _random_positions(10, seed=5):

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, IllegalActionError, VectorGame
-from concordia_env import actions as A
-from concordia_env.observation import OBS_SIZE
-from concordia_env.rewards import Rewarder
+from concordia_env.engine import actions as A
+from concordia_env.engine.observation import OBS_SIZE
+from concordia_env.envs.rewards import Rewarder
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -113,7 +113,7 @@ def test_reset_and_seeds() -> None:
 def test_throughput_benchmark_runs(tmp_path) -> None:
     import json
 
-    from benchmarks import throughput
+    from concordia_env.benchmarks import throughput
 
     out = tmp_path / "throughput.json"
     assert throughput.main(["--seconds", "0.05", "--maps", "creta", "--batch", "8", "--json", str(out)]) == 0
@@ -135,7 +135,7 @@ def test_sample_actions_are_legal_and_reproducible() -> None:
 
 
 def test_sample_rows_is_uniform_over_the_legal_actions() -> None:
-    from concordia_env.rules.engine import sample_rows
+    from concordia_env.engine.rules.engine import sample_rows
 
     mask = np.zeros((1, A.NUM_ACTIONS), dtype=np.bool_)
     legal = np.array([0, 3, 100, 500, A.NUM_ACTIONS - 1])
@@ -156,7 +156,7 @@ def test_sample_rows_is_uniform_over_the_legal_actions() -> None:
 
 
 def test_observation_version_zero_is_the_v0_prefix() -> None:
-    from concordia_env.observation import OBS_SIZE_V0
+    from concordia_env.engine.observation import OBS_SIZE_V0
 
     current = VectorGame(3, map="italia", num_players=2, seed=4)
     old = VectorGame(3, map="italia", num_players=2, seed=4, observation_version=0)

@@ -1,14 +1,13 @@
-"""Training for concordia-env, one script per method (config at the top, the loop in plain sight).
+"""``training`` in a checkout is :mod:`concordia_env.training` (moved there; the old name keeps working).
 
-* ``python -m training.afterstate --config training/configs/afterstate_quick.yaml``: afterstate
-  value iteration, the learner that beats the heuristic (:mod:`training.afterstate`; the
-  ``learned`` agent; ``docs/training.md``).
-* ``python -m training.selfplay --config training/configs/quick.yaml``: MaskablePPO over the flat
-  actions against an opponent pool (:mod:`training.selfplay`).
-* ``python -m training.rllib``: multi-agent PPO on RLlib / Ray (:mod:`training.rllib`).
-
-Shared modules: :mod:`~training.config` (configs and their command line), :mod:`~training.pool`
-(opponent pool), :mod:`~training.evaluate` (evaluation with Wilson intervals),
-:mod:`~training.policy_net` (the flat policy network), :mod:`~training.report` (learning curve
-and report).
+``python -m training.afterstate`` runs ``concordia_env.training.afterstate``; see
+``concordia_env/_aliases.py`` and ``docs/architecture.md``.
 """
+
+from concordia_env import _aliases
+
+_aliases.install()
+
+
+def __getattr__(name: str) -> object:
+    return _aliases.attribute(__name__, name)

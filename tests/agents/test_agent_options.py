@@ -2,17 +2,17 @@
 
 ``mcts:determinizations=2.5`` once built an agent that raised on its first move; now it is
 refused at once with a short message, a ``TypeError``/``ValueError`` like the engine's, and
-no option can make one move take hours (the documented limits of :mod:`agents.options`).
+no option can make one move take hours (the documented limits of :mod:`concordia_env.agents.options`).
 """
 
 from __future__ import annotations
 
 import pytest
 
-import agents
-from agents import options
-from agents.options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE
-from concordia_env.errors import ArgumentTypeError
+from concordia_env import agents
+from concordia_env.agents import options
+from concordia_env.agents.options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE
+from concordia_env.engine.errors import ArgumentTypeError
 
 BAD_SPECS = [
     ("mcts:determinizations=2.5", ArgumentTypeError, "determinizations"),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import agents
-from agents.heuristic import HeuristicAgent
-from agents.mcts import MCTSAgent
+from concordia_env import agents
+from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.mcts import MCTSAgent
 
 
 def test_every_baseline_agent_is_registered():

@@ -13,10 +13,9 @@ import json
 import numpy as np
 import pytest
 
-import agents
-from agents.mcts import MCTSAgent
-from benchmarks import tournament
-from concordia_env import Game
+from concordia_env import Game, agents
+from concordia_env.agents.mcts import MCTSAgent
+from concordia_env.tools import tournament
 
 #: a keyword spec cheap enough to play in tests
 FAST_MCTS = "mcts:time_per_move=0.01,simulations=1"
@@ -77,7 +76,7 @@ def test_tournament_uses_the_parser() -> None:
 
 
 def test_single_agent_env_opponents_use_the_parser() -> None:
-    from concordia_env.gym_env import SingleAgentEnv
+    from concordia_env.envs.gym_env import SingleAgentEnv
 
     env = SingleAgentEnv(opponents=FAST_MCTS, map="italia", num_players=2)
     env.reset(seed=0)
@@ -88,7 +87,7 @@ def test_single_agent_env_opponents_use_the_parser() -> None:
 
 def test_training_pool_uses_the_parser(tmp_path) -> None:
     pytest.importorskip("torch")
-    from training.pool import POOL_FILE, OpponentPool, PoolOpponent
+    from concordia_env.training.pool import POOL_FILE, OpponentPool, PoolOpponent
 
     OpponentPool(tmp_path, {FAST_MCTS: 1.0}, max_snapshots=1).publish()
     assert json.loads((tmp_path / POOL_FILE).read_text())["shares"] == {FAST_MCTS: 1.0}
@@ -103,8 +102,8 @@ def test_training_evaluation_uses_the_parser() -> None:
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from concordia_env.gym_env import SingleAgentEnv
-    from training.evaluate import evaluate
+    from concordia_env.envs.gym_env import SingleAgentEnv
+    from concordia_env.training.evaluate import evaluate
 
     policy = MaskablePPO("MlpPolicy", SingleAgentEnv(), policy_kwargs={"net_arch": [8]}, device="cpu", seed=0).policy
     result = evaluate(policy, FAST_MCTS, 2, map="italia", num_players=2, seed=0, index=0, max_turns=2)
@@ -112,7 +111,7 @@ def test_training_evaluation_uses_the_parser() -> None:
 
 
 def test_terminal_game_uses_the_parser() -> None:
-    from agents.play import new_session
+    from concordia_env.tools.session import new_session
 
     session = new_session("italia", 2, [FAST_MCTS], human_seat=0, seed=0)
     agent = session.agents[1]
@@ -124,7 +123,7 @@ def test_web_app_uses_the_parser() -> None:
     pytest.importorskip("starlette")
     import warnings
 
-    from agents.web import LOCAL_URL, GameOptions, create_app
+    from concordia_env.tools.web import LOCAL_URL, GameOptions, create_app
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*httpx2.*")

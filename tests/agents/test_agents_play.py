@@ -7,9 +7,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-import agents
-from agents.base import Agent
-from concordia_env import Game
+from concordia_env import Game, agents
+from concordia_env.agents.base import Agent
 
 AgentFactory = Callable[[], Agent]
 
@@ -89,7 +88,7 @@ def test_mcts_with_rollouts_finishes_a_game(options):
 
 
 def test_heuristic_beats_random_players():
-    """Not a benchmark (see benchmarks/strength_bars.py), but a heuristic that loses here is broken."""
+    """Not a benchmark (see concordia_env/benchmarks/strength_bars.py), but a heuristic that loses here is broken."""
     for seed in range(2):
         game, _ = play_game([rand, heuristic, rand], "imperium", seed=seed)
         assert game.winner() == 1, game.final_scores()

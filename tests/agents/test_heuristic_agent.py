@@ -17,10 +17,9 @@ from builders import (
     set_turn,
 )
 
-import agents
-from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import BRICK, WINE
+from concordia_env import Game, agents
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import BRICK, WINE
 
 
 def finish_turn(game: Game, agent) -> list[str]:

@@ -18,11 +18,10 @@ from builders import (
     set_turn,
 )
 
-import agents
-from agents.mcts import MCTSAgent, shuffle_stack
-from concordia_env import Game
-from concordia_env.cards import CARD_DECK
-from concordia_env.state import FINAL_TURNS_LEFT, STACK, STACK_SIZE
+from concordia_env import Game, agents
+from concordia_env.agents.mcts import MCTSAgent, shuffle_stack
+from concordia_env.engine.cards import CARD_DECK
+from concordia_env.engine.state import FINAL_TURNS_LEFT, STACK, STACK_SIZE
 
 
 def stack_of(game: Game) -> np.ndarray:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import agents
-from agents.adapter import PettingZooAgent
+from concordia_env import agents
 from concordia_env import env as make_env
+from concordia_env.agents.adapter import PettingZooAgent
 
 
 def test_planning_agents_play_a_pettingzoo_game_given_the_env():

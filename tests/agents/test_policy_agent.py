@@ -6,9 +6,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-import agents
-from agents.adapter import PettingZooAgent
-from concordia_env import NUM_ACTIONS, Game
+from concordia_env import NUM_ACTIONS, Game, agents
+from concordia_env.agents.adapter import PettingZooAgent
 
 pytest.importorskip("sb3_contrib")
 
@@ -117,7 +116,7 @@ def test_a_hostile_model_file_is_refused_without_running_its_pickle(model_path, 
     import pickle
     import zipfile
 
-    from agents.policy import UnsafeModelError
+    from concordia_env.agents.policy import UnsafeModelError
 
     marker = tmp_path / "the-pickle-ran"
 

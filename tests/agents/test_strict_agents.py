@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-import agents
-from agents.base import STRICT_ENV, IllegalPlanError, strict_by_default
-from agents.heuristic import HeuristicAgent, TurnPlan
-from agents.mcts import MCTSAgent
-from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_MERCATOR
+from concordia_env import Game, agents
+from concordia_env.agents.base import STRICT_ENV, IllegalPlanError, strict_by_default
+from concordia_env.agents.heuristic import HeuristicAgent, TurnPlan
+from concordia_env.agents.mcts import MCTSAgent
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_MERCATOR
 
 
 def illegal_action(game: Game) -> int:

@@ -1,7 +1,7 @@
-"""Fuzzing in the test suite (issue 15): every campaign of :mod:`benchmarks.fuzz`, a few seconds each.
+"""Fuzzing in the test suite (issue 15): every campaign of :mod:`tests.fuzz.campaigns`, a few seconds each.
 
 The campaigns themselves (what they draw, what must hold) are documented in
-``benchmarks/fuzz.py``; ``python -m benchmarks.fuzz --hours N`` runs them for longer. Here
+``tests/fuzz/campaigns.py``; ``python -m tests.fuzz.campaigns --hours N`` runs them for longer. Here
 each runs as an ordinary Hypothesis test, so a failure is shrunk, printed and replayed
 first on the next run. ``raw-state`` runs in a child process: a crash of compiled code
 there fails this test instead of ending the test runner.
@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks import fuzz
+from tests.fuzz import campaigns as fuzz
 
 ROOT = Path(__file__).resolve().parents[2]
 #: inputs per campaign in the test suite: all together about a minute on one loaded core
@@ -63,7 +63,7 @@ def test_every_campaign_runs_in_the_test_suite() -> None:
 
 def test_raw_state_campaign_in_a_child_process() -> None:
     """Corrupted state arrays: refused with ValueError or survive every call; a segfault fails here."""
-    cmd = [sys.executable, "-m", "benchmarks.fuzz", "--campaigns", "raw-state"]
+    cmd = [sys.executable, "-m", "tests.fuzz.campaigns", "--campaigns", "raw-state"]
     cmd += ["--examples", str(RAW_STATE_EXAMPLES), "--chunk", str(RAW_STATE_EXAMPLES)]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]

@@ -27,9 +27,9 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_ARCHITECT
-from concordia_env.state import PHASE_ARCHITECT_BUILD, STEPS_LEFT
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_ARCHITECT
+from concordia_env.engine.state import PHASE_ARCHITECT_BUILD, STEPS_LEFT
 
 #: docs/rules.md §4.2: money for a house before the multiplier, and the goods paid
 HOUSE_MONEY = {"brick": 1, "food": 2, "tool": 3, "wine": 4, "cloth": 5}

@@ -20,12 +20,12 @@ import pytest
 from builders import expect_illegal, new_game, play, put_colonist, set_discard
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CARD_KIND, COLONISTS_PER_PLAYER, K_ARCHITECT, K_DIPLOMAT
-from concordia_env.maps import SEA
-from concordia_env.rules.effects import apply_action
-from concordia_env.rules.engine import advance
-from concordia_env.state import (
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CARD_KIND, COLONISTS_PER_PLAYER, K_ARCHITECT, K_DIPLOMAT
+from concordia_env.engine.maps import SEA
+from concordia_env.engine.rules.effects import apply_action
+from concordia_env.engine.rules.engine import advance
+from concordia_env.engine.state import (
     CURRENT_PLAYER,
     FIRST_SEA_SLOT,
     LOC_STOREHOUSE,

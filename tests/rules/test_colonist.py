@@ -19,9 +19,9 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_COLONIST
-from concordia_env.state import PHASE_COLONIST_SETTLE
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_COLONIST
+from concordia_env.engine.state import PHASE_COLONIST_SETTLE
 
 LAND, SEA = 0, 1
 TAX_BASE = 5

@@ -22,9 +22,9 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CARD_ID, K_DIPLOMAT
-from concordia_env.state import (
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CARD_ID, K_DIPLOMAT
+from concordia_env.engine.state import (
     PHASE_ARCHITECT_MOVE,
     PHASE_BUY_CARDS,
     PHASE_DIPLOMAT,

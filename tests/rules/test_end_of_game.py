@@ -21,9 +21,9 @@ from builders import (
 )
 
 from concordia_env import NUM_ACTIONS, Game
-from concordia_env import actions as A
-from concordia_env.cards import K_ARCHITECT, K_CONSUL, K_SENATOR, K_TRIBUNE, TOOL
-from concordia_env.state import PHASE_GAME_OVER
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_ARCHITECT, K_CONSUL, K_SENATOR, K_TRIBUNE, TOOL
+from concordia_env.engine.state import PHASE_GAME_OVER
 
 CONCORDIA_VP = 7
 FOURTEEN_CITIES = (

@@ -12,9 +12,9 @@ from builders import (
     set_turn,
 )
 
-from concordia_env import actions as A
-from concordia_env.cards import CARD_ID, K_ARCHITECT, K_MERCATOR, K_TRIBUNE
-from concordia_env.state import PHASE_PLAY_CARD
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CARD_ID, K_ARCHITECT, K_MERCATOR, K_TRIBUNE
+from concordia_env.engine.state import PHASE_PLAY_CARD
 
 
 def test_the_starting_card_goes_to_the_discard_before_a_bought_one_of_its_kind() -> None:

@@ -25,11 +25,11 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CITY_TOKENS, K_ARCHITECT, K_COLONIST, K_PREFECT, K_TRIBUNE
-from concordia_env.maps import UNREACHABLE
-from concordia_env.rules.legal import distance_to_path
-from concordia_env.state import NILE_MARKER, PATH_LOC_BASE, STEPS_LEFT
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CITY_TOKENS, K_ARCHITECT, K_COLONIST, K_PREFECT, K_TRIBUNE
+from concordia_env.engine.maps import UNREACHABLE
+from concordia_env.engine.rules.legal import distance_to_path
+from concordia_env.engine.state import NILE_MARKER, PATH_LOC_BASE, STEPS_LEFT
 
 MAP = "aegyptus"
 LAND0, SEA0, SEA1 = 0, 3, 4

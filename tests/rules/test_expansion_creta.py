@@ -24,10 +24,10 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CITY_TOKENS, GOOD_INDEX, K_PREFECT, K_SENATOR
-from concordia_env.maps import MAP_NAMES
-from concordia_env.state import BONUS_GOOD, PHASE, PHASE_BONUS_GOOD, PHASE_PLAY_CARD
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CITY_TOKENS, GOOD_INDEX, K_PREFECT, K_SENATOR
+from concordia_env.engine.maps import MAP_NAMES
+from concordia_env.engine.state import BONUS_GOOD, PHASE, PHASE_BONUS_GOOD, PHASE_PLAY_CARD
 
 MAP = "creta"
 GAVDOS = "Gaudos"

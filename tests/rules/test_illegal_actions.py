@@ -23,8 +23,8 @@ from builders import (
 )
 
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError
-from concordia_env import actions as A
-from concordia_env.cards import (
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import (
     FOOD,
     K_ARCHITECT,
     K_COLONIST,
@@ -38,7 +38,7 @@ from concordia_env.cards import (
     TOOL,
     WINE,
 )
-from concordia_env.state import PHASE_PLAY_CARD
+from concordia_env.engine.state import PHASE_PLAY_CARD
 
 
 def start() -> Game:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from builders import new_game, play, put_colonist, set_goods, set_money
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_ARCHITECT, K_TRIBUNE
-from concordia_env.state import INTERMEDIATE_PAID, P_INTERMEDIATE_DONE, P_INTERMEDIATE_VP, player_base
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_ARCHITECT, K_TRIBUNE
+from concordia_env.engine.state import INTERMEDIATE_PAID, P_INTERMEDIATE_DONE, P_INTERMEDIATE_VP, player_base
 
 #: every player at the start: Senator (Vesta) and 2 colonists on the board for the Tribune (Mars 4)
 MARS_AT_START = 4

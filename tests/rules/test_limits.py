@@ -20,8 +20,8 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_ARCHITECT, K_COLONIST, K_TRIBUNE
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_ARCHITECT, K_COLONIST, K_TRIBUNE
 
 MAX_HOUSES = 15
 #: 15 cities away from Roma-Syracusae-Carthago, where the 15th house would go

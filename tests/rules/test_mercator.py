@@ -6,9 +6,9 @@ import pytest
 from builders import expect_illegal, free_slots, goods_of, legal, new_game, play, set_goods, set_hand, set_money
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import BRICK, CLOTH, FOOD, GOODS, K_MERCATOR, K_MERCATOR_BOUGHT, TOOL, WINE
-from concordia_env.state import PHASE_MERCATOR
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import BRICK, CLOTH, FOOD, GOODS, K_MERCATOR, K_MERCATOR_BOUGHT, TOOL, WINE
+from concordia_env.engine.state import PHASE_MERCATOR
 
 #: docs/rules.md §1: the fixed bank price of each good
 PRICE = {BRICK: 3, FOOD: 4, TOOL: 5, WINE: 6, CLOTH: 7}

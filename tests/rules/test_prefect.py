@@ -19,9 +19,9 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_PREFECT
-from concordia_env.state import PHASE_OVERFLOW, PHASE_PLAY_CARD, PHASE_PREFECT
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_PREFECT
+from concordia_env.engine.state import PHASE_OVERFLOW, PHASE_PLAY_CARD, PHASE_PREFECT
 
 #: docs/rules.md §1: coins on a bonus marker's coin side
 MARKER_COINS = {"brick": 2, "food": 2, "tool": 2, "wine": 2, "cloth": 1}

@@ -20,8 +20,8 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import K_SENATOR, K_TRIBUNE
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import K_SENATOR, K_TRIBUNE
 
 GODS = ("Vesta", "Jupiter", "Saturnus", "Mercurius", "Mars", "Minerva")
 MINERVA = {"Mason/I": ("brick", 3), "Farmer/I": ("food", 3), "Smith/I": ("tool", 3)}

@@ -18,9 +18,9 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import BRICK, CARD_ID, CLOTH, FOOD, GOODS, K_CONSUL, K_SENATOR, TOOL, WINE
-from concordia_env.state import PHASE_BUY_CARDS
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import BRICK, CARD_ID, CLOTH, FOOD, GOODS, K_CONSUL, K_SENATOR, TOOL, WINE
+from concordia_env.engine.state import PHASE_BUY_CARDS
 
 #: docs/rules.md §4.6, §4.7 / cards.json: extra cost under each display slot (standard side), "any" = a good of choice
 SLOT_COST = [[], ["any"], ["any"], ["cloth"], ["cloth"], ["any", "cloth"], ["cloth", "cloth"]]

@@ -13,8 +13,8 @@ import pytest
 from builders import colonist_at, free_slots, goods_of, new_game
 
 from concordia_env import Game
-from concordia_env.cards import CARD_DECK, CARD_ID, GOODS
-from concordia_env.state import BONUS_COIN_SIDE, BONUS_GOOD, STACK, STACK_SIZE
+from concordia_env.engine.cards import CARD_DECK, CARD_ID, GOODS
+from concordia_env.engine.state import BONUS_COIN_SIDE, BONUS_GOOD, STACK, STACK_SIZE
 
 #: docs/rules.md §1: city tokens per letter
 TOKENS = {

@@ -16,7 +16,7 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env.cards import K_FARMER, K_MASON, K_SMITH, K_VINTNER, K_WEAVER
+from concordia_env.engine.cards import K_FARMER, K_MASON, K_SMITH, K_VINTNER, K_WEAVER
 
 SPECIALISTS = {
     "Mason/I": (K_MASON, "brick"),

@@ -17,9 +17,9 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CLOTH, FOOD, K_PREFECT, K_VINTNER, TOOL, WINE
-from concordia_env.state import PHASE_OVERFLOW
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CLOTH, FOOD, K_PREFECT, K_VINTNER, TOOL, WINE
+from concordia_env.engine.state import PHASE_OVERFLOW
 
 #: 4 colonists in the storehouse at the start: goods of one player fill 8 slots at most
 GALLIA = {"Burdigala": "food", "Lutetia": "tool", "Massilia": "wine"}

@@ -16,9 +16,9 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import CARD_ID, K_TRIBUNE
-from concordia_env.state import PHASE_PLAY_CARD, PHASE_TRIBUNE_COLONIST
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CARD_ID, K_TRIBUNE
+from concordia_env.engine.state import PHASE_PLAY_CARD, PHASE_TRIBUNE_COLONIST
 
 #: the starting cards besides the Tribune, in the order a test "plays" them
 OTHER_START_CARDS = ["Architect", "Prefect", "Prefect", "Mercator", "Senator", "Diplomat"]

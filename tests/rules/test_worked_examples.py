@@ -35,8 +35,8 @@ from builders import (
 )
 
 from concordia_env import Game
-from concordia_env import actions as A
-from concordia_env.cards import (
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import (
     BRICK,
     CARD_ID,
     FOOD,
@@ -51,7 +51,7 @@ from concordia_env.cards import (
     K_VINTNER,
     WINE,
 )
-from concordia_env.state import PHASE_ARCHITECT_MOVE, STEPS_LEFT
+from concordia_env.engine.state import PHASE_ARCHITECT_MOVE, STEPS_LEFT
 
 RED, BLUE, YELLOW, GREEN = 0, 1, 2, 3
 EMPTY = {"brick": 0, "food": 0, "tool": 0, "wine": 0, "cloth": 0}

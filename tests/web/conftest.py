@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from concordia_env.web.browser import CHROMIUM_ENV, chromium, chromium_path
+from concordia_env.views.html.browser import CHROMIUM_ENV, chromium, chromium_path
 
 #: how long a page may take to do what a test waits for (ms); generous for a loaded 2-core CI machine
 PAGE_TIMEOUT_MS = 30_000

@@ -9,9 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from agents.play import group_choices
-from agents.web import LOCAL_URL, GameOptions, create_app, main
 from concordia_env import Game
+from concordia_env.tools.session import group_choices
+from concordia_env.tools.web import LOCAL_URL, GameOptions, create_app, main
 
 with warnings.catch_warnings():
     # Starlette 1.x notes that its TestClient will move from httpx to httpx2; httpx works

@@ -18,11 +18,11 @@ import numpy as np
 import pytest
 from web_server import ServedApp
 
-from agents.web import GameOptions, create_app
 from concordia_env import Game
-from concordia_env.maps import MAP_NAMES
-from concordia_env.state import LOC_STOREHOUSE
-from concordia_env.web import write_replay
+from concordia_env.engine.maps import MAP_NAMES
+from concordia_env.engine.state import LOC_STOREHOUSE
+from concordia_env.tools.web import GameOptions, create_app
+from concordia_env.views.html import write_replay
 
 pytestmark = pytest.mark.slow
 
@@ -311,7 +311,7 @@ def test_screenshot_command_writes_a_picture_of_decision_k(browser, replays, tmp
     """The command runs in its own process (Playwright's sync API allows one driver per thread)."""
     url, _ = replays["italia"]
     png = tmp_path / "shot.png"
-    command = [sys.executable, "-m", "concordia_env.web.browser", url.removeprefix("file://"), str(png)]
+    command = [sys.executable, "-m", "concordia_env.views.html.browser", url.removeprefix("file://"), str(png)]
     done = subprocess.run([*command, "--step", "20", "--width", "900"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     header = png.read_bytes()[:24]

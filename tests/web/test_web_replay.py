@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.replay import main as replay_main
-from benchmarks.tournament import TournamentConfig, run_tournament
 from concordia_env import Game, IllegalActionError
-from concordia_env.maps import MAP_NAMES
-from concordia_env.web import decode_frames, encode_frames, record_replay, write_replay
-from concordia_env.web.frames import FrameLayout
+from concordia_env.engine.maps import MAP_NAMES
+from concordia_env.tools.replay import main as replay_main
+from concordia_env.tools.tournament import TournamentConfig, run_tournament
+from concordia_env.views.html import decode_frames, encode_frames, record_replay, write_replay
+from concordia_env.views.html.frames import FrameLayout
 
 #: the issue's bound for a 4-player Imperium game
 MAX_REPLAY_BYTES = 2 * 1024 * 1024
@@ -199,7 +199,7 @@ def test_actions_after_the_end_are_refused():
         record_replay(Game.new("italia", 2, 4), [*actions, actions[-1]])
 
 
-# ---------------------------------------------------------------------- benchmarks.replay --html / --play
+# ---------------------------------------------------------------------- concordia_env.tools.replay --html / --play
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory):
     db = tmp_path_factory.mktemp("html") / "games.db"
@@ -242,9 +242,9 @@ def test_play_writes_a_new_game_between_agents(tmp_path, capsys):
 
 # ---------------------------------------------------------------------- training evaluation games
 def test_evaluation_games_can_be_kept_as_replays(tmp_path):
-    from concordia_env.observation import OBS_SIZE
-    from training.evaluate import evaluate
-    from training.policy_net import NumpyActor
+    from concordia_env.engine.observation import OBS_SIZE
+    from concordia_env.training.evaluate import evaluate
+    from concordia_env.training.policy_net import NumpyActor
 
     rng = np.random.default_rng(0)
     actor = NumpyActor([rng.normal(size=(OBS_SIZE, 769)).astype(np.float32)], [np.zeros(769, np.float32)], "relu")

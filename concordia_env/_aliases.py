@@ -1,0 +1,147 @@
+"""The module names from before the package re-cut, kept working as aliases of the new ones.
+
+Until the engine, environments, views, agents and tools became subpackages, their modules
+were flat (``concordia_env.game``, ``concordia_env.rules.facts``, ``concordia_env.render``)
+and the agents, training scripts and benchmarks were top-level packages of a checkout
+(``agents``, ``training``, ``benchmarks``). Code, notebooks and command lines written
+against those names keep working: importing an old name gives the very module object of
+the new one (never a second copy, so classes and registries stay one), and
+``python -m agents.web`` runs ``concordia_env.tools.web``. The wheel ships only
+``concordia_env``; the top-level names live only in a checkout (folders ``agents/``,
+``training/``, ``benchmarks/``), so an installed wheel never claims ``agents`` (the import
+name of another, widely used package). New code uses the new names (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from types import ModuleType
+
+#: old module name -> new module name (a package entry covers its submodules too)
+ALIASES: dict[str, str] = {
+    **{
+        f"concordia_env.{name}": f"concordia_env.engine.{name}"
+        for name in (
+            "actions",
+            "cards",
+            "data",
+            "describe",
+            "errors",
+            "game",
+            "layout",
+            "maps",
+            "observation",
+            "position",
+            "position_codec",
+            "rules",
+            "state",
+            "state_check",
+        )
+    },
+    **{
+        f"concordia_env.{name}": f"concordia_env.envs.{name}"
+        for name in ("gym_env", "opponents", "pettingzoo_env", "rewards", "vector")
+    },
+    "concordia_env.env_common": "concordia_env.envs.common",
+    "concordia_env.openspiel": "concordia_env.integrations.openspiel",
+    "concordia_env.render": "concordia_env.views.render",
+    "concordia_env.web": "concordia_env.views.html",
+    "concordia_env.demo": "concordia_env.tools.demo",
+    "concordia_env.docgen": "concordia_env.tools.docgen",
+    "agents": "concordia_env.agents",
+    "agents.play": "concordia_env.tools.session",
+    "agents.web": "concordia_env.tools.web",
+    "training": "concordia_env.training",
+    "benchmarks": "concordia_env.benchmarks",
+    **{
+        f"benchmarks.{name}": f"concordia_env.tools.{name}"
+        for name in ("play", "replay", "report", "store", "tournament")
+    },
+    # the fuzzing campaigns are test code now, beside the tests (a checkout only)
+    "benchmarks.fuzz": "tests.fuzz.campaigns",
+}
+
+
+#: the top-level old names, which exist only in a checkout, as folders whose ``__init__`` defers to this module
+CHECKOUT_SHELLS = ("agents", "training", "benchmarks")
+
+
+def new_name(old: str) -> str | None:
+    """The current name of a module known by an old one (None: not an old name)."""
+    parts = old.split(".")
+    for k in range(len(parts), 0, -1):
+        head = ".".join(parts[:k])
+        if head in ALIASES:
+            return ".".join([ALIASES[head], *parts[k:]])
+    return None
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Loads an old name as the module of its new name (one module object under both names)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the module of the new name has run already."""
+
+    def get_code(self, fullname: str):  # what ``python -m old.name`` runs
+        spec = importlib.util.find_spec(self.target)
+        return spec.loader.get_code(self.target) if spec is not None and spec.loader is not None else None
+
+    def is_package(self, fullname: str) -> bool:
+        spec = importlib.util.find_spec(self.target)
+        return spec is not None and spec.submodule_search_locations is not None
+
+
+class _AliasFinder(importlib.abc.MetaPathFinder):
+    """Finds old module names first (before the path finder could load a second copy of a file)."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None):
+        if fullname in CHECKOUT_SHELLS:  # the folder's own __init__ answers for the package itself
+            return None
+        new = new_name(fullname)
+        if new is None or new == fullname:
+            return None
+        real = importlib.util.find_spec(new)
+        if real is None:
+            return None
+        spec = importlib.machinery.ModuleSpec(fullname, _AliasLoader(new), origin=real.origin)
+        spec.submodule_search_locations = real.submodule_search_locations
+        return spec
+
+
+def install() -> None:
+    """Put the alias finder first on ``sys.meta_path`` (once)."""
+    if not any(isinstance(finder, _AliasFinder) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AliasFinder())
+
+
+def attribute(old_package: str, name: str) -> object:
+    """``old_package.name`` for an old package name: a submodule's alias, else the new package's attribute.
+
+    The checkout's shells (``agents/__init__.py`` ...) and ``concordia_env`` itself answer
+    attribute lookups with this, so ``from agents import web`` finds ``concordia_env.tools.web``
+    and ``agents.make`` is ``concordia_env.agents.make``.
+    """
+    full = f"{old_package}.{name}"
+    if full in ALIASES:  # a submodule that moved out of the package
+        return importlib.import_module(full)
+    target = new_name(old_package)
+    if target is not None:
+        package = importlib.import_module(target)
+        if hasattr(package, name):
+            return getattr(package, name)
+    try:
+        return importlib.import_module(full)
+    except ModuleNotFoundError as err:
+        if err.name != full:
+            raise
+        raise AttributeError(f"module {old_package!r} has no attribute {name!r}") from None

@@ -1,0 +1,300 @@
+"""Afterstate scoring: choose among whole turns by the position each one leads to.
+
+This is the strategy behind the ``learned`` agent (:mod:`concordia_env.agents.learned`) and the model that
+``concordia train afterstate`` trains. Nothing here knows a rule of the game: candidates
+come from an agent's documented generator, features from the public observation, and a
+small network ranks them.
+
+Candidates
+----------
+At a decision, the candidates are the heuristic agent's *turn options*
+(:meth:`concordia_env.agents.heuristic.HeuristicAgent.turn_options`): every legal action of the pending
+decision (every card to play; every card a Diplomat may copy), each followed to the end of
+the turn by the heuristic's rules of thumb. A candidate is therefore a whole turn, and it is
+judged by its **afterstate**, the position it leads to (normally the next player's turn).
+Scoring 5–10 afterstates is a far smaller problem than 769 independent logits, and the
+afterstates of one decision differ exactly where the choices differ.
+
+The generator runs on a **determinized copy** of the game: the hidden stack is shuffled
+within each deck's segment (:meth:`Game.with_hidden_stack_shuffled`), so a card that comes up on
+the display after a purchase is a draw from the cards that could come up, never the real
+next card. The chosen turn's remaining decisions are then planned on the real game by the
+same rules of thumb (as MCTS does).
+
+Features
+--------
+:func:`afterstate_features` keeps the *economic and scoring* part of the observation
+(:mod:`concordia_env.engine.observation`), for every relative seat: money, goods, free storehouse
+slots, colonists in the storehouse, house count, cards in hand and discard pile per kind,
+cards per god, the Praefectus Magnus and the Concordia card, and the VP "as if the game ended
+now" per god; plus whose turn it is, how far the game is (turns, cards left, final round),
+the display and the cards still in the stack. The board itself (which city has which good
+and whose houses) is left out on purpose: with the few thousand games a 2-core machine plays
+in an hour, a network that sees the board one-hot memorises each game's outcome from its
+unique city layout instead of learning what a position is worth (measured: held-out error
+rose from the first epoch on). What the board means for a player reaches the network
+through its score parts and through the heuristic's estimate below.
+
+Last come the heuristic evaluation's estimates of every player's final VP
+(:class:`concordia_env.agents._evaluation.Evaluator`, already computed for each turn option) and the
+utility the heuristic itself maximises, ``u`` = own estimate minus the opponents' mean.
+
+Model
+-----
+:class:`AfterstateModel` predicts the final VP margin (own VP minus the opponents' mean, in
+units of ``MARGIN_SCALE`` VP) of the player who chose the turn::
+
+    score(c) = a · u(c) + b + MLP(x(c))
+
+The last layer of the MLP starts at zero and ``a`` at one, so an untrained model ranks
+turns exactly as the heuristic does; training learns where that ranking is wrong. It runs
+in numpy (a few small matrix products), so playing needs no torch.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from concordia_env import Game
+from concordia_env.engine.observation import O_PLAYERS, OBS_LAYOUT, PLAYER_OBS_LAYOUT, PLAYER_OBS_SIZE
+from concordia_env.engine.state import MAX_PLAYERS
+
+from . import _fast_rollout as fast
+from ._evaluation import Evaluator, remaining_fraction
+from .heuristic import HeuristicAgent, TurnOption
+from .mcts import ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE
+
+#: VP of margin per unit of the model's output (and of ``u``)
+MARGIN_SCALE = 30.0
+#: VP per unit of the per-seat value estimates among the features
+VALUE_SCALE = 100.0
+#: header fields of the observation the features keep
+HEADER_FIELDS = (
+    "TURN_SEAT",
+    "END_TRIGGERED",
+    "FINAL_TURNS_LEFT",
+    "TURN_COUNT",
+    "STACK_SIZE",
+    "DISPLAY_KIND",
+    "DISPLAY_GOD",
+    "STACK_CARDS",
+)
+#: per-seat fields of the observation the features keep (every relative seat, observer first)
+PLAYER_FIELDS = (
+    "PRESENT",
+    "MONEY",
+    "GOODS",
+    "FREE_SLOTS",
+    "COLONISTS_STOREHOUSE",
+    "HOUSE_COUNT",
+    "HAND",
+    "DISCARD",
+    "GOD_CARDS",
+    "PRAEFECTUS_MAGNUS",
+    "CONCORDIA",
+    "SCORE_PARTS",
+    "SCORE_TOTAL",
+)
+#: features after the observation part: u, margin over the best opponent, share of the game left
+EXTRA_FEATURES = ("utility", "lead_over_best", "remaining")
+FEATURES_VERSION = 1
+
+
+def _columns() -> np.ndarray:
+    header = {name: (offset, length) for name, offset, length, _ in OBS_LAYOUT.fields}
+    player = {name: (offset, length) for name, offset, length, _ in PLAYER_OBS_LAYOUT.fields}
+    cols: list[int] = []
+    for name in HEADER_FIELDS:
+        offset, length = header[name]
+        cols.extend(range(offset, offset + length))
+    for seat in range(MAX_PLAYERS):
+        base = O_PLAYERS + seat * PLAYER_OBS_SIZE
+        for name in PLAYER_FIELDS:
+            offset, length = player[name]
+            cols.extend(range(base + offset, base + offset + length))
+    return np.asarray(cols, dtype=np.int64)
+
+
+#: the observation entries the features keep, in order
+OBSERVATION_COLUMNS = _columns()
+#: length of a feature vector
+NUM_FEATURES = len(OBSERVATION_COLUMNS) + MAX_PLAYERS + len(EXTRA_FEATURES)
+
+
+def utility(values: np.ndarray, player: int) -> float:
+    """Own value minus the opponents' mean value (what the heuristic maximises)."""
+    others = np.delete(np.asarray(values, dtype=np.float64), player)
+    return float(values[player] - others.mean()) if len(others) else float(values[player])
+
+
+def afterstate_features(game: Game, values: np.ndarray, player: int, remaining: float) -> np.ndarray:
+    """The feature vector of the position ``game`` for ``player`` (see the module docstring).
+
+    ``values`` are the heuristic evaluation's estimated final VP of every player in that
+    position; ``remaining`` is the share of the game left at the decision (0..1).
+    """
+    n = game.num_players
+    out = np.zeros(NUM_FEATURES, dtype=np.float32)
+    k = len(OBSERVATION_COLUMNS)
+    out[:k] = game.observation(player)[OBSERVATION_COLUMNS]
+    rotated = np.roll(np.asarray(values, dtype=np.float64), -player)  # relative seats, observer first
+    out[k : k + n] = rotated / VALUE_SCALE
+    others = rotated[1:]
+    out[k + MAX_PLAYERS] = utility(values, player) / MARGIN_SCALE
+    out[k + MAX_PLAYERS + 1] = (rotated[0] - others.max()) / MARGIN_SCALE if n > 1 else 0.0
+    out[k + MAX_PLAYERS + 2] = remaining
+    return out
+
+
+#: index of ``u`` (in units of MARGIN_SCALE) within a feature vector
+UTILITY_INDEX = len(OBSERVATION_COLUMNS) + MAX_PLAYERS
+
+
+# --------------------------------------------------------------------------- the model
+@dataclass
+class AfterstateModel:
+    """``score = a · u + b + MLP(x)`` in numpy; see the module docstring.
+
+    ``weights[k]`` has shape (inputs, outputs); hidden layers use ReLU. ``metadata`` records
+    how the model was made (config, command, training numbers) and travels with it.
+    """
+
+    weights: list[np.ndarray]
+    biases: list[np.ndarray]
+    a: float = 1.0
+    b: float = 0.0
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in self.weights]
+        self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in self.biases]
+        if not self.weights or self.weights[0].shape[0] != NUM_FEATURES:
+            got = self.weights[0].shape[0] if self.weights else None
+            raise ValueError(f"an afterstate model takes {NUM_FEATURES} features, this one takes {got}")
+        if self.weights[-1].shape[1] != 1:
+            raise ValueError("an afterstate model has one output")
+
+    @classmethod
+    def heuristic_only(cls, hidden: tuple[int, ...] = (64, 64), seed: int = 0) -> AfterstateModel:
+        """An untrained model (MLP output zero): it ranks turns exactly like the heuristic's utility."""
+        rng = np.random.default_rng(seed)
+        sizes = [NUM_FEATURES, *hidden, 1]
+        weights = [rng.normal(0, np.sqrt(2 / i), (i, o)) for i, o in itertools.pairwise(sizes)]
+        weights[-1][:] = 0.0
+        return cls(weights, [np.zeros(o) for o in sizes[1:]])
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        """Predicted final margin (units of MARGIN_SCALE) for each row of ``features``."""
+        x = np.asarray(features, dtype=np.float32)
+        h = x
+        last = len(self.weights) - 1
+        for k, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = h @ w + b
+            if k < last:
+                h = np.maximum(h, 0.0)
+        return self.a * x[..., UTILITY_INDEX] + self.b + h[..., 0]
+
+    # ------------------------------------------------------------------ files
+    def save(self, path: str | Path) -> Path:
+        """Write the model as one ``.npz`` (weights, ``a``, ``b`` and the metadata as JSON)."""
+        path = Path(path)
+        arrays = {f"w{k}": w for k, w in enumerate(self.weights)} | {f"b{k}": b for k, b in enumerate(self.biases)}
+        meta = {**self.metadata, "features_version": FEATURES_VERSION, "num_features": NUM_FEATURES}
+        with open(path, "wb") as f:  # an open file: np.savez would add ".npz" to another name
+            np.savez(f, a=np.float32(self.a), b=np.float32(self.b), metadata=np.array(json.dumps(meta)), **arrays)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> AfterstateModel:
+        """Read a model written by :meth:`save`; a file of another feature layout is refused."""
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no afterstate model at {path}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["metadata"]))
+                n = sum(1 for key in data.files if key.startswith("w"))
+                weights = [data[f"w{k}"] for k in range(n)]
+                biases = [data[f"b{k}"] for k in range(n)]
+                a, b = float(data["a"]), float(data["b"])
+        except (KeyError, ValueError, OSError) as err:
+            raise ValueError(f"{path} is not an afterstate model file: {err}") from err
+        if meta.get("features_version") != FEATURES_VERSION:
+            raise ValueError(
+                f"{path} was made for features version {meta.get('features_version')}, "
+                f"this code computes version {FEATURES_VERSION}"
+            )
+        return cls(weights, biases, a, b, meta)
+
+
+# --------------------------------------------------------------------------- candidates
+@dataclass
+class Candidates:
+    """The turn options of one decision, their features and the heuristic's utility of each."""
+
+    options: list[TurnOption]
+    features: np.ndarray  # (len(options), NUM_FEATURES)
+
+    @property
+    def utilities(self) -> np.ndarray:
+        return self.features[:, UTILITY_INDEX]
+
+
+def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> Candidates:
+    """The turn options of the pending decision on a determinized copy of ``game``, with features.
+
+    ``rules`` is the heuristic agent whose documented generator makes the options; its
+    evaluation cache is cleared first (its entries belong to one decision).
+    """
+    player = game.current_player
+    sim = game.with_hidden_stack_shuffled(rng)
+    rules.clear_cache()
+    remaining = remaining_fraction(sim)
+    options = rules.turn_options(sim)
+    features = np.stack([afterstate_features(o.game, o.values, player, remaining) for o in options])
+    return Candidates(options, features)
+
+
+# --------------------------------------------------------------------------- rollout targets
+def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.random.Generator) -> float:
+    """What ``game`` is worth to ``player`` a few turns later: the mean over ``samples`` short rollouts.
+
+    Each rollout shuffles the hidden stack (a determinization), plays ``rounds`` rounds (every
+    player ``rounds`` turns) with the compiled greedy policy MCTS uses for its rollouts
+    (:mod:`concordia_env.agents._fast_rollout`), and scores the position reached by the heuristic
+    evaluation's utility (own estimated final VP minus the opponents' mean), or by the final
+    margin if the game ended; in units of ``MARGIN_SCALE``. Playing a round on "cashes in"
+    what a position's hand and storehouse are about to do, which a static evaluation misses;
+    averaging several rollouts keeps the target's noise low. ``rng`` also seeds the compiled
+    policy's own generator, so the value is reproducible.
+    """
+    fast.seed(int(rng.integers(2**31 - 1)))
+    total = 0.0
+    for _ in range(samples):
+        sim = game.with_hidden_stack_shuffled(rng)
+        if not sim.is_over():
+            fast.rollout(sim.state, sim.map.tables, rounds * sim.num_players, ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE)
+        if sim.is_over():
+            scores = sim.final_scores().astype(np.float64)
+            total += utility(scores, player)
+        else:
+            total += utility(Evaluator(sim, cache={}).values(), player)
+    return total / samples / MARGIN_SCALE
+
+
+__all__ = [
+    "MARGIN_SCALE",
+    "NUM_FEATURES",
+    "AfterstateModel",
+    "Candidates",
+    "afterstate_features",
+    "candidates",
+    "rollout_value",
+    "utility",
+]

@@ -1,0 +1,211 @@
+"""``learned``: a trained afterstate model choosing among whole turns.
+
+``agents.make("learned")`` plays at once with the models shipped in the package, one per
+player count they were trained for (``concordia_env/agents/models/``: 2-player Italia, made by
+``concordia train afterstate --config afterstate_long``; 4-player
+Imperium, by ``afterstate_imperium4.yaml``; see ``docs/training.md``). A game uses the
+shipped model of its player count, or of the nearest one. ``path=`` loads one model for every
+game (``learned:runs/afterstate-…/model.npz`` on a command line).
+
+At each decision that is not already planned, the agent asks the heuristic's documented
+generator for the turn options of the pending decision on a determinized copy of the game
+(:func:`concordia_env.agents.afterstate.candidates`), scores every option's afterstate with the model and
+plays the best one: its first action now, the rest of that turn as planned on the real game
+by the same rules of thumb. When the game leaves the plan (another player keeps other goods
+after an overflow, a card that comes up differs from the determinized draw), it decides
+again from where the game is.
+
+* ``simulations`` > 0 (or ``time_per_move`` in seconds) plays with a search instead: the
+  project's MCTS over whole turns (:mod:`concordia_env.agents.mcts`), where the first estimate of every
+  turn option for the player choosing it is the model's score instead of the heuristic
+  evaluation; the rollouts and the rest of the search are MCTS's own. The network decides
+  where the few simulations go and which close call wins;
+* ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
+  the best one, with probability ``epsilon`` per decision (training's exploration);
+* ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
+  the candidates (options and features) and the index of the one played (training's data);
+* ``strict``: see :class:`concordia_env.agents.base.Agent` (an illegal planned action raises).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from concordia_env import Game
+from concordia_env.engine.errors import ArgumentTypeError, short_repr
+
+from ._evaluation import remaining_fraction
+from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, afterstate_features, candidates
+from .base import Agent
+from .heuristic import HeuristicAgent, TurnOption, TurnPlan
+from .mcts import MCTSAgent, first_actions
+from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
+
+#: the models shipped in the package, by the player count they were trained for
+SHIPPED_MODELS = {2: "learned-italia-2p.npz", 4: "learned-imperium-4p.npz"}
+#: the highest sampling temperature (scores are margins of order 1: far beyond any useful value)
+MAX_TEMPERATURE = 1e3
+#: the model of the 2-player game, the README's main example
+DEFAULT_MODEL = SHIPPED_MODELS[2]
+
+
+def shipped_model_path(num_players: int = 2) -> Path:
+    """The shipped model for this player count, or for the nearest count that has one."""
+    folder = resources.files("concordia_env.agents") / "models"
+    present = [n for n, name in SHIPPED_MODELS.items() if (folder / name).is_file()]
+    if not present:
+        raise FileNotFoundError(f"no shipped afterstate model in {folder} (see docs/training.md)")
+    best = min(present, key=lambda n: (abs(n - num_players), n))
+    return Path(str(folder / SHIPPED_MODELS[best]))
+
+
+def default_model_path() -> Path:
+    """Where the shipped 2-player model lies inside the installed package."""
+    return shipped_model_path(2)
+
+
+class LearnedAgent(Agent):
+    """Plays the best-scored turn option; see the module docstring."""
+
+    name = "learned"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        path: str | Path | None = None,
+        model: AfterstateModel | None = None,
+        temperature: float = 0.0,
+        epsilon: float = 1.0,
+        record: bool = False,
+        simulations: int = 0,
+        time_per_move: float | None = None,
+        strict: bool | None = None,
+    ) -> None:
+        super().__init__(seed, strict)
+        agent = self.name
+        if model is not None and path is not None:
+            raise ValueError("give either a model or a path, not both")
+        if path is not None and not isinstance(path, (str, Path)):
+            raise ArgumentTypeError(f"learned option 'path' must be a file path, got {short_repr(path)}")
+        if model is not None and not isinstance(model, AfterstateModel):
+            raise ArgumentTypeError(f"learned option 'model' must be an AfterstateModel, got {short_repr(model)}")
+        #: the one model to play with (``path`` or ``model``); None: the shipped one per player count
+        self.path = Path(path) if path is not None else None
+        self.model = model if model is not None else AfterstateModel.load(self.path) if self.path is not None else None
+        self.temperature = float_option(temperature, "temperature", 0.0, MAX_TEMPERATURE, agent=agent)
+        self.epsilon = float_option(epsilon, "epsilon", 0.0, 1.0, agent=agent)
+        self.record = bool_option(record, "record", agent=agent)
+        simulations = int_option(simulations, "simulations", 0, MAX_SIMULATIONS, agent=agent)
+        if time_per_move is not None:
+            time_per_move = float_option(
+                time_per_move, "time_per_move", 0.0, MAX_TIME_PER_MOVE, agent=agent, low_open=True
+            )
+        self.simulations = simulations
+        self.time_per_move = time_per_move
+        self._search: ModelGuidedSearch | None = None
+        if simulations > 0 or time_per_move is not None:
+            if self.record or self.temperature > 0:
+                raise ValueError("record and temperature apply to the search-free agent (simulations=0)")
+            self._search = ModelGuidedSearch(
+                self.model_for,
+                seed=seed,
+                simulations=max(1, simulations),
+                time_per_move=time_per_move,
+                strict=self.strict,
+            )
+        self._rules = HeuristicAgent(strict=self.strict)
+        self._plan: TurnPlan | None = None
+        #: (player, candidates, index played) for every decision taken, when recording
+        self.trace: list[tuple[int, Candidates, int]] = []
+
+    @property
+    def spec(self) -> str:
+        return self.name if self.path is None else f"{self.name}:{self.path}"
+
+    def model_for(self, game: Game) -> AfterstateModel:
+        """The model that plays ``game``: the given one, else the shipped one for its player count."""
+        if self.model is not None:
+            return self.model
+        count = game.num_players
+        if count not in _SHIPPED:
+            _SHIPPED[count] = AfterstateModel.load(shipped_model_path(count))
+        return _SHIPPED[count]
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._plan = None
+        self.trace = []
+        if self._search is not None:
+            self._search.reset(seed)
+
+    def act(self, game: Game) -> int:
+        if self._search is not None:
+            return self._search.act(game)
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        planned = None if self._plan is None else self._plan.next_action(game)
+        if planned is not None:
+            return self.checked(game, planned, legal)
+        cands = candidates(game, self._rules, self.rng)
+        scores = self.model_for(game).predict(cands.features)
+        choice = self._choose(scores)
+        if self.record:
+            self.trace.append((game.current_player, cands, choice))
+        # the options were played on a shuffled stack: plan the chosen turn's rest on the real game
+        self._plan = self._rules.plan_turn(game, list(first_actions(cands.options[choice].plan)))
+        return self.checked(game, self._plan.actions[0], legal)
+
+    def _choose(self, scores: np.ndarray) -> int:
+        if self.temperature > 0 and self.rng.random() < self.epsilon:
+            z = (scores - scores.max()) / self.temperature
+            p = np.exp(z)
+            return int(self.rng.choice(len(scores), p=p / p.sum()))
+        return int(np.argmax(scores))
+
+
+#: shipped models loaded so far, by player count (shared by every agent of the process)
+_SHIPPED: dict[int, AfterstateModel] = {}
+
+
+class ModelGuidedSearch(MCTSAgent):
+    """MCTS over whole turns whose first estimate of an option, for the player choosing it, is the model's.
+
+    The model predicts the chooser's final margin; it is squashed like every MCTS value
+    (``0.5 + 0.5·tanh(margin / value_scale)``). In a 2-player game the opponent's estimate is
+    its complement; with more players the others keep the heuristic's estimates.
+    """
+
+    name = "learned-search"
+
+    def __init__(self, model_for: Callable[[Game], AfterstateModel], **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self.model_for = model_for
+
+    def option_values(self, game: Game, options: list[TurnOption]) -> list[np.ndarray]:
+        values = super().option_values(game, options)
+        mover = game.current_player
+        remaining = remaining_fraction(game)
+        features = np.stack([afterstate_features(o.game, o.values, mover, remaining) for o in options])
+        margins = self.model_for(game).predict(features) * MARGIN_SCALE
+        for value, option, margin in zip(values, options, margins, strict=True):
+            if option.game.is_over():
+                continue
+            value[mover] = 0.5 + 0.5 * np.tanh(margin / self.value_scale)
+            if game.num_players == 2:
+                value[1 - mover] = 1.0 - value[mover]
+        return values
+
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "SHIPPED_MODELS",
+    "LearnedAgent",
+    "ModelGuidedSearch",
+    "default_model_path",
+    "shipped_model_path",
+]

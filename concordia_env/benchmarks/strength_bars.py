@@ -1,0 +1,193 @@
+"""The strength bars of the agents, measured through the tournament.
+
+::
+
+    concordia bench strength_bars [--only KEY ...] [--games-heuristic 200] [--games-mcts 40]
+    concordia bench strength_bars --only learned-heuristic learned-random --learned-spec learned:runs/…/model.npz
+
+1. ``heuristic`` — **heuristic vs 3 × random**, 4-player Imperium: ``heuristic`` must win at
+   least 90% of the games (it sits in every seat equally often).
+2. ``mcts`` — **mcts vs heuristic**, 2-player Italia, MCTS at a budget of at most 1 s per move
+   (``mcts:time_per_move=1.0`` by default; ``--mcts-spec`` to change): ``mcts`` must win
+   at least 60% of the games, and its measured thinking time must stay within the budget.
+
+The trained agent (``learned``, the model shipped in the package; ``--learned-spec`` for
+another), the targets of the learning issue (``docs/training.md``):
+
+3. ``learned-random`` — vs ``random``, 2-player Italia, 200 games: at least 95%;
+4. ``learned-heuristic`` — vs ``heuristic``, 2-player Italia, 400 games: at least 70%;
+5. ``learned-mcts`` — vs ``mcts`` at 1 s per move, 2-player Italia, 100 games: at least 50%;
+6. ``learned-imperium`` — vs 3 × ``heuristic``, 4-player Imperium, 200 games: at least 40%
+   (25% is equal strength).
+
+Every game of a bar has fresh seeds (the tournament's seed sequence) and the agents rotate
+through the seats.
+
+A bar passes on the measured win rate; the 95% Wilson interval is printed beside it so a
+pass on few games can be judged. The games are stored (``--db``), so an interrupted run
+resumes, and a later run with more games adds to the earlier ones. Exit status 0 when every
+bar measured passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from concordia_env.tools.tournament import TournamentConfig, run_tournament
+
+DEFAULT_DB = "results/strength_bars.db"
+DEFAULT_OUT = "results/strength_bars"
+HEURISTIC_MIN_WIN_RATE = 0.90
+MCTS_MIN_WIN_RATE = 0.60
+#: the learning issue's targets for the trained agent
+LEARNED_MIN_VS_RANDOM = 0.95
+LEARNED_MIN_VS_HEURISTIC = 0.70
+LEARNED_MIN_VS_MCTS = 0.50
+LEARNED_MIN_IMPERIUM = 0.40
+DEFAULT_LEARNED_SPEC = "learned"
+#: games of the learned agent's bars (``--games-learned`` scales them all)
+LEARNED_GAMES = {"learned-random": 200, "learned-heuristic": 400, "learned-mcts": 100, "learned-imperium": 200}
+#: the MCTS budget: seconds of thinking per move
+MCTS_SECONDS_PER_MOVE = 1.0
+DEFAULT_MCTS_SPEC = f"mcts:time_per_move={MCTS_SECONDS_PER_MOVE}"
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One measurement: whose win rate, in which tournament, must reach what."""
+
+    key: str
+    title: str
+    config: TournamentConfig
+    agent: str
+    min_win_rate: float
+    #: a cap on the agent's mean thinking time per decision, in milliseconds
+    max_ms_per_decision: float | None = None
+
+
+def strength_bars(
+    games_heuristic: int,
+    games_mcts: int,
+    mcts_spec: str,
+    seed: int,
+    learned_spec: str = DEFAULT_LEARNED_SPEC,
+    learned_games: dict[str, int] | None = None,
+) -> list[Bar]:
+    learned_games = {**LEARNED_GAMES, **(learned_games or {})}
+
+    def duel(key: str, opponent: str, title: str, min_rate: float, map: str = "italia", players: int = 2) -> Bar:
+        return Bar(
+            key=key,
+            title=f"{learned_spec} {title}",
+            config=TournamentConfig(
+                agents=(learned_spec, *[opponent] * (players - 1)),
+                map=map,
+                players=players,
+                games=learned_games[key],
+                seed=seed,
+            ),
+            agent=learned_spec,
+            min_win_rate=min_rate,
+        )
+
+    return [
+        Bar(
+            key="heuristic",
+            title="heuristic vs 3 × random, Imperium 4 players",
+            config=TournamentConfig(
+                agents=("heuristic", "random", "random", "random"),
+                map="imperium",
+                players=4,
+                games=games_heuristic,
+                seed=seed,
+            ),
+            agent="heuristic",
+            min_win_rate=HEURISTIC_MIN_WIN_RATE,
+        ),
+        Bar(
+            key="mcts",
+            title=f"{mcts_spec} vs heuristic, Italia 2 players",
+            config=TournamentConfig(
+                agents=(mcts_spec, "heuristic"), map="italia", players=2, games=games_mcts, seed=seed
+            ),
+            agent=mcts_spec,
+            min_win_rate=MCTS_MIN_WIN_RATE,
+            max_ms_per_decision=1000 * MCTS_SECONDS_PER_MOVE,
+        ),
+        duel("learned-random", "random", "vs random, Italia 2 players", LEARNED_MIN_VS_RANDOM),
+        duel("learned-heuristic", "heuristic", "vs heuristic, Italia 2 players", LEARNED_MIN_VS_HEURISTIC),
+        duel("learned-mcts", mcts_spec, f"vs {mcts_spec}, Italia 2 players", LEARNED_MIN_VS_MCTS),
+        duel(
+            "learned-imperium",
+            "heuristic",
+            "vs 3 × heuristic, Imperium 4 players",
+            LEARNED_MIN_IMPERIUM,
+            map="imperium",
+            players=4,
+        ),
+    ]
+
+
+def judge(bar: Bar, summary: dict[str, Any]) -> tuple[bool, str]:
+    """Pass/fail of one bar and the line that says why."""
+    stats = next(a for a in summary["agents"] if a["agent"] == bar.agent)
+    low, high = stats["win_ci95"]
+    passed = stats["win_rate"] >= bar.min_win_rate
+    line = (
+        f"{bar.agent} wins {stats['wins']}/{stats['seats']} = {stats['win_rate']:.1%} "
+        f"[95% CI {low:.1%}, {high:.1%}] (needs >= {bar.min_win_rate:.0%})"
+    )
+    if bar.max_ms_per_decision is not None:
+        within = stats["ms_per_decision"] <= bar.max_ms_per_decision
+        passed = passed and within
+        line += (
+            f"; thinks {stats['ms_per_decision']:.0f} ms per decision on average "
+            f"({'within' if within else 'OVER'} the {bar.max_ms_per_decision:.0f} ms budget)"
+        )
+    return passed, line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from concordia_env.tools.report import print_summary, report_console, write_reports
+
+    parser = argparse.ArgumentParser(prog="concordia bench strength_bars", description=__doc__.split("\n\n")[0])
+    keys = ("heuristic", "mcts", *LEARNED_GAMES)
+    parser.add_argument("--only", nargs="+", choices=keys, default=None, metavar="KEY", help=f"bars to measure: {keys}")
+    parser.add_argument("--games-heuristic", type=int, default=200, help="games of bar 1 (a multiple of 4)")
+    parser.add_argument("--games-mcts", type=int, default=40, help="games of bar 2 (even: both seats equally)")
+    parser.add_argument("--mcts-spec", default=DEFAULT_MCTS_SPEC, help="the MCTS agent at <= 1 s per move")
+    parser.add_argument("--learned-spec", default=DEFAULT_LEARNED_SPEC, help="the trained agent (default: shipped)")
+    parser.add_argument(
+        "--games-learned", type=float, default=1.0, help="multiply the learned bars' games (e.g. 0.25 for a quick look)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--db", default=DEFAULT_DB)
+    parser.add_argument("--out", default=DEFAULT_OUT, help="a report folder per bar goes under this one")
+    args = parser.parse_args(argv)
+
+    console = report_console()
+    verdicts = []
+    scaled = {key: max(4, round(games * args.games_learned / 4) * 4) for key, games in LEARNED_GAMES.items()}
+    bars = strength_bars(args.games_heuristic, args.games_mcts, args.mcts_spec, args.seed, args.learned_spec, scaled)
+    for bar in bars:
+        if args.only is not None and bar.key not in args.only:
+            continue
+        console.rule(bar.title)
+        result = run_tournament(bar.config, db=args.db, workers=args.workers, progress=True)
+        write_reports(result.summary, result.records, Path(args.out) / bar.config.name)
+        print_summary(result.summary, console)
+        passed, line = judge(bar, result.summary)
+        verdicts.append(passed)
+        console.print(f"[{'green' if passed else 'red'}]{'PASS' if passed else 'FAIL'}[/]: {bar.title}: {line}")
+    return 0 if all(verdicts) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

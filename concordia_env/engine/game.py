@@ -1,0 +1,643 @@
+"""``Game``: one Concordia game, a thin object around one state array.
+
+All rules live in :mod:`concordia_env.engine.rules` as functions of the array; this class holds
+the array and the map, forwards to the compiled functions, and translates their status
+codes into Python errors. ``clone()`` is an array copy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import actions as A
+from .cards import (
+    CARD_KIND,
+    COLONISTS_PER_PLAYER,
+    DISPLAY_SLOTS,
+    DISPLAY_VARIANTS,
+    GODS,
+    K_CONSUL,
+    K_SENATOR,
+    NUM_CARD_TYPES,
+    NUM_GOODS,
+    NUM_KINDS,
+)
+from .describe import describe, explain_illegal
+from .errors import ArgumentTypeError, IllegalActionError, integer_argument, seat_argument, short_repr
+from .maps import Map, load
+from .observation import observe
+from .position_codec import parse_position, position_text, read_position, write_position
+from .rules import engine, facts
+from .rules.legal import fill_legal
+from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts, score_totals
+from .rules.setup import new_state, shuffle_hidden_stack
+from .state import (
+    ACTION_KIND,
+    BONUS_COIN_SIDE,
+    BONUS_GOOD,
+    BUYS_LEFT,
+    CITY_GOOD,
+    CONCORDIA_HOLDER,
+    CURRENT_PLAYER,
+    DECISION_COUNT,
+    DISPLAY,
+    FINAL_TURNS_LEFT,
+    HOUSES,
+    INCOMING,
+    MAX_CITIES,
+    MAX_PLAYERS,
+    NILE_MARKER,
+    NUM_PLAYERS,
+    OPT_DISPLAY_COSTS,
+    P_COLONISTS,
+    P_DISCARD,
+    P_DISCARD_TOP,
+    P_GOODS,
+    P_HAND,
+    P_MONEY,
+    PATH_LOC_BASE,
+    PHASE,
+    PHASE_GAME_OVER,
+    PHASE_NAMES,
+    PLAYED_KIND,
+    PRAEFECTUS_MAGNUS,
+    STACK_SIZE,
+    STEPS_LEFT,
+    TRADED_GOODS,
+    TURN_COUNT,
+    TURN_PLAYER,
+    player_base,
+)
+from .state_check import as_state_array, check_state
+
+NUM_ACTIONS = A.NUM_ACTIONS
+#: keys of score_breakdown besides the gods
+SCORE_KEYS: tuple[str, ...] = (*GODS, "special_squares", "concordia")
+
+
+class Game:
+    """One game of Concordia.
+
+    Create with :meth:`Game.new` (or :meth:`Game.from_json`). Every decision is one
+    action index in ``0..NUM_ACTIONS-1``; :meth:`legal_mask` says which are allowed for
+    :attr:`current_player`, :meth:`step` applies one.
+
+    ``Game(state, map)`` wraps a raw state array (int32, length ``STATE_SIZE``; an int32
+    array is shared, anything else copied). Because the compiled rules do not
+    bounds-check, the array is checked first (:func:`~concordia_env.engine.state_check.check_state`):
+    every index-like field in its range and every counter within its bound, else
+    ``ValueError`` naming the field (``ArgumentTypeError`` for an array that is not of
+    integers). It does not check that a game can reach the position: load positions
+    with :meth:`from_json` for that.
+
+    Every method refuses bad arguments before they reach compiled code: a player or slot
+    index of the wrong type raises :class:`~concordia_env.engine.errors.ArgumentTypeError` (a
+    ``TypeError`` and a ``ValueError``), one out of range ``ValueError``, and any action
+    :meth:`step` cannot take ``IllegalActionError``; the state is then unchanged.
+    """
+
+    __slots__ = ("_mask", "map", "state")
+
+    def __init__(self, state: np.ndarray, map: Map | str) -> None:
+        m = _map_of(map)
+        state = as_state_array(state)
+        check_state(state, m)
+        self.map = m
+        self.state = state
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+
+    @classmethod
+    def _wrap(cls, state: np.ndarray, m: Map) -> Game:
+        """A game around a state the engine produced (a copy, a batch row): no check needed."""
+        game = cls.__new__(cls)
+        game.map = m
+        game.state = state
+        game._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        return game
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def new(
+        cls,
+        map: str = "imperium",
+        num_players: int = 4,
+        seed: int | None = 0,
+        *,
+        intermediate_scoring: bool = False,
+        display_costs: str = "standard",
+        start_player: int | None = None,
+    ) -> Game:
+        """A new game after setup (docs/rules.md §2).
+
+        ``seed`` (``None`` or an integer >= 0) fixes the city tokens, the stack and the
+        start player; ``intermediate_scoring`` (a bool) turns on docs/rules.md §8;
+        ``display_costs`` picks the ``"standard"`` or ``"alternative"`` display slot costs;
+        ``start_player`` (``None`` or a seat) fixes the start player instead of drawing it.
+
+        Options are typed strictly: a string is not a bool and a float is not a count
+        (``ArgumentTypeError``, both a ``TypeError`` and a ``ValueError``); numpy integers
+        and bools are accepted. A value the rules do not allow (a map/player-count
+        combination, a start player beyond the seats) raises ``ValueError``.
+        """
+        m = _map_of(map)
+        n = integer_argument(num_players, "num_players")
+        if seed is not None and integer_argument(seed, "seed") < 0:
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
+        if not isinstance(intermediate_scoring, (bool, np.bool_)):
+            shown = short_repr(intermediate_scoring)
+            raise ArgumentTypeError(f"intermediate_scoring must be True or False, got {shown}")
+        if not isinstance(display_costs, str) or display_costs not in DISPLAY_VARIANTS:
+            error = ValueError if isinstance(display_costs, str) else ArgumentTypeError
+            raise error(f"display_costs must be one of {', '.join(DISPLAY_VARIANTS)}, got {short_repr(display_costs)}")
+        start = None if start_player is None else integer_argument(start_player, "start_player")
+        seed = None if seed is None else int(seed)
+        state = new_state(m, n, seed, bool(intermediate_scoring), display_costs, start)
+        return cls._wrap(state, m)
+
+    def clone(self) -> Game:
+        return Game._wrap(self.state.copy(), self.map)
+
+    # ------------------------------------------------------------------ decisions
+    @property
+    def num_players(self) -> int:
+        return int(self.state[NUM_PLAYERS])
+
+    @property
+    def current_player(self) -> int:
+        """Who takes the pending decision (-1 once the game is over).
+
+        Usually the player whose turn it is; when produced goods overflow another
+        player's storehouse, that player chooses what to keep.
+        """
+        return int(self.state[CURRENT_PLAYER])
+
+    @property
+    def turn_player(self) -> int:
+        return int(self.state[TURN_PLAYER])
+
+    @property
+    def phase(self) -> int:
+        """The pending decision as a ``state.PHASE_*`` number."""
+        return int(self.state[PHASE])
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    @property
+    def turn_count(self) -> int:
+        return int(self.state[TURN_COUNT])
+
+    @property
+    def decision_count(self) -> int:
+        return int(self.state[DECISION_COUNT])
+
+    def legal_mask(self) -> np.ndarray:
+        """Bool array of length NUM_ACTIONS: which actions are legal now (all False when over)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        if not self.is_over():
+            fill_legal(self.state, self.map.tables, mask)
+        return mask
+
+    def legal_actions(self) -> np.ndarray:
+        return np.flatnonzero(self.legal_mask())
+
+    def step(self, action: int) -> None:
+        """Apply one action; an illegal one raises IllegalActionError and changes nothing.
+
+        Any value that is not a legal action index raises ``IllegalActionError``, whatever
+        its type: a float, a bool, ``None``, an array of several values, an integer beyond
+        int64. Only a Python int in ``0..NUM_ACTIONS-1`` reaches the compiled rules, so an
+        unusual type never compiles a new version of them.
+        """
+        a = action_index(action)
+        code = engine.step(self.state, self.map.tables, a, self._mask)
+        if code != engine.STEP_OK:
+            reason = explain_illegal(self.state, self.map, a)
+            raise IllegalActionError(a, reason, describe(self.state, self.map, a))
+
+    def describe_action(self, action: int) -> str:
+        """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
+        a = integer_argument(action, "action")
+        if not 0 <= a < NUM_ACTIONS:
+            raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {short_repr(a)}")
+        return describe(self.state, self.map, a)
+
+    # ------------------------------------------------------------------ end and scores
+    def is_over(self) -> bool:
+        return int(self.state[PHASE]) == PHASE_GAME_OVER
+
+    def score_breakdown(self, player: int) -> dict[str, int]:
+        """VP per god plus ``special_squares``, ``concordia`` and ``total``, as if the game ended now."""
+        p = self._check_player(player)
+        parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
+        score_parts(self.state, self.map.tables, p, parts, True)
+        out = {god: int(parts[g]) for g, god in enumerate(GODS)}
+        if self.map.special_squares:
+            out["special_squares"] = int(parts[SPECIAL_PART])
+        out["concordia"] = int(parts[CONCORDIA_PART])
+        out["total"] = int(parts.sum())
+        return out
+
+    def scores(self) -> np.ndarray:
+        """Total VP per player as if the game ended now (``rules.scoring.score_totals``)."""
+        out = np.zeros(self.num_players, dtype=np.int64)
+        score_totals(self.state, self.map.tables, out)
+        return out
+
+    def final_scores(self) -> np.ndarray:
+        """VP per player; only once the game is over."""
+        if not self.is_over():
+            raise RuntimeError("final_scores() is only defined once the game is over; see score_breakdown()")
+        return self.scores()
+
+    def tie_break_order(self) -> list[int]:
+        """Players in the order they win ties: the Praefectus Magnus holder, then passing right."""
+        pm, n = int(self.state[PRAEFECTUS_MAGNUS]), self.num_players
+        return [(pm - k) % n for k in range(n)]
+
+    def ranking(self) -> list[int]:
+        """Players from first to last place (most VP first, ties broken by docs/rules.md §7)."""
+        scores = self.scores()
+        priority = {p: k for k, p in enumerate(self.tie_break_order())}
+        return sorted(range(self.num_players), key=lambda p: (-scores[p], priority[p]))
+
+    def winner(self) -> int:
+        """The winner (docs/rules.md §7 tie-break); only once the game is over."""
+        if not self.is_over():
+            raise RuntimeError("winner() is only defined once the game is over")
+        return self.ranking()[0]
+
+    # ------------------------------------------------------------------ public view
+    def money(self, player: int) -> int:
+        return int(self.state[player_base(self._check_player(player)) + P_MONEY])
+
+    def goods(self, player: int) -> np.ndarray:
+        b = player_base(self._check_player(player)) + P_GOODS
+        return self.state[b : b + NUM_GOODS].copy()
+
+    def colonist_locations(self, player: int) -> np.ndarray:
+        """Six location codes (land slots 0-2, sea 3-5); see :mod:`concordia_env.engine.state`."""
+        b = player_base(self._check_player(player)) + P_COLONISTS
+        return self.state[b : b + COLONISTS_PER_PLAYER].copy()
+
+    def hand(self, player: int) -> np.ndarray:
+        """Card counts per card type in the player's hand."""
+        b = player_base(self._check_player(player)) + P_HAND
+        return self.state[b : b + NUM_CARD_TYPES].copy()
+
+    def discard(self, player: int) -> np.ndarray:
+        b = player_base(self._check_player(player)) + P_DISCARD
+        return self.state[b : b + NUM_CARD_TYPES].copy()
+
+    def discard_top(self, player: int) -> int:
+        return int(self.state[player_base(self._check_player(player)) + P_DISCARD_TOP])
+
+    def hand_kinds(self, player: int) -> np.ndarray:
+        """Number of cards per card kind in hand."""
+        counts = np.zeros(NUM_KINDS, dtype=np.int64)
+        np.add.at(counts, CARD_KIND, self.hand(player))
+        return counts
+
+    def houses(self) -> np.ndarray:
+        """Bool array [player, place]: who has a house where."""
+        n = self.num_players
+        return self.state[HOUSES : HOUSES + n * MAX_CITIES].reshape(n, MAX_CITIES)[:, : len(self.map.places)] == 1
+
+    def city_goods(self) -> np.ndarray:
+        """Good index of each place's city token (-1 for the capital and special squares)."""
+        return self.state[CITY_GOOD : CITY_GOOD + len(self.map.places)].copy()
+
+    def display(self) -> np.ndarray:
+        """Card type in each display slot (-1 empty)."""
+        return self.state[DISPLAY : DISPLAY + DISPLAY_SLOTS].copy()
+
+    def bonus_markers(self) -> list[tuple[int, bool]]:
+        """(good, coin side up) of each province's bonus marker; good -1 when there is none (Gavdos)."""
+        s = self.state
+        return [(int(s[BONUS_GOOD + v]), bool(s[BONUS_COIN_SIDE + v])) for v in range(len(self.map.provinces))]
+
+    @property
+    def stack_size(self) -> int:
+        """Cards left in the face-down stack (their order is hidden; see observation)."""
+        return int(self.state[STACK_SIZE])
+
+    def display_price(self, slot: int, kind: int = K_SENATOR) -> tuple[np.ndarray, int]:
+        """The price of the card in ``slot``: (goods, units of an "any" good of the buyer's choice).
+
+        A Senator (the default ``kind``) pays the card's own cost plus the goods under the
+        slot; a Consul (``cards.K_CONSUL``) the card's own cost only.
+        """
+        slot = self._check_slot(slot)
+        if kind not in (K_SENATOR, K_CONSUL):
+            raise ValueError(f"kind must be cards.K_SENATOR or cards.K_CONSUL, got {kind!r}")
+        goods = np.zeros(NUM_GOODS, dtype=np.int32)
+        any_units = facts.display_price(self.state, slot, kind, goods)
+        return goods, int(any_units)
+
+    def slot_cost(self, slot: int) -> tuple[np.ndarray, int]:
+        """The cost printed under display ``slot`` (this game's side of the display): (goods, 'any' units)."""
+        slot = self._slot_index(slot)
+        goods = np.zeros(NUM_GOODS, dtype=np.int32)
+        any_units = facts.slot_cost(self.state, slot, goods)
+        return goods, int(any_units)
+
+    @property
+    def display_costs_variant(self) -> int:
+        """0 for the standard display slot costs, 1 for the alternative ones."""
+        return int(self.state[OPT_DISPLAY_COSTS])
+
+    @property
+    def nile_marker(self) -> int | None:
+        """Province holding the Nile food marker (Aegyptus), None elsewhere."""
+        v = int(self.state[NILE_MARKER])
+        return v if v >= 0 else None
+
+    # ------------------------------------------------------------------ pending decision context
+    @property
+    def played_kind(self) -> int:
+        """Kind of the card played this turn (cards.K_*), -1 before one is played."""
+        return int(self.state[PLAYED_KIND])
+
+    @property
+    def action_kind(self) -> int:
+        """Kind whose action is carried out (the copied one after a Diplomat), -1."""
+        return int(self.state[ACTION_KIND])
+
+    @property
+    def steps_left(self) -> int:
+        """Architect movement steps not yet used."""
+        return int(self.state[STEPS_LEFT])
+
+    def traded_goods(self) -> list[int]:
+        """Goods already sold or bought in the pending Mercator action."""
+        bits = int(self.state[TRADED_GOODS])
+        return [g for g in range(NUM_GOODS) if bits >> g & 1]
+
+    @property
+    def buys_left(self) -> int:
+        """Cards the pending Senator/Consul may still buy."""
+        return int(self.state[BUYS_LEFT])
+
+    def incoming_goods(self, player: int) -> np.ndarray:
+        """Goods produced for ``player`` that wait for a storehouse-overflow choice."""
+        b = INCOMING + self._check_player(player) * NUM_GOODS
+        return self.state[b : b + NUM_GOODS].copy()
+
+    @property
+    def final_turns_left(self) -> int | None:
+        """Turn ends left before the final scoring once the end is triggered, else None."""
+        left = int(self.state[FINAL_TURNS_LEFT])
+        return left if left >= 0 else None
+
+    @property
+    def praefectus_magnus(self) -> int:
+        return int(self.state[PRAEFECTUS_MAGNUS])
+
+    @property
+    def concordia_holder(self) -> int | None:
+        holder = int(self.state[CONCORDIA_HOLDER])
+        return holder if holder >= 0 else None
+
+    # ------------------------------------------------------------------ rule queries (rules/facts.py)
+    # What the rules say about this position, answered by the same compiled functions the
+    # engine uses: agents, renderers and descriptions ask these instead of re-deriving a rule.
+    def free_slots(self, player: int) -> int:
+        """Storehouse slots ``player`` has free for goods (12 − goods − colonists still stored)."""
+        player = self._check_player(player)
+        return int(facts.free_slots(self.state, player))
+
+    def colonists_on_board(self, player: int) -> int:
+        """``player``'s colonists in cities, on paths or on special squares (Mars, tax, Architect steps)."""
+        player = self._check_player(player)
+        return int(facts.colonists_on_board(self.state, player))
+
+    @staticmethod
+    def colonist_kind(slot: int) -> int:
+        """``maps.LAND`` (0) for colonist slots 0-2, ``maps.SEA`` (1) for slots 3-5."""
+        slot = integer_argument(slot, "slot")
+        if not 0 <= slot < COLONISTS_PER_PLAYER:
+            raise ValueError(f"a colonist slot is in 0..{COLONISTS_PER_PLAYER - 1}, got {slot}")
+        return int(facts.colonist_kind(slot))
+
+    def house_price(self, place: int) -> tuple[int, np.ndarray]:
+        """(sestertii, goods) the next house in ``place`` costs; ValueError where no house may be built."""
+        place = self._check_place(place)
+        if not facts.is_buildable_place(self.map.tables, place):
+            raise ValueError(f"no house may be built in {self.map.places[place]}")
+        money, goods = self.house_prices()
+        return int(money[place]), goods[place]
+
+    def house_prices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The next house in every place: sestertii [place] and goods [place, good] (0 where none may be built)."""
+        places = len(self.map.places)
+        money = np.zeros(places, dtype=np.int64)
+        goods = np.zeros((places, NUM_GOODS), dtype=np.int64)
+        facts.house_prices(self.state, self.map.tables, money, goods)
+        return money, goods
+
+    def can_afford_house(self, player: int, place: int) -> bool:
+        """Whether ``player`` holds the money and goods for the next house in ``place``."""
+        player = self._check_player(player)
+        place = self._check_place(place)
+        if not facts.is_buildable_place(self.map.tables, place):
+            return False
+        return bool(facts.can_afford_house(self.state, player, place, self.state[CITY_GOOD + place]))
+
+    def path_distance(self, location: int, path: int) -> int:
+        """Architect steps from a colonist location to ``path`` (``maps.UNREACHABLE`` if it cannot get there)."""
+        path = integer_argument(path, "path")
+        if not 0 <= path < len(self.map.paths):
+            raise ValueError(f"the {self.map.title} map has paths 0..{len(self.map.paths) - 1}, got {path}")
+        location = self._check_location(location)
+        return int(facts.path_distance(self.map.tables, int(location), int(path)))
+
+    def places_next_to(self, location: int) -> list[int]:
+        """Places a colonist at ``location`` may build in: the city it stands in, or its path's two ends."""
+        location = self._check_location(location)
+        return [int(c) for c in facts.places_next_to(self.map.tables, int(location)) if c >= 0]
+
+    def reachable_places(self, player: int, steps: int | None = None) -> np.ndarray:
+        """Bool per place: next to one of ``player``'s colonists after it moves up to ``steps``.
+
+        Each colonist on its own, whether paths are free or not (the reach planning needs);
+        ``steps`` defaults to what an Architect played now would have.
+        """
+        player = self._check_player(player)
+        if steps is None:
+            steps = self.architect_steps(player)
+        out = np.zeros(len(self.map.places), dtype=np.bool_)
+        facts.reachable_places(self.state, self.map.tables, player, int(steps), out)
+        return out
+
+    def architect_steps(self, player: int) -> int:
+        """Movement steps of an Architect ``player`` plays now (one per colonist on the board)."""
+        player = self._check_player(player)
+        return int(facts.architect_steps(self.state, player))
+
+    def prefect_production(self, province: int, bonus_good: int | None = None, player: int | None = None) -> np.ndarray:
+        """Goods [player, good] each player receives if ``player`` (default: the one to move) produces there.
+
+        The bonus good defaults to the province's marker (Gavdos has none: name one); the
+        Praefectus Magnus doubles it, the Nile marker adds a food. Before the storehouse limit.
+        """
+        if not 0 <= int(province) < len(self.map.provinces):
+            raise ValueError(f"the {self.map.title} map has provinces 0..{len(self.map.provinces) - 1}, got {province}")
+        player = self.current_player if player is None else player
+        player = self._check_player(player)
+        if bonus_good is None:
+            bonus_good = int(self.state[BONUS_GOOD + province])
+            if bonus_good < 0:
+                raise ValueError(f"{self.map.province_names[province]} shows no bonus good: pass bonus_good")
+        if not 0 <= int(bonus_good) < NUM_GOODS:
+            raise ValueError(f"a good is in 0..{NUM_GOODS - 1}, got {bonus_good}")
+        out = np.zeros(MAX_PLAYERS * NUM_GOODS, dtype=np.int32)
+        facts.prefect_production(self.state, self.map.tables, player, int(province), int(bonus_good), out)
+        return out.reshape(MAX_PLAYERS, NUM_GOODS)[: self.num_players].astype(np.int64)
+
+    def cash_bonus(self) -> int:
+        """Sestertii a Prefect's cash bonus pays now."""
+        return int(facts.cash_bonus_value(self.state, self.map.tables))
+
+    def buy_cost(self, slot: int, any_good: int | None = None, kind: int = K_SENATOR) -> np.ndarray:
+        """Goods a Senator (or ``kind=cards.K_CONSUL``) pays for the card in ``slot``, "any" paid with ``any_good``.
+
+        ValueError when the slot is empty or the payment does not fit it (a slot with an
+        "any" cost needs ``any_good``, one without must not get it, a Consul never).
+        """
+        goods, any_units = self.display_price(slot, kind)
+        if (any_good is not None) != (any_units > 0):
+            raise ValueError(f"display slot {slot + 1} {'needs' if any_units else 'takes no'} 'any' good here")
+        if any_good is not None:
+            if not 0 <= int(any_good) < NUM_GOODS:
+                raise ValueError(f"a good is in 0..{NUM_GOODS - 1}, got {any_good}")
+            goods[int(any_good)] += any_units
+        return goods.astype(np.int64)
+
+    @property
+    def trades_left(self) -> int:
+        """Kinds of goods the pending Mercator may still trade (2 before it has traded)."""
+        return int(facts.trades_left(self.state))
+
+    def tribune_money(self, player: int) -> int:
+        """Sestertii a Tribune ``player`` played now would pay (cards taken back beyond three)."""
+        player = self._check_player(player)
+        return int(facts.tribune_money(self.state, player))
+
+    def colonist_tax(self, player: int) -> int:
+        """Sestertii of ``player``'s Colonist tax now (5 + colonists on the board)."""
+        player = self._check_player(player)
+        return int(facts.colonist_tax(self.state, player))
+
+    def with_hidden_stack_shuffled(self, rng: np.random.Generator) -> Game:
+        """A copy in which the face-down stack is reshuffled within each deck (a determinization).
+
+        Every player knows the decks lie in order (I on top); only the order inside a deck is
+        hidden, so this is one of the games the players cannot tell apart from this one.
+        """
+        game = self.clone()
+        shuffle_hidden_stack(game.state, rng)
+        return game
+
+    # ------------------------------------------------------------------ serialisation
+    def to_json(self, indent: int | None = 1) -> str:
+        """The position as JSON text (``docs/position-format.md``); ``indent=None`` gives one line."""
+        return position_text(self.to_dict(), indent)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The position as plain JSON-ready Python objects: ``Game.from_dict(game.to_dict()) == game``."""
+        return write_position(self.state, self.map)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Game:
+        """Load a position written by :meth:`to_json` or by hand; raises :class:`PositionError` only."""
+        return cls.from_dict(parse_position(text))
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Game:
+        """Build the game of a position dict; every inconsistency raises :class:`PositionError` only."""
+        state, m = read_position(d)
+        return cls._wrap(state, m)  # read_position has checked the state
+
+    def observation(self, player: int) -> np.ndarray:
+        """Flat float32 vector from ``player``'s point of view (see :mod:`concordia_env.engine.observation`)."""
+        return observe(self, player)
+
+    # ------------------------------------------------------------------ misc
+    def _check_player(self, player: int) -> int:
+        """``player`` as a Python int seat; ArgumentTypeError or ValueError if it is not one."""
+        return seat_argument(player, self.num_players)
+
+    def _check_place(self, place: int) -> int:
+        """``place`` as a Python int place id of this map; ArgumentTypeError or ValueError if it is not one."""
+        p = integer_argument(place, "place")
+        if not 0 <= p < len(self.map.places):
+            raise ValueError(f"the {self.map.title} map has places 0..{len(self.map.places) - 1}, got {short_repr(p)}")
+        return p
+
+    def _slot_index(self, slot: int) -> int:
+        """``slot`` as a Python int display slot (empty or not); ArgumentTypeError or ValueError if it is not one."""
+        s = integer_argument(slot, "slot")
+        if not 0 <= s < DISPLAY_SLOTS:
+            raise ValueError(f"a display slot is in 0..{DISPLAY_SLOTS - 1} (the leftmost is 0), got {short_repr(s)}")
+        return s
+
+    def _check_slot(self, slot: int) -> int:
+        """``slot`` as a Python int display slot holding a card."""
+        s = self._slot_index(slot)
+        if int(self.state[DISPLAY + s]) < 0:
+            raise ValueError(f"display slot {s + 1} is empty")
+        return s
+
+    def _check_location(self, location: int) -> int:
+        """A colonist location on the board: a place id or PATH_LOC_BASE + a path id."""
+        loc = integer_argument(location, "location")
+        if not (0 <= loc < len(self.map.places) or 0 <= loc - PATH_LOC_BASE < len(self.map.paths)):
+            raise ValueError(f"{short_repr(loc)} is no colonist location on the {self.map.title} map")
+        return loc
+
+    def __eq__(self, other: object) -> bool:
+        """Same map and same state. A game changes with every step, so it is not hashable
+        (like a list); key a dict by ``game.state.tobytes()`` to remember positions."""
+        return isinstance(other, Game) and other.map.name == self.map.name and np.array_equal(self.state, other.state)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable: see __eq__
+
+    def __repr__(self) -> str:
+        status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"
+        return f"Game({self.map.name}, {self.num_players} players, turn {self.turn_count}, {status})"
+
+
+def _map_of(map: Map | str) -> Map:
+    """A map object from a map or its name."""
+    if isinstance(map, Map):
+        return map
+    if not isinstance(map, str):
+        raise ArgumentTypeError(f"map must be a map name or a Map, got {short_repr(map)}")
+    return load(map)
+
+
+def action_index(action: Any) -> int:
+    """``action`` as a Python int in ``0..NUM_ACTIONS-1``, or ``IllegalActionError`` for any other value.
+
+    Python and numpy integers and 0-d integer arrays (what policies return) are accepted.
+    A float, a bool, ``None``, a string, an array of several values is refused with
+    ``action == -1``; an integer outside the action space with itself as ``action`` (or
+    -1 beyond int64, which no index can be). :meth:`Game.step` and the environments run
+    this before the engine sees the value, so nothing can overflow or reach compiled
+    code in an unexpected type.
+    """
+    if isinstance(action, np.ndarray) and action.ndim == 0:
+        action = action[()]
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        shown = f"{type(action).__name__} {short_repr(action)}"
+        raise IllegalActionError(-1, f"an action is an integer index in 0..{NUM_ACTIONS - 1}, got {shown}")
+    a = int(action)
+    if not 0 <= a < NUM_ACTIONS:
+        outside = f"outside the action space 0..{NUM_ACTIONS - 1}"
+        if -(2**63) <= a < 2**63:
+            raise IllegalActionError(a, outside)
+        raise IllegalActionError(-1, f"{short_repr(a)}, {outside}")
+    return a

@@ -1,0 +1,618 @@
+"""The observation: one flat float32 vector of fixed length ``OBS_SIZE`` for every map and player count.
+
+``observe(game, player)`` (what :meth:`Game.observation` returns) shows the position from
+``player``'s point of view; ``observe_batch`` does the same for a 2-D array of states, one
+observer per row (used by :class:`~concordia_env.envs.vector.VectorGame`). Both are compiled with
+numba and read nothing but the state array and the map tables.
+
+Design
+------
+* **Fixed size.** Every per-place, per-path and per-province field is sized with
+  ``MAX_CITIES``, ``MAX_PATHS`` and ``MAX_PROVINCES`` (like the action space), and there
+  are ``MAX_PLAYERS`` player blocks; entries a board or player count does not use are 0.
+  One-hots of the map and of the player count tell a network which entries are in use.
+* **Rotated seats.** Player block ``k`` belongs to the player ``k`` seats to the left of
+  the observer: relative seat ``k`` is player ``(observer + k) % num_players``, so block 0
+  is always the observer's own. Seats that a smaller game does not have are all zeros
+  (``PRESENT`` is 0). Seat references in the header (whose turn it is, who decides) use the
+  same relative numbering, which is also the numbering of the Diplomat actions.
+* **Public information only.** Concordia has almost no hidden information: hands are
+  built from public purchases and public plays, so every player's hand and discard counts
+  are shown. The one secret is the order of the stack; the observation shows which cards
+  are still in it (deducible from what has been seen) and how many, never the order, so
+  two positions that differ only in stack order give the same observation.
+* **Scaling.** Counts are divided by a natural maximum (money by 50, goods by the 12
+  storehouse slots, ...) so values lie roughly in [0, 1]; one-hots and flags are 0/1. The
+  fields whose value has no hard upper bound (money, VP, turns played) can exceed 1;
+  ``OBS_HIGH`` holds each entry's upper bound (``inf`` for those), ``OBS_LOW`` is 0.
+
+Versions
+--------
+The layout only ever grows at the end: a version's observation is exactly the first
+``OBS_SIZES[version]`` entries of every later version's, so the fields of an older version
+keep their offsets, and ``observe(game, p, version=0)`` is ``observe(game, p)[:OBS_SIZE_V0]``.
+
+| version | length | change |
+| --- | ---: | --- |
+| 0 | ``OBS_SIZE_V0`` | the original layout (header, board, one block per player) |
+| 1 (current) | ``OBS_SIZE_V1`` | ``COLONIST_SLOTS`` appended: where each of the observer's colonist slots stands |
+
+Why v1: a MOVE action names a colonist *slot* (``A_MOVE + slot * MAX_PATHS + path``), and v0
+only counts colonists per place and kind, so it cannot tell which colonist a MOVE moves.
+
+``OBS_SIZE`` is the current version's length; ``Game.observation(p)`` and the environments'
+default ``observation_version`` give the current version.
+
+The tables below (generated from the layout by :func:`describe_observation`, also in
+``docs/observation.md``) list every field: name, offset, length, meaning, scaling and the
+version that added it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from .cards import (
+    CARD_COST,
+    CARD_GOD,
+    CARD_KIND,
+    COLONISTS_PER_PLAYER,
+    DISPLAY_SLOTS,
+    HOUSES_PER_PLAYER,
+    LAND_COLONISTS,
+    NUM_CARD_TYPES,
+    NUM_GODS,
+    NUM_GOODS,
+    NUM_KINDS,
+    NUM_SALE_CARDS,
+    NUM_START_TYPES,
+    SEA_COLONISTS,
+    SLOT_ANY_COST,
+    SLOT_FIXED_COST,
+    START_HAND_COUNTS,
+    STOREHOUSE_SLOTS,
+)
+from .errors import ArgumentTypeError, seat_argument
+from .layout import Layout
+from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
+from .rules import njit
+from .rules.common import free_slots, houses_in_city, houses_of, pbase
+from .rules.scoring import NUM_SCORE_PARTS, score_parts, score_totals
+from .state import (
+    ACTION_KIND,
+    BONUS_COIN_SIDE,
+    BONUS_GOOD,
+    BUYS_LEFT,
+    CITY_GOOD,
+    CONCORDIA_HOLDER,
+    CURRENT_PLAYER,
+    DISPLAY,
+    FINAL_TURNS_LEFT,
+    FIRST_SEA_SLOT,
+    HOUSES,
+    INCOMING,
+    INTERMEDIATE_PAID,
+    LOC_STOREHOUSE,
+    MAP_ID,
+    MAX_CITIES,
+    MAX_PLAYERS,
+    NILE_MARKER,
+    NUM_PHASES,
+    NUM_PLAYERS,
+    OPT_DISPLAY_COSTS,
+    OPT_INTERMEDIATE,
+    P_COLONISTS,
+    P_DISCARD,
+    P_DISCARD_TOP,
+    P_GOODS,
+    P_HAND,
+    P_INTERMEDIATE_DONE,
+    P_INTERMEDIATE_VP,
+    P_MONEY,
+    PATH_LOC_BASE,
+    PHASE,
+    PLAYED_KIND,
+    PM_PASS_PENDING,
+    PRAEFECTUS_MAGNUS,
+    SLOTS_BOUGHT,
+    STACK,
+    STACK_SIZE,
+    STATE_SIZE,
+    STEPS_LEFT,
+    TRADED_GOODS,
+    TURN_COUNT,
+    TURN_PLAYER,
+)
+from .state_check import as_state_array, check_state
+
+
+class Observable(Protocol):
+    """What an observation reads of a game: its state array and its map (a :class:`~concordia_env.Game` is one).
+
+    A protocol, not an import of ``Game``: ``game.py`` builds on this module, and the
+    package graph has no cycles (``tests/test_layering.py``).
+    """
+
+    state: np.ndarray
+    map: Map
+
+
+MIN_PLAYERS = 2
+NUM_MAPS = len(MAP_NAMES)
+UNBOUNDED = float("inf")
+
+# --------------------------------------------------------------------------- scales
+MONEY_SCALE = 50.0
+GOODS_SCALE = float(STOREHOUSE_SLOTS)
+COLONIST_KIND_SCALE = float(max(LAND_COLONISTS, SEA_COLONISTS))
+STEPS_SCALE = float(COLONISTS_PER_PLAYER)
+BUYS_SCALE = 2.0  # the Senator buys up to two cards
+SLOT_COST_SCALE = float(SLOT_FIXED_COST.max())
+TURN_SCALE = 100.0
+SCORE_PART_SCALE = 50.0
+SCORE_TOTAL_SCALE = 100.0
+#: the most cards of each kind / god one player can own: all copies of it in the game
+#: (starting cards count with their multiplicity, every sale card is one physical card)
+_COPIES = np.where(np.arange(NUM_CARD_TYPES) < NUM_START_TYPES, START_HAND_COUNTS, 1)
+KIND_MAX = np.bincount(CARD_KIND, weights=_COPIES, minlength=NUM_KINDS).astype(np.float32)
+GOD_MAX = np.bincount(CARD_GOD, weights=_COPIES, minlength=NUM_GODS).astype(np.float32)
+
+
+class ObsLayout(Layout):
+    """A :class:`Layout` whose fields also record their scaling and upper bound (for docs and ``OBS_HIGH``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scales: dict[str, str] = {}
+        self.highs: dict[str, float] = {}
+        self.versions: dict[str, int] = {}
+
+    def field(
+        self, name: str, length: int = 1, doc: str = "", scale: str = "0/1", high: float = 1.0, version: int = 0
+    ) -> int:
+        """Reserve ``length`` entries; ``scale`` says how values are scaled, ``high`` bounds them.
+
+        ``version`` is the observation version that added the field; fields are only ever
+        appended, so a version can never come before an older one.
+        """
+        if self.versions and version < max(self.versions.values()):
+            raise ValueError(f"{name}: a field of version {version} cannot follow one of a later version")
+        self.scales[name] = scale
+        self.highs[name] = high
+        self.versions[name] = version
+        return super().field(name, length, doc)
+
+    def table(self) -> str:
+        rows = ["| field | offset | length | meaning | scaling | version |", "| --- | ---: | ---: | --- | --- | ---: |"]
+        rows += [f"| `{n}` | {o} | {ln} | {d} | {self.scales[n]} | {self.versions[n]} |" for n, o, ln, d in self.fields]
+        return "\n".join(rows)
+
+    def high_array(self) -> np.ndarray:
+        high = np.zeros(self.size, dtype=np.float32)
+        for name, offset, length, _ in self.fields:
+            high[offset : offset + length] = self.highs[name]
+        return high
+
+
+# --------------------------------------------------------------------------- header
+_O = ObsLayout()
+O_PLAYER_COUNT = _O.field("PLAYER_COUNT", MAX_PLAYERS - MIN_PLAYERS + 1, doc="one-hot of the player count 2..5")
+O_MAP = _O.field("MAP", NUM_MAPS, doc="one-hot of the map, in `maps.MAP_NAMES` order")
+O_OPT_INTERMEDIATE = _O.field("OPT_INTERMEDIATE", doc="1: intermediate scoring variant")
+O_OPT_DISPLAY_COSTS = _O.field("OPT_DISPLAY_COSTS", doc="1: alternative display slot costs")
+O_PHASE = _O.field("PHASE", NUM_PHASES, doc="one-hot of the pending decision (`state.PHASE_NAMES`)")
+O_OBSERVER_DECIDES = _O.field("OBSERVER_DECIDES", doc="1 if the observer takes the pending decision")
+O_DECIDER_SEAT = _O.field("DECIDER_SEAT", MAX_PLAYERS, doc="one-hot relative seat of the deciding player")
+O_TURN_SEAT = _O.field("TURN_SEAT", MAX_PLAYERS, doc="one-hot relative seat of the player whose turn it is")
+O_PLAYED_KIND = _O.field("PLAYED_KIND", NUM_KINDS, doc="one-hot kind of the card played this turn")
+O_ACTION_KIND = _O.field("ACTION_KIND", NUM_KINDS, doc="one-hot kind whose action is carried out (a Diplomat's copy)")
+O_STEPS_LEFT = _O.field("STEPS_LEFT", doc="Architect movement steps left", scale=f"÷{STEPS_SCALE:g}")
+O_TRADED_GOODS = _O.field("TRADED_GOODS", NUM_GOODS, doc="Mercator: 1 for each good already traded")
+O_BUYS_LEFT = _O.field("BUYS_LEFT", doc="Senator/Consul: cards that may still be bought", scale=f"÷{BUYS_SCALE:g}")
+O_SLOTS_BOUGHT = _O.field("SLOTS_BOUGHT", DISPLAY_SLOTS, doc="Senator/Consul: 1 for each slot bought from")
+O_INCOMING = _O.field(
+    "INCOMING",
+    MAX_PLAYERS * NUM_GOODS,
+    doc="[relative seat, good] produced goods waiting for a storehouse-overflow choice",
+    scale=f"÷{GOODS_SCALE:g}",
+    high=UNBOUNDED,
+)
+O_PM_PASS_PENDING = _O.field("PM_PASS_PENDING", doc="1: the Praefectus Magnus passes on at the end of this turn")
+O_END_TRIGGERED = _O.field("END_TRIGGERED", doc="1 once the Concordia card is taken (final round)")
+O_FINAL_TURNS_LEFT = _O.field(
+    "FINAL_TURNS_LEFT",
+    doc="turn ends left before the final scoring (0 before the trigger)",
+    scale=f"÷{MAX_PLAYERS}",
+)
+O_TURN_COUNT = _O.field("TURN_COUNT", doc="turns played", scale=f"÷{TURN_SCALE:g}", high=UNBOUNDED)
+O_INTERMEDIATE_PAID = _O.field("INTERMEDIATE_PAID", doc="1 once the intermediate scoring has paid out")
+
+# --------------------------------------------------------------------------- board
+O_CITY_GOOD = _O.field("CITY_GOOD", MAX_CITIES * NUM_GOODS, doc="[place, good] one-hot good of each city token")
+O_CITY_HOUSES = _O.field(
+    "CITY_HOUSES", MAX_CITIES, doc="houses in each place, all players together", scale=f"÷{MAX_PLAYERS}"
+)
+O_BONUS_GOOD = _O.field("BONUS_GOOD", MAX_PROVINCES * NUM_GOODS, doc="[province, good] one-hot bonus marker good")
+O_BONUS_COIN_SIDE = _O.field("BONUS_COIN_SIDE", MAX_PROVINCES, doc="1: the province's bonus marker shows its coin side")
+O_NILE = _O.field("NILE", MAX_PROVINCES, doc="one-hot province holding the Nile food marker (Aegyptus)")
+O_DISPLAY_KIND = _O.field("DISPLAY_KIND", DISPLAY_SLOTS * NUM_KINDS, doc="[slot, kind] one-hot display card kind")
+O_DISPLAY_GOD = _O.field("DISPLAY_GOD", DISPLAY_SLOTS * NUM_GODS, doc="[slot, god] one-hot god of each display card")
+O_DISPLAY_COST = _O.field(
+    "DISPLAY_COST", DISPLAY_SLOTS * NUM_GOODS, doc="[slot, good] the display card's own cost", scale="units"
+)
+O_SLOT_COST = _O.field(
+    "SLOT_COST",
+    DISPLAY_SLOTS * NUM_GOODS,
+    doc="[slot, good] the slot's fixed cost",
+    scale=f"÷{SLOT_COST_SCALE:g}",
+)
+O_SLOT_ANY = _O.field("SLOT_ANY", DISPLAY_SLOTS, doc="the slot's extra 'any good' units", scale="units")
+O_STACK_CARDS = _O.field(
+    "STACK_CARDS", NUM_SALE_CARDS, doc="1 for each sale card (type 6 + i) still in the stack; order hidden"
+)
+O_STACK_SIZE = _O.field("STACK_SIZE", doc="cards left in the stack", scale=f"÷{NUM_SALE_CARDS}")
+
+# --------------------------------------------------------------------------- players
+_Q = ObsLayout()
+Q_PRESENT = _Q.field("PRESENT", doc="1 if this seat is in the game")
+Q_MONEY = _Q.field("MONEY", doc="sestertii", scale=f"÷{MONEY_SCALE:g}", high=UNBOUNDED)
+Q_GOODS = _Q.field("GOODS", NUM_GOODS, doc="goods in the storehouse", scale=f"÷{GOODS_SCALE:g}")
+Q_FREE_SLOTS = _Q.field("FREE_SLOTS", doc="free storehouse slots", scale=f"÷{GOODS_SCALE:g}")
+Q_COLONISTS_STOREHOUSE = _Q.field(
+    "COLONISTS_STOREHOUSE", 2, doc="[kind] land / sea colonists in the storehouse", scale=f"÷{COLONIST_KIND_SCALE:g}"
+)
+Q_COLONISTS_PLACE = _Q.field(
+    "COLONISTS_PLACE",
+    MAX_CITIES * 2,
+    doc="[place, kind] land / sea colonists in each place (capital, special squares)",
+    scale=f"÷{COLONIST_KIND_SCALE:g}",
+)
+Q_COLONISTS_PATH = _Q.field(
+    "COLONISTS_PATH",
+    MAX_PATHS,
+    doc="colonists on each path (a path's kind is fixed by the map)",
+    scale=f"÷{COLONIST_KIND_SCALE:g}",
+)
+Q_HOUSES = _Q.field("HOUSES", MAX_CITIES, doc="1 for each place with the player's house")
+Q_HOUSE_COUNT = _Q.field("HOUSE_COUNT", doc="houses built", scale=f"÷{HOUSES_PER_PLAYER}")
+Q_HAND = _Q.field("HAND", NUM_KINDS, doc="cards in hand per kind", scale="÷ copies of the kind in the game")
+Q_DISCARD = _Q.field("DISCARD", NUM_KINDS, doc="cards in the discard pile per kind", scale="÷ copies of the kind")
+Q_DISCARD_TOP = _Q.field("DISCARD_TOP", NUM_KINDS, doc="one-hot kind of the discard pile's top card")
+Q_GOD_CARDS = _Q.field("GOD_CARDS", NUM_GODS, doc="cards owned (hand + discard) per god", scale="÷ cards of the god")
+Q_PRAEFECTUS_MAGNUS = _Q.field("PRAEFECTUS_MAGNUS", doc="1 if the player holds the Praefectus Magnus")
+Q_CONCORDIA = _Q.field("CONCORDIA", doc="1 if the player took the Concordia card")
+Q_SCORE_PARTS = _Q.field(
+    "SCORE_PARTS",
+    NUM_SCORE_PARTS,
+    doc="VP as if the game ended now: six gods, special squares, Concordia",
+    scale=f"÷{SCORE_PART_SCALE:g}",
+    high=UNBOUNDED,
+)
+Q_SCORE_TOTAL = _Q.field(
+    "SCORE_TOTAL", doc="total VP as if the game ended now", scale=f"÷{SCORE_TOTAL_SCALE:g}", high=UNBOUNDED
+)
+Q_INTERMEDIATE_VP = _Q.field(
+    "INTERMEDIATE_VP", doc="VP marker of the intermediate scoring", scale=f"÷{SCORE_TOTAL_SCALE:g}", high=UNBOUNDED
+)
+Q_INTERMEDIATE_DONE = _Q.field("INTERMEDIATE_DONE", doc="1 once the player scored at the first Tribune")
+PLAYER_OBS_SIZE = _Q.size
+PLAYER_OBS_LAYOUT = _Q
+
+O_PLAYERS = _O.field(
+    "PLAYERS",
+    MAX_PLAYERS * PLAYER_OBS_SIZE,
+    doc=f"one block of {PLAYER_OBS_SIZE} per relative seat (0 = observer)",
+    scale="see below",
+    high=UNBOUNDED,
+)
+OBS_SIZE_V0 = _O.size
+
+# --------------------------------------------------------------------------- v1: the observer's colonist slots
+#: locations of one colonist slot in COLONIST_SLOTS: the state's location code + 1, i.e.
+#: 0 the storehouse, 1 + c place c, 1 + MAX_CITIES + path the path
+SLOT_LOCATIONS = 1 + PATH_LOC_BASE + MAX_PATHS
+O_COLONIST_SLOTS = _O.field(
+    "COLONIST_SLOTS",
+    COLONISTS_PER_PLAYER * SLOT_LOCATIONS,
+    doc=(
+        f"[slot, location] the observer's colonist slot i (land 0-{FIRST_SEA_SLOT - 1}, "
+        f"sea {FIRST_SEA_SLOT}-{COLONISTS_PER_PLAYER - 1}; the slot of MOVE actions) one-hot where it stands: "
+        f"0 storehouse, 1 + c place c, {1 + PATH_LOC_BASE} + p path p"
+    ),
+    version=1,
+)
+OBS_SIZE_V1 = _O.size
+
+#: observation length of each version (see "Versions" above); OBS_SIZE is the current one
+OBS_SIZES: dict[int, int] = {0: OBS_SIZE_V0, 1: OBS_SIZE_V1}
+OBSERVATION_VERSIONS: tuple[int, ...] = tuple(OBS_SIZES)
+OBSERVATION_VERSION = max(OBSERVATION_VERSIONS)
+OBS_SIZE = OBS_SIZES[OBSERVATION_VERSION]
+OBS_LAYOUT = _O
+
+#: per-entry bounds of the current observation (for the Box spaces): 0 below, 1 or ``inf`` above;
+#: an older version's bounds are the first OBS_SIZES[version] entries (:func:`observation_bounds`)
+OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
+OBS_HIGH = _O.high_array()
+for _k in range(MAX_PLAYERS):
+    _start = O_PLAYERS + _k * PLAYER_OBS_SIZE
+    OBS_HIGH[_start : _start + PLAYER_OBS_SIZE] = _Q.high_array()
+
+
+def check_observation_version(version: int) -> int:
+    """``version`` as an int if it is one of OBSERVATION_VERSIONS, else ValueError (TypeError for a non-int)."""
+    if isinstance(version, (bool, np.bool_)) or not isinstance(version, (int, np.integer)):
+        raise TypeError(f"observation_version must be an int in {OBSERVATION_VERSIONS}; got {version!r}")
+    if int(version) not in OBS_SIZES:
+        raise ValueError(f"observation_version must be one of {OBSERVATION_VERSIONS}; got {version!r}")
+    return int(version)
+
+
+def observation_bounds(version: int = OBSERVATION_VERSION) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) of one version's observation, float32 arrays of length OBS_SIZES[version]."""
+    size = OBS_SIZES[check_observation_version(version)]
+    return OBS_LOW[:size].copy(), OBS_HIGH[:size].copy()
+
+
+# --------------------------------------------------------------------------- compiled fill
+@njit
+def _one_hot(out, offset, index):
+    """Set out[offset + index] to 1 unless index is negative (the "none" code)."""
+    if index >= 0:
+        out[offset + index] = 1.0
+
+
+@njit
+def _bits(out, offset, value, count):
+    for i in range(count):
+        out[offset + i] = (value >> i) & 1
+
+
+@njit
+def _fill_header(s, p, out):
+    n = s[NUM_PLAYERS]
+    _one_hot(out, O_PLAYER_COUNT, n - MIN_PLAYERS)
+    _one_hot(out, O_MAP, s[MAP_ID])
+    out[O_OPT_INTERMEDIATE] = s[OPT_INTERMEDIATE]
+    out[O_OPT_DISPLAY_COSTS] = s[OPT_DISPLAY_COSTS]
+    _one_hot(out, O_PHASE, s[PHASE])
+    decider = s[CURRENT_PLAYER]
+    if decider >= 0:
+        out[O_OBSERVER_DECIDES] = 1.0 if decider == p else 0.0
+        _one_hot(out, O_DECIDER_SEAT, (decider - p) % n)
+    _one_hot(out, O_TURN_SEAT, (s[TURN_PLAYER] - p) % n)
+    _one_hot(out, O_PLAYED_KIND, s[PLAYED_KIND])
+    _one_hot(out, O_ACTION_KIND, s[ACTION_KIND])
+    out[O_STEPS_LEFT] = s[STEPS_LEFT] / STEPS_SCALE
+    _bits(out, O_TRADED_GOODS, s[TRADED_GOODS], NUM_GOODS)
+    out[O_BUYS_LEFT] = s[BUYS_LEFT] / BUYS_SCALE
+    _bits(out, O_SLOTS_BOUGHT, s[SLOTS_BOUGHT], DISPLAY_SLOTS)
+    for k in range(n):
+        q = (p + k) % n
+        for g in range(NUM_GOODS):
+            out[O_INCOMING + k * NUM_GOODS + g] = s[INCOMING + q * NUM_GOODS + g] / GOODS_SCALE
+    out[O_PM_PASS_PENDING] = s[PM_PASS_PENDING]
+    if s[FINAL_TURNS_LEFT] >= 0:
+        out[O_END_TRIGGERED] = 1.0
+        out[O_FINAL_TURNS_LEFT] = s[FINAL_TURNS_LEFT] / MAX_PLAYERS
+    out[O_TURN_COUNT] = s[TURN_COUNT] / TURN_SCALE
+    out[O_INTERMEDIATE_PAID] = s[INTERMEDIATE_PAID]
+
+
+@njit
+def _fill_board(s, m, out):
+    for c in range(m[M_NUM_CITIES]):
+        _one_hot(out, O_CITY_GOOD + c * NUM_GOODS, s[CITY_GOOD + c])
+        out[O_CITY_HOUSES + c] = houses_in_city(s, c) / MAX_PLAYERS
+    for v in range(m[M_NUM_PROVINCES]):
+        _one_hot(out, O_BONUS_GOOD + v * NUM_GOODS, s[BONUS_GOOD + v])
+        out[O_BONUS_COIN_SIDE + v] = s[BONUS_COIN_SIDE + v]
+    _one_hot(out, O_NILE, s[NILE_MARKER])
+    table = s[OPT_DISPLAY_COSTS]
+    for slot in range(DISPLAY_SLOTS):
+        for g in range(NUM_GOODS):
+            out[O_SLOT_COST + slot * NUM_GOODS + g] = SLOT_FIXED_COST[table, slot, g] / SLOT_COST_SCALE
+        out[O_SLOT_ANY + slot] = SLOT_ANY_COST[table, slot]
+        card = s[DISPLAY + slot]
+        if card < 0:
+            continue
+        out[O_DISPLAY_KIND + slot * NUM_KINDS + CARD_KIND[card]] = 1.0
+        out[O_DISPLAY_GOD + slot * NUM_GODS + CARD_GOD[card]] = 1.0
+        for g in range(NUM_GOODS):
+            out[O_DISPLAY_COST + slot * NUM_GOODS + g] = CARD_COST[card, g]
+    size = s[STACK_SIZE]
+    for i in range(size):  # a set, not a sequence: the order is not observable
+        out[O_STACK_CARDS + s[STACK + i] - NUM_START_TYPES] = 1.0
+    out[O_STACK_SIZE] = size / NUM_SALE_CARDS
+
+
+@njit
+def _fill_colonists(s, m, q, o):
+    b = pbase(q) + P_COLONISTS
+    for slot in range(COLONISTS_PER_PLAYER):
+        kind = 0 if slot < FIRST_SEA_SLOT else 1
+        loc = s[b + slot]
+        if loc == LOC_STOREHOUSE:
+            o[Q_COLONISTS_STOREHOUSE + kind] += 1.0 / COLONIST_KIND_SCALE
+        elif loc < PATH_LOC_BASE:
+            o[Q_COLONISTS_PLACE + loc * 2 + kind] += 1.0 / COLONIST_KIND_SCALE
+        else:
+            o[Q_COLONISTS_PATH + loc - PATH_LOC_BASE] += 1.0 / COLONIST_KIND_SCALE
+
+
+@njit
+def _fill_player(s, m, q, o, parts):
+    """Player q's block into ``o`` (a view of the output at the block's offset)."""
+    b = pbase(q)
+    o[Q_PRESENT] = 1.0
+    o[Q_MONEY] = s[b + P_MONEY] / MONEY_SCALE
+    for g in range(NUM_GOODS):
+        o[Q_GOODS + g] = s[b + P_GOODS + g] / GOODS_SCALE
+    o[Q_FREE_SLOTS] = free_slots(s, q) / GOODS_SCALE
+    _fill_colonists(s, m, q, o)
+    for c in range(m[M_NUM_CITIES]):
+        o[Q_HOUSES + c] = s[HOUSES + q * MAX_CITIES + c]
+    o[Q_HOUSE_COUNT] = houses_of(s, m, q) / HOUSES_PER_PLAYER
+    for t in range(NUM_CARD_TYPES):
+        owned = s[b + P_HAND + t] + s[b + P_DISCARD + t]
+        if owned == 0:
+            continue  # most card types are owned by nobody: skip their divisions
+        kind = CARD_KIND[t]
+        o[Q_HAND + kind] += s[b + P_HAND + t] / KIND_MAX[kind]
+        o[Q_DISCARD + kind] += s[b + P_DISCARD + t] / KIND_MAX[kind]
+        o[Q_GOD_CARDS + CARD_GOD[t]] += owned / GOD_MAX[CARD_GOD[t]]
+    top = s[b + P_DISCARD_TOP]
+    if top >= 0:
+        o[Q_DISCARD_TOP + CARD_KIND[top]] = 1.0
+    o[Q_PRAEFECTUS_MAGNUS] = 1.0 if s[PRAEFECTUS_MAGNUS] == q else 0.0
+    o[Q_CONCORDIA] = 1.0 if s[CONCORDIA_HOLDER] == q else 0.0
+    score_parts(s, m, q, parts, True)
+    total = 0
+    for i in range(NUM_SCORE_PARTS):
+        o[Q_SCORE_PARTS + i] = parts[i] / SCORE_PART_SCALE
+        total += parts[i]
+    o[Q_SCORE_TOTAL] = total / SCORE_TOTAL_SCALE
+    o[Q_INTERMEDIATE_VP] = s[b + P_INTERMEDIATE_VP] / SCORE_TOTAL_SCALE
+    o[Q_INTERMEDIATE_DONE] = s[b + P_INTERMEDIATE_DONE]
+
+
+@njit
+def _fill_colonist_slots(s, p, out):
+    """v1: one-hot location of each of the observer's colonist slots (location code + 1)."""
+    b = pbase(p) + P_COLONISTS
+    for slot in range(COLONISTS_PER_PLAYER):
+        out[O_COLONIST_SLOTS + slot * SLOT_LOCATIONS + s[b + slot] - LOC_STOREHOUSE] = 1.0
+
+
+@njit
+def fill_observation(s, m, p, out):
+    """Write player p's observation of state ``s`` into ``out`` (float32).
+
+    The length of ``out`` chooses the version: ``OBS_SIZE_V0`` entries give v0, ``OBS_SIZE_V1``
+    give v1 (v0 followed by the colonist slots). The Python wrappers check the length.
+    """
+    out[:] = 0.0
+    _fill_header(s, p, out)
+    _fill_board(s, m, out)
+    n = s[NUM_PLAYERS]
+    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
+    for k in range(n):
+        start = O_PLAYERS + k * PLAYER_OBS_SIZE
+        _fill_player(s, m, (p + k) % n, out[start : start + PLAYER_OBS_SIZE], parts)
+    if out.shape[0] >= OBS_SIZE_V1:
+        _fill_colonist_slots(s, p, out)
+
+
+@njit
+def observe_batch_into(states, m, players, out):
+    """Row i of ``out`` gets ``players[i]``'s observation of ``states[i]``."""
+    for i in range(states.shape[0]):
+        fill_observation(states[i], m, players[i], out[i])
+
+
+@njit
+def scores_batch_into(states, m, out):
+    """Every player's total VP in every row of a batch (``rules.scoring.score_totals`` per row)."""
+    for i in range(states.shape[0]):
+        score_totals(states[i], m, out[i])
+
+
+# --------------------------------------------------------------------------- Python API
+def observe(game: Observable, player: int, version: int = OBSERVATION_VERSION) -> np.ndarray:
+    """``player``'s observation of ``game`` (float32, length ``OBS_SIZES[version]``).
+
+    ``player`` must be an integer seat of the game (``ArgumentTypeError`` / ``ValueError``
+    otherwise): the compiled code would read past the player arrays.
+    """
+    out = np.empty(OBS_SIZES[check_observation_version(version)], dtype=np.float32)
+    fill_observation(game.state, game.map.tables, seat_argument(player, int(game.state[NUM_PLAYERS])), out)
+    return out
+
+
+def observe_batch(
+    states: np.ndarray,
+    tables: np.ndarray,
+    players: np.ndarray,
+    out: np.ndarray | None = None,
+    version: int = OBSERVATION_VERSION,
+) -> np.ndarray:
+    """Observations of a batch of states of one map, one observer per row: shape (n, OBS_SIZES[version]).
+
+    The compiled code does not bounds-check, so the inputs are checked first: ``tables``
+    must be a map's own tables, every row a valid state of that map (as ``Game(state,
+    map)`` checks it), ``players`` one integer seat per row; ``ValueError`` /
+    ``ArgumentTypeError`` otherwise. ``out``, if given, is filled (float32, C-contiguous).
+    """
+    size = OBS_SIZES[check_observation_version(version)]
+    m = _map_of_tables(tables)
+    states = np.asarray(states)
+    if states.ndim != 2:
+        raise ValueError(f"states must be a 2-D array, one state per row, got shape {states.shape}")
+    rows = np.empty((states.shape[0], STATE_SIZE), dtype=np.int32)
+    for i in range(states.shape[0]):
+        rows[i] = as_state_array(states[i])
+        check_state(rows[i], m)
+    seats = np.asarray(players)
+    if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
+        raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
+    if seats.shape != (rows.shape[0],) or ((seats < 0) | (seats >= rows[:, NUM_PLAYERS])).any():
+        raise ValueError(f"players must be one seat per row, each below that row's player count, got {seats}")
+    shape = (rows.shape[0], size)
+    if out is None:
+        out = np.empty(shape, dtype=np.float32)
+    elif not (isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == shape):
+        raise ValueError(f"out must be float32 of shape {shape}; got {getattr(out, 'dtype', type(out))}")
+    elif not (out.flags.c_contiguous and out.flags.writeable):
+        raise ValueError("out must be a writable C-contiguous array")
+    observe_batch_into(rows, m.tables, np.array(seats, dtype=np.int64), out)
+    return out
+
+
+def _map_of_tables(tables: np.ndarray) -> Map:
+    """The map whose tables these are (compiled code indexes the state with them: nothing else will do)."""
+    for name in MAP_NAMES:
+        m = load(name)
+        if tables is m.tables or (
+            isinstance(tables, np.ndarray) and tables.shape == m.tables.shape and np.array_equal(tables, m.tables)
+        ):
+            return m
+    raise ValueError("tables must be the tables of a map (maps.load(name).tables)")
+
+
+def player_scores(game: Observable) -> np.ndarray:
+    """Total VP per player as if the game ended now (int64): ``Game.scores``, ``rules.scoring.score_totals``."""
+    out = np.zeros(int(game.state[NUM_PLAYERS]), dtype=np.int64)
+    score_totals(game.state, game.map.tables, out)
+    return out
+
+
+def describe_observation() -> str:
+    """The observation layout as Markdown: the header and board, then one player block."""
+    sizes = ", ".join(f"v{v}: {size}" for v, size in OBS_SIZES.items())
+    return (
+        f"## Observation (float32, length {OBS_SIZE}; {sizes})\n\n{OBS_LAYOUT.table()}\n\n"
+        f"## Player block (length {PLAYER_OBS_SIZE}, at PLAYERS + k * {PLAYER_OBS_SIZE} for relative seat k)\n\n"
+        f"{PLAYER_OBS_LAYOUT.table()}\n"
+    )
+
+
+def observation_md() -> str:
+    """The text of ``docs/observation.md``: the design notes of this module and the layout tables."""
+    design = __doc__.split("Design\n------\n", 1)[1].split("Versions\n--------\n", 1)[0].strip()
+    versions = __doc__.split("Versions\n--------\n", 1)[1].split("The tables below", 1)[0].strip()
+    return (
+        "# Observation\n\n"
+        "Generated by `python -m concordia_env.tools.docgen` from `concordia_env/engine/observation.py`; "
+        "do not edit.\n\n"
+        "`game.observation(player)` (and the PettingZoo, Gymnasium and batched environments) give one flat\n"
+        f"float32 vector of length OBS_SIZE = {OBS_SIZE} (version {OBSERVATION_VERSION}), the same for every map and\n"
+        "player count. The environments take `observation_version=` to give an older version.\n\n"
+        f"{design}\n\n## Versions\n\n{versions}\n\n{describe_observation()}"
+    )
+
+
+__doc__ = f"{__doc__}\n{describe_observation()}".replace("``OBS_SIZE_V0``", f"{OBS_SIZE_V0}").replace(
+    "``OBS_SIZE_V1``", f"{OBS_SIZE_V1}"
+)

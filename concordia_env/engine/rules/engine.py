@@ -1,0 +1,118 @@
+"""The compiled entry points: check and apply one action, batches, random playouts.
+
+These are the only rule functions the Python classes call. Each returns a status code
+instead of raising (compiled code cannot raise informative errors cheaply); the
+:class:`~concordia_env.engine.game.Game` turns a refusal into ``IllegalActionError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..actions import NUM_ACTIONS
+from ..state import PHASE, PHASE_GAME_OVER
+from ._jit import njit
+from .effects import apply_action, end_action
+from .legal import fill_legal, only_done_is_legal
+
+STEP_OK = 0
+STEP_OUT_OF_RANGE = 1
+STEP_GAME_OVER = 2
+STEP_ILLEGAL = 3
+
+
+@njit
+def advance(s, m, mask):
+    """Close decisions that offer nothing but "done" (e.g. a Mercator with nothing to trade)."""
+    while s[PHASE] != PHASE_GAME_OVER and only_done_is_legal(s, m, mask):
+        end_action(s, m)
+
+
+@njit
+def step(s, m, a, mask):
+    """Apply action ``a`` if legal; return a STEP_* code. ``mask`` is scratch space."""
+    if a < 0 or a >= NUM_ACTIONS:
+        return STEP_OUT_OF_RANGE
+    if s[PHASE] == PHASE_GAME_OVER:
+        return STEP_GAME_OVER
+    fill_legal(s, m, mask)
+    if not mask[a]:
+        return STEP_ILLEGAL
+    apply_action(s, m, a)
+    advance(s, m, mask)
+    return STEP_OK
+
+
+@njit
+def legal_masks(states, m, out):
+    """Legal masks of a batch of states (one row each)."""
+    for i in range(states.shape[0]):
+        if states[i, PHASE] == PHASE_GAME_OVER:
+            out[i, :] = False
+        else:
+            fill_legal(states[i], m, out[i])
+
+
+@njit
+def apply_batch(states, m, actions):
+    """Apply one action per row that the caller has already checked against the row's mask.
+
+    ``VectorGame`` checks the whole batch against its cached masks before changing any row
+    (so that an illegal action changes nothing), which makes ``step``'s own check redundant.
+    """
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(states.shape[0]):
+        apply_action(states[i], m, actions[i])
+        advance(states[i], m, mask)
+
+
+@njit
+def nth_legal(mask, k):
+    """The k-th index (counting from 0) where ``mask`` is True, or -1 if there are fewer."""
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
+
+
+@njit
+def sample_rows(masks, uniforms, out):
+    """out[i] = the legal action of row i picked by ``uniforms[i]`` in [0, 1), or -1 if none.
+
+    The k-th legal action (in index order) for k = floor(uniforms[i] * count): uniform over
+    the legal actions when the uniforms are.
+    """
+    for i in range(masks.shape[0]):
+        count = masks[i].sum()
+        out[i] = -1 if count == 0 else nth_legal(masks[i], min(int(uniforms[i] * count), count - 1))
+
+
+@njit
+def random_choice(mask):
+    """A uniformly random index where ``mask`` is True (numba's global RNG; see ``seed_rng``)."""
+    return nth_legal(mask, np.random.randint(mask.sum()))
+
+
+@njit
+def random_legal_action(s, m, mask):
+    """A uniformly random legal action (``mask`` is scratch space)."""
+    fill_legal(s, m, mask)
+    return random_choice(mask)
+
+
+@njit
+def seed_rng(seed):
+    np.random.seed(seed)
+
+
+@njit
+def random_playout(s, m, max_decisions):
+    """Play uniformly random legal actions until the game ends; return decisions made."""
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    n = 0
+    while s[PHASE] != PHASE_GAME_OVER and n < max_decisions:
+        step(s, m, random_legal_action(s, m, mask), mask)
+        n += 1
+    return n

@@ -1,0 +1,12 @@
+"""The environments around the engine: PettingZoo (AEC and parallel), Gymnasium, and batches.
+
+* :mod:`.pettingzoo_env`: ``env()`` / ``raw_env`` / ``parallel_env()``;
+* :mod:`.gym_env`: ``SingleAgentEnv`` (``gymnasium.make("Concordia-v1")``), the learner against
+  opponents inside ``step()``;
+* :mod:`.vector`: ``VectorGame``, many games on one 2-D state array;
+* :mod:`.rewards` (the one reward module every env shares), :mod:`.opponents` (how an env
+  builds an opponent from a spec string, through the ``concordia_env.agents`` entry points),
+  :mod:`.common` (what the envs share: caps, rendering).
+
+``from concordia_env import env, parallel_env, SingleAgentEnv, VectorGame`` is the short way in.
+"""

@@ -1,0 +1,311 @@
+"""Concordia as a single-agent Gymnasium environment (``"Concordia-v1"``), e.g. for Stable-Baselines3.
+
+The learner plays one seat; the other seats are played by fixed opponents inside
+``reset()`` and ``step()``, which return only when the learner must decide again (or the
+game is over). This includes storehouse-overflow choices: when an opponent's Prefect
+overflows the learner's storehouse, ``step()`` returns in the middle of the opponent's
+turn with the learner to choose a good to keep.
+
+| | |
+| --- | --- |
+| Creation | ``SingleAgentEnv(opponents="random", map="italia")`` or ``gymnasium.make("Concordia-v1", ...)`` |
+| Observation space | ``Box(float32, (OBS_SIZES[version],))``: ``observe(game, learner_seat, version)`` |
+| Action space | ``Discrete(NUM_ACTIONS)`` (:mod:`concordia_env.engine.actions`); ``sample()`` draws a legal action |
+| Action mask | ``env.action_masks()`` (bool, for ``sb3_contrib.MaskablePPO``) and ``info["action_mask"]`` |
+| Reward | as in the PettingZoo env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), for the learner |
+| Registered | ``"Concordia-v1"`` (current), ``"Concordia-v0"``; ``max_episode_steps`` 2000 (``env_common``) |
+
+Options
+-------
+* ``opponents``: one opponent (used for every other seat) or a list with one per other
+  seat, in seat order skipping the learner. Each is an agent spec string (``"random"``,
+  ``"heuristic"``, ``"mcts:time_per_move=1.0"``, ``"learned"``, ``"policy:path"``; built by
+  :mod:`concordia_env.envs.opponents`, which finds ``agents.from_spec`` through its entry
+  point), an object with ``act(game)`` and ``reset(seed)`` such as an ``agents.Agent``, or
+  a callable ``f(game) -> action``. Agents are reseeded from
+  the episode's generator at every ``reset``, so a seeded episode is reproducible (a plain
+  callable keeps whatever randomness it has). Spec strings keep the env picklable, which
+  ``SubprocVecEnv`` needs.
+* ``seat``: the learner's seat, an int or ``"random"`` (drawn anew each episode). A seat is
+  a place at the table, not a place in the turn order: the game's seed draws the start
+  player unless the game option ``start_player=k`` fixes it.
+* ``map``, ``num_players``, ``reward``, ``render_mode``, ``seed`` and the engine's game
+  options (``intermediate_scoring``, ``display_costs``, ``start_player``).
+* ``max_turns``: optional cap on the game's turns; the episode is then *truncated*
+  (a policy that never builds nor buys could otherwise play forever). ``None`` (default):
+  games end by the rules only; through ``gymnasium.make`` the registered
+  ``max_episode_steps`` (learner decisions, Gymnasium's ``TimeLimit``) caps them too.
+* ``illegal_action``: ``"raise"`` (default) or ``"penalize"``, see below.
+* ``observation_version``: 1 (default, the current observation) or 0, see the version table.
+
+Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
+until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now
+between consecutive learner decisions (starting from 0), so an episode's rewards sum to the
+learner's final VP.
+
+Infos
+-----
+Every ``info`` has the same keys with the same types at every step (libraries that stack
+infos into arrays need one schema); the end-of-game values are typed placeholders until
+the game ends by the rules (a truncated episode keeps them):
+
+| key | type | value |
+| --- | --- | --- |
+| ``"action_mask"`` | bool array (NUM_ACTIONS,) | ``action_masks()`` |
+| ``"phase"`` | str | the pending decision |
+| ``"learner_seat"`` | int | the learner's seat this episode |
+| ``"final_scores"`` | int64 array (num_players,) | final VP by seat at the end; zeros before |
+| ``"winner"`` | int | the winning seat at the end; −1 before |
+| ``"score_breakdown"`` | dict str → int | the learner's VP per category at the end; all 0 before |
+| ``"illegal_action"`` | str | the error message of a penalized illegal action; ``""`` otherwise |
+
+Illegal actions
+---------------
+With ``illegal_action="raise"`` (default) a learner action the rules do not allow raises
+:class:`~concordia_env.IllegalActionError` and leaves the game unchanged (mask the policy
+with ``action_masks()``); so does any value of any other type or range (``2**63``,
+``None``, ``1.5``, ``"3"``). With ``illegal_action="penalize"`` each of those ends the
+episode instead: reward −1, ``terminated=True``, ``info["illegal_action"]`` the message
+(the PettingZoo env's ``TerminateIllegalWrapper`` semantics).
+
+Lifecycle: ``step()`` before the first ``reset()``, or after the episode has ended, raises
+:class:`~concordia_env.engine.errors.ResetNeededError` (a ``RuntimeError`` and Gymnasium's
+``ResetNeeded``) and changes nothing.
+
+Seeding: ``reset(seed=s)`` plays ``Game.new(..., seed=s)`` and draws the seat and the
+opponents' seeds from ``s``; ``reset()`` draws everything from the episode generator,
+which the constructor's ``seed`` starts.
+
+Checking and wrappers
+---------------------
+* ``gymnasium.utils.env_checker.check_env(gymnasium.make("Concordia-v1",
+  illegal_action="penalize"))`` passes. It needs "penalize": its step-determinism check
+  samples an action *before* a seeded reset, legal in the old position but maybe not in
+  the new one.
+* ``gymnasium.make`` wraps the env (``TimeLimit``, ``OrderEnforcing``, ``PassiveEnvChecker``),
+  and Gymnasium's wrappers do not forward methods: call
+  ``env.get_wrapper_attr("action_masks")()`` (or ``env.unwrapped.action_masks()``).
+  Stable-Baselines3's vector envs already look the method up that way.
+* ``gymnasium.make_vec("Concordia-v1", num_envs=n)`` autoresets in Gymnasium's default
+  ``NEXT_STEP`` mode: the step after a sub-env's episode ends *is* its reset, and the action
+  given to that row is ignored. For that one step the row's mask
+  (``envs.call("action_masks")``) is all False; send any action, e.g. 0.
+
+Versions
+--------
+Each registered id fixes the observation version (``gymnasium.make`` options are passed on
+to ``SingleAgentEnv``); ``SingleAgentEnv(observation_version=...)`` chooses it directly.
+
+| id | ``observation_version`` | observation length | change |
+| --- | ---: | ---: | --- |
+| ``"Concordia-v1"`` (current) | 1 | ``OBS_SIZE_V1`` | shows where each of the learner's colonist slots stands |
+| ``"Concordia-v0"`` | 0 | ``OBS_SIZE_V0`` | initial release |
+
+v1 appends ``COLONIST_SLOTS`` to the v0 observation (``docs/observation.md``): a MOVE action
+names a colonist *slot*, which v0 does not show. The v0 observation is the first
+``OBS_SIZE_V0`` entries of the v1 one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+
+from concordia_env.engine.actions import NUM_ACTIONS
+from concordia_env.engine.errors import IllegalActionError, ResetNeededError
+from concordia_env.engine.game import Game
+from concordia_env.engine.observation import (
+    OBS_SIZES,
+    OBSERVATION_VERSION,
+    check_observation_version,
+    observation_bounds,
+    observe,
+)
+
+from .common import (
+    RENDER_FPS,
+    RENDER_MODES,
+    LegalActionSpace,
+    action_index,
+    check_cap,
+    check_illegal_action,
+    check_render_mode,
+    render_game,
+)
+from .opponents import Opponent, resolve
+from .rewards import ILLEGAL_REWARD, Rewarder
+
+OpponentSpec = Any  # str | opponents.Opponent | Callable[[Game], int]
+
+#: seeds drawn for games and opponents are below this bound
+SEED_BOUND = 2**63 - 1
+
+
+class SingleAgentEnv(gymnasium.Env, EzPickle):
+    """One learner seat against fixed opponents; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
+
+    def __init__(
+        self,
+        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
+        seat: int | str = "random",
+        map: str = "italia",
+        num_players: int = 2,
+        reward: str = "win",
+        render_mode: str | None = None,
+        seed: int | None = None,
+        max_turns: int | None = None,
+        illegal_action: str = "raise",
+        observation_version: int = OBSERVATION_VERSION,
+        **game_options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self,
+            opponents=opponents,
+            seat=seat,
+            map=map,
+            num_players=num_players,
+            reward=reward,
+            render_mode=render_mode,
+            seed=seed,
+            max_turns=max_turns,
+            illegal_action=illegal_action,
+            observation_version=observation_version,
+            **game_options,
+        )
+        self.render_mode = check_render_mode(render_mode)
+        self.illegal_action = check_illegal_action(illegal_action)
+        self.observation_version = check_observation_version(observation_version)
+        self._map_name = map
+        self._num_players = num_players
+        self._game_options = game_options
+        self.game = Game.new(map, num_players, seed=0, **game_options)  # fails early on bad options
+        self._seat_option = self._check_seat(seat, num_players)
+        self.seat = 0 if seat == "random" else int(seat)
+        self._opponents = self._build_opponents(opponents, num_players)
+        self._rewarder = Rewarder(reward)
+        self._init_seed = seed
+        self._max_turns = check_cap("max_turns", max_turns)
+        self._mask: np.ndarray | None = None
+        self._started = False  # no step() before the first reset()
+        self._episode_over = False
+        self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
+        self._viewer: Any = None
+        low, high = observation_bounds(self.observation_version)
+        self.observation_space = spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32)
+        self.action_space = LegalActionSpace(self.action_masks)
+
+    @staticmethod
+    def _check_seat(seat: int | str, num_players: int) -> int | str:
+        if seat == "random":
+            return seat
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, bool) and 0 <= seat < num_players:
+            return int(seat)
+        raise ValueError(f"seat must be 'random' or an int in 0..{num_players - 1}; got {seat!r}")
+
+    @staticmethod
+    def _build_opponents(opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int) -> list[Opponent]:
+        if isinstance(opponents, str) or callable(opponents) or not isinstance(opponents, Sequence):
+            return [resolve(opponents) for _ in range(num_players - 1)]
+        if len(opponents) != num_players - 1:
+            raise ValueError(f"give one opponent or {num_players - 1} (one per other seat); got {len(opponents)}")
+        return [resolve(spec) for spec in opponents]
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        if seed is None:
+            seed = self._init_seed  # the constructor's seed starts the first episode (if no reset seed does)
+        self._init_seed = None
+        super().reset(seed=seed)
+        rng = self.np_random
+        game_seed = seed if seed is not None else int(rng.integers(SEED_BOUND))
+        self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
+        if self._seat_option == "random":
+            self.seat = int(rng.integers(self._num_players))
+        for opponent in self._opponents:
+            opponent.reset(int(rng.integers(SEED_BOUND)))
+        self._rewarder.reset(self._num_players)
+        self._started = True
+        self._episode_over = False
+        self._play_opponents()
+        # rewards earned before the learner's first decision (score_delta: the starting VP)
+        # are paid with the first step, so that the episode's rewards still add up
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        if not self._started:
+            raise ResetNeededError("step() was called before reset(): call reset() to start an episode")
+        if self._episode_over:
+            raise ResetNeededError("the episode is over; call reset() first")
+        try:
+            self.game.step(action_index(action))
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise  # the game is unchanged
+            return self._end_illegally(err)
+        self._play_opponents()
+        reward = float(self._rewarder.after(self.game)[self.seat])
+        terminated = self.game.is_over()
+        truncated = not terminated and self._max_turns is not None and self.game.turn_count >= self._max_turns
+        self._episode_over = terminated or truncated
+        if truncated:
+            self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner's pending decision (bool; all False once the episode is over)."""
+        if self._mask is None:
+            self._mask = self.game.legal_mask()
+        return self._mask
+
+    def render(self) -> Any:
+        out, self._viewer = render_game(self.game, self.render_mode, self._viewer)
+        return out
+
+    def close(self) -> None:
+        if self._viewer is not None:
+            self._viewer.close()
+            self._viewer = None
+
+    # ------------------------------------------------------------------ internals
+    def _play_opponents(self) -> None:
+        """Let the opponents decide until the learner must (or the game is over)."""
+        game = self.game
+        others = [p for p in range(self._num_players) if p != self.seat]
+        opponent_of = dict(zip(others, self._opponents, strict=True))
+        while not game.is_over() and game.current_player != self.seat:
+            game.step(opponent_of[game.current_player].act(game))
+        self._mask = None
+
+    def _end_illegally(self, err: IllegalActionError) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """illegal_action="penalize": the episode terminates with ILLEGAL_REWARD (the game stays as it was)."""
+        self._episode_over = True
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        info = self._info()
+        info["illegal_action"] = str(err)
+        return self._observation(), ILLEGAL_REWARD, True, False, info
+
+    def _observation(self) -> np.ndarray:
+        return observe(self.game, self.seat, self.observation_version)
+
+    def _info(self) -> dict[str, Any]:
+        """Every key at every step (see "Infos"); the end-of-game values are placeholders until the end."""
+        game = self.game
+        over = game.is_over()
+        return {
+            "action_mask": self.action_masks(),
+            "phase": game.phase_name,
+            "learner_seat": self.seat,
+            "final_scores": game.final_scores() if over else np.zeros(self._num_players, dtype=np.int64),
+            "winner": game.winner() if over else -1,
+            "score_breakdown": game.score_breakdown(self.seat) if over else dict(self._no_score),
+            "illegal_action": "",
+        }

@@ -1,0 +1,297 @@
+"""``VectorGame``: n games of one map stepped together on a 2-D state array (one game per row).
+
+The batch runs the very same compiled rules as :class:`~concordia_env.Game`
+(``rules.engine.apply_batch`` and ``legal_masks``) plus the batched observation, so one
+Python call advances all n games by one decision each. It is meant for throughput:
+self-play data collection, random playouts, search over many positions.
+
+Each row has its own current player (``current_players``); ``observations()`` shows each
+game from its current player's point of view; ``step(actions)`` takes one action per row.
+``observation_version`` (default: the current one, 1) chooses the observation version of
+``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.engine.observation`).
+
+Rewards
+-------
+``step`` returns ``rewards`` of shape (n, num_players): every player's reward in every
+game for that step, with the same ``reward=`` options as every env ("win" (default),
+"rank", "vp", "score_delta"; see :mod:`concordia_env.envs.rewards`). The terminal kinds are
+non-zero only in the step that finishes a game.
+
+Autoreset
+---------
+A game that ends in ``step`` is reset within that same step ("same-step" autoreset, as in
+Stable-Baselines3 and Gymnasium's ``AutoresetMode.SAME_STEP``): ``dones[i]`` is True, the
+row already holds the next game, and ``observations()``, ``legal_masks()`` and
+``current_players`` describe the new game. What the finished game looked like is kept in
+the infos returned by that ``step`` (and in ``last_infos``). Every ``infos`` has all four
+keys at every step, with the same types; rows that did not finish hold the placeholders
+(0 scores, None):
+
+* ``infos["_final"]``: bool (n,), the rows that finished (the same as ``dones``);
+* ``infos["final_scores"]``: int (n, num_players), the finished games' final VP (0 elsewhere);
+* ``infos["final_observation"]``: object array (n,), for a finished row the final position
+  seen from every seat (float32, (num_players, obs_size)), else None;
+* ``infos["final_info"]``: object array (n,), for a finished row a dict with
+  ``final_scores``, ``winner``, ``ranking``, ``seed``, ``decisions`` and ``state`` (the
+  final state row), else None.
+
+Seeds
+-----
+Row i's k-th game (k = 0, 1, ...) is ``Game.new(map, num_players, seed=seed + i + k * n,
+**game_options)``: all games of a batch have distinct seeds, and a row's sequence does not
+depend on how fast the other rows finish. ``seed=None`` picks a random base seed
+(``self.seed`` tells which).
+
+Illegal actions
+---------------
+``step`` checks every row before changing any: if some row's action is illegal it raises
+:class:`~concordia_env.IllegalActionError` naming the first such row (``err.row``), and no
+row changes.
+
+Inputs
+------
+``step`` takes any integer array-like of shape (n,): numpy integers of every width and
+byte order, read-only, strided or non-contiguous arrays, Python lists (values beyond
+int64 included). Everything is checked, then copied to one contiguous int64 array, the
+only type the compiled batch functions see (so no input compiles a new version of them
+at run time). Floats, bools and objects are refused with ``IllegalActionError``, a wrong
+shape with ``ValueError``. ``observations(players)`` takes integer seats only (a float
+seat is refused, not truncated).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from concordia_env.engine.actions import NUM_ACTIONS
+from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
+from concordia_env.engine.game import Game
+from concordia_env.engine.maps import load
+from concordia_env.engine.observation import (
+    OBS_SIZES,
+    OBSERVATION_VERSION,
+    check_observation_version,
+    observe_batch_into,
+    scores_batch_into,
+)
+from concordia_env.engine.rules.engine import apply_batch, legal_masks, sample_rows
+from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
+
+from .rewards import check_reward, final_rewards
+
+#: random base seeds (``seed=None``) are drawn below this bound
+SEED_BOUND = 2**31
+
+
+class VectorGame:
+    """n games of one map and player count, one state per row of ``states``.
+
+    Change ``states`` only through :meth:`step` and :meth:`reset`: the legal masks of the
+    rows are cached between steps.
+    """
+
+    def __init__(
+        self,
+        n: int,
+        map: str = "imperium",
+        num_players: int = 4,
+        seed: int | None = 0,
+        reward: str = "win",
+        observation_version: int = OBSERVATION_VERSION,
+        **game_options: Any,
+    ) -> None:
+        if integer_argument(n, "n") < 1:
+            raise ValueError(f"n must be a positive int, got {n}")
+        self.n = integer_argument(n, "n")
+        self.observation_version = check_observation_version(observation_version)
+        #: length of one observation of ``observation_version``
+        self.obs_size = OBS_SIZES[self.observation_version]
+        self.map = load(map)
+        Game.new(self.map.name, num_players, 0, **game_options)  # refuses bad options here, once
+        self.num_players = int(num_players)
+        self.reward = check_reward(reward)
+        self._game_options = game_options
+        self.states = np.empty((self.n, STATE_SIZE), dtype=np.int32)
+        self.game_counts = np.zeros(self.n, dtype=np.int64)
+        self.dones = np.zeros(self.n, dtype=np.bool_)
+        self.last_infos: dict[str, Any] = {}
+        self._masks = np.zeros((self.n, NUM_ACTIONS), dtype=np.bool_)
+        self._masks_valid = False
+        self._scores = np.zeros((self.n, self.num_players), dtype=np.int64)
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ setup
+    def game_seed(self, row: int, k: int) -> int:
+        """The seed of row ``row``'s ``k``-th game."""
+        return self.seed + row + k * self.n
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start every row over with its first game (row i: ``seed + i``)."""
+        if seed is None:
+            seed = int(np.random.default_rng().integers(SEED_BOUND))
+        elif integer_argument(seed, "seed") < 0:
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
+        self.seed = integer_argument(seed, "seed")
+        self.game_counts[:] = 0
+        self._rng = np.random.default_rng(self.seed)
+        for i in range(self.n):
+            self._new_game(i)
+        self.dones[:] = False
+        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
+        self._masks_valid = False
+
+    def _new_game(self, row: int) -> None:
+        seed = self.game_seed(row, int(self.game_counts[row]))
+        self.states[row] = Game.new(self.map.name, self.num_players, seed=seed, **self._game_options).state
+        self._scores[row] = 0
+
+    # ------------------------------------------------------------------ views
+    @property
+    def current_players(self) -> np.ndarray:
+        """Who decides in each row (n,)."""
+        return self.states[:, CURRENT_PLAYER].astype(np.int64)
+
+    def legal_masks(self) -> np.ndarray:
+        """Legal actions of each row's pending decision, bool (n, NUM_ACTIONS). Do not modify it."""
+        if not self._masks_valid:
+            legal_masks(self.states, self.map.tables, self._masks)
+            self._masks_valid = True
+        return self._masks
+
+    def observations(self, players: np.ndarray | None = None) -> np.ndarray:
+        """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size)."""
+        if players is None:
+            players = self.current_players
+        else:
+            players = self._seats(players)
+        out = np.empty((self.n, self.obs_size), dtype=np.float32)
+        observe_batch_into(self.states, self.map.tables, players, out)
+        return out
+
+    def _seats(self, players: Any) -> np.ndarray:
+        """``players`` as contiguous int64 seats, one per row; floats and bools are refused, not truncated."""
+        try:
+            seats = np.asarray(players)
+        except (TypeError, ValueError, OverflowError) as e:  # ragged lists, integers beyond any dtype
+            raise ArgumentTypeError(f"players must be integer seats, got {short_repr(players)} ({e})") from None
+        if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
+            raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
+        if seats.shape != (self.n,) or seats.min() < 0 or seats.max() >= self.num_players:
+            raise ValueError(f"players must be {self.n} seats in 0..{self.num_players - 1}")
+        return np.array(seats, dtype=np.int64)
+
+    def game(self, row: int) -> Game:
+        """Row ``row`` as a :class:`Game` (a copy: stepping it does not change the batch)."""
+        row = integer_argument(row, "row")
+        if not 0 <= row < self.n:
+            raise ValueError(f"row must be in 0..{self.n - 1}, got {row}")
+        return Game._wrap(self.states[row].copy(), self.map)
+
+    def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action for every row, int64 (n,), drawn in compiled code.
+
+        The batched counterpart of ``action_space.sample(mask)``: random opponents,
+        exploration, random playouts. ``rng`` defaults to a generator seeded from the
+        batch's seed, so a seeded batch samples reproducibly.
+        """
+        if rng is not None and not isinstance(rng, np.random.Generator):
+            raise ArgumentTypeError(f"rng must be a numpy Generator, got {short_repr(rng)}")
+        rng = self._rng if rng is None else rng
+        out = np.empty(self.n, dtype=np.int64)
+        sample_rows(self.legal_masks(), rng.random(self.n), out)
+        return out
+
+    # ------------------------------------------------------------------ step
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
+        actions = self._check_actions(actions)
+        apply_batch(self.states, self.map.tables, actions)
+        self._masks_valid = False
+        self.dones = self.states[:, PHASE] == PHASE_GAME_OVER
+        rewards = self._step_rewards()
+        infos = self._finish_and_reset(np.flatnonzero(self.dones))
+        self.last_infos = infos
+        return rewards, self.dones, infos
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        """The actions as a new contiguous int64 array (n,), or an error naming the first bad row (nothing changed).
+
+        The range is checked on the given values, before any cast: a uint64 of 2**63 or a
+        Python int of 2**70 must not wrap into a legal index.
+        """
+        try:
+            given = np.asarray(actions)
+        except (TypeError, ValueError, OverflowError) as e:  # ragged lists and the like
+            raise IllegalActionError(-1, f"actions must be an integer array, got {short_repr(actions)} ({e})") from None
+        if given.shape != (self.n,):
+            raise ValueError(f"actions must be an integer array of shape ({self.n},), got shape {given.shape}")
+        if given.dtype == np.object_:  # Python ints beyond int64
+            if not all(isinstance(a, int) and not isinstance(a, bool) for a in given):
+                raise IllegalActionError(-1, f"actions must be integers, got {short_repr(given.tolist())}")
+            in_range = np.array([0 <= a < NUM_ACTIONS for a in given], dtype=np.bool_)
+        elif given.dtype == np.bool_ or given.dtype.kind not in "iu":
+            raise IllegalActionError(-1, f"actions must be integers, got an array of dtype {given.dtype}")
+        else:
+            in_range = (given >= 0) & (given < NUM_ACTIONS)
+        if not in_range.all():
+            row = int(np.flatnonzero(~in_range)[0])
+            self._raise_illegal(row, int(given[row]))
+        out = np.array(given, dtype=np.int64)  # a fresh, writable, contiguous copy: the compiled signature
+        legal = self.legal_masks()[np.arange(self.n), out]
+        if not legal.all():
+            row = int(np.flatnonzero(~legal)[0])
+            self._raise_illegal(row, int(out[row]))
+        return out
+
+    def _raise_illegal(self, row: int, action: int) -> None:
+        try:
+            self.game(row).step(action)  # a copy: produces the engine's explanation
+        except IllegalActionError as err:
+            error = IllegalActionError(err.action, f"row {row}: {err.reason}")
+            error.row = row
+            raise error from None
+        raise AssertionError(f"row {row}: the batch mask refused action {action} that the game accepts")
+
+    def _step_rewards(self) -> np.ndarray:
+        rewards = np.zeros((self.n, self.num_players), dtype=np.float32)
+        if self.reward == "score_delta":
+            scores = np.empty_like(self._scores)
+            scores_batch_into(self.states, self.map.tables, scores)
+            rewards[:] = scores - self._scores
+            self._scores = scores
+        else:
+            for row in np.flatnonzero(self.dones):
+                rewards[row] = final_rewards(Game._wrap(self.states[row], self.map), self.reward)
+        return rewards
+
+    def _finish_and_reset(self, finished: np.ndarray) -> dict[str, Any]:
+        final_scores = np.zeros((self.n, self.num_players), dtype=np.int64)
+        final_obs = np.full(self.n, None, dtype=object)
+        final_info = np.full(self.n, None, dtype=object)
+        infos: dict[str, Any] = {
+            "_final": self.dones.copy(),
+            "final_scores": final_scores,
+            "final_observation": final_obs,
+            "final_info": final_info,
+        }
+        seats = np.arange(self.num_players, dtype=np.int64)
+        for row in finished:
+            game = self.game(row)
+            final_scores[row] = game.final_scores()
+            states = np.repeat(game.state[None, :], self.num_players, axis=0)
+            obs = np.empty((self.num_players, self.obs_size), dtype=np.float32)
+            observe_batch_into(states, self.map.tables, seats, obs)
+            final_obs[row] = obs
+            final_info[row] = {
+                "final_scores": final_scores[row].copy(),
+                "winner": game.winner(),
+                "ranking": game.ranking(),
+                "seed": self.game_seed(row, int(self.game_counts[row])),
+                "decisions": game.decision_count,
+                "state": game.state,
+            }
+            self.game_counts[row] += 1
+            self._new_game(row)
+        return infos

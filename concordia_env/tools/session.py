@@ -1,0 +1,196 @@
+"""A person at the table: the choices of a decision as a menu, and a game session with agents.
+
+The terminal game (``concordia play``) and the web app (:mod:`concordia_env.tools.web`) both
+use this: a decision's legal actions are shown in words, grouped the way a player thinks
+about them (Architect moves by colonist, Mercator trades by good, card purchases by display
+slot) and folded into groups when there are many; a :class:`Session` seats one person and
+the agents, which are seeded as a tournament would seed them (:func:`concordia_env.agents.base.agent_seed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from concordia_env import Game
+from concordia_env.agents import from_spec
+from concordia_env.agents.base import Agent, agent_seed
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import CARD_ID, GOODS
+from concordia_env.engine.describe import location_text, path_text
+from concordia_env.engine.errors import integer_argument, short_repr
+from concordia_env.engine.maps import PATH_KINDS
+from concordia_env.engine.state import MAX_PLAYERS
+from concordia_env.views.render import render_text
+
+HUMAN = "human"
+#: with more choices than this the groups are shown folded
+SHOW_ALL_LIMIT = 24
+#: groups this small are listed even when folded
+SMALL_GROUP = 3
+#: letters that name groups ("q" is kept for quit)
+GROUP_LETTERS = "abcdefghijklmnoprstuvwxyz"
+MAX_SEED = 2**31
+
+
+class QuitError(Exception):
+    """The player typed ``q`` or the input ended before the game did."""
+
+
+# ---------------------------------------------------------------------- choices
+@dataclass
+class Group:
+    """Choices that belong together; ``title`` is shown once, each choice without its shared prefix."""
+
+    title: str
+    actions: list[int] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+
+def _title_and_text(game: Game, action: int) -> tuple[str, str]:
+    """The heading an action is listed under, and its text under that heading."""
+    name, i = A.decode(action)
+    text = game.describe_action(action)
+    if name == "MOVE":
+        slot, path = divmod(i, A.MAX_PATHS)
+        loc = int(game.colonist_locations(game.current_player)[slot])
+        kind = PATH_KINDS[game.colonist_kind(slot)]
+        title = f"Architect: move the {kind} colonist at {location_text(game.map, loc)}"
+        return title, f"to {path_text(game.map, path)}"
+    if name == "BUILD":
+        return "Architect: build a house", text
+    if name in ("SELL", "BUY"):
+        return f"Mercator: trade {GOODS[i // A.MAX_TRADE]}", text
+    if name == "BUY_CARD":
+        slot, variant = divmod(i, A.PAY_VARIANTS)
+        title = f"buy {CARD_ID[int(game.display()[slot])]} from display slot {slot + 1}"
+        return title, (f"paying the slot's 'any' good with {GOODS[variant - 1]}" if variant else text)
+    if name == "SETTLE":
+        return f"Colonist: settle a {PATH_KINDS[i // A.MAX_CITIES]} colonist", text
+    # the rest belongs to the pending decision as a whole (including its "done")
+    return game.phase_name, text
+
+
+def group_choices(game: Game) -> list[Group]:
+    """The legal actions of the pending decision, grouped, in a fixed order (the numbering order)."""
+    groups: dict[str, Group] = {}
+    for action in game.legal_actions():
+        a = int(action)
+        title, text = _title_and_text(game, a)
+        group = groups.setdefault(title, Group(title))
+        group.actions.append(a)
+        group.texts.append(text)
+    return [_strip_shared_label(g) for g in groups.values()]
+
+
+def _strip_shared_label(group: Group) -> Group:
+    """Under a heading, drop the "Mercator: " label every choice starts with."""
+    labels = {t.split(": ", 1)[0] for t in group.texts if ": " in t}
+    if len(group.texts) > 1 and len(labels) == 1 and all(": " in t for t in group.texts):
+        group.texts = [t.split(": ", 1)[1] for t in group.texts]
+    return group
+
+
+def numbered(groups: Sequence[Group]) -> list[int]:
+    """Choice number ``n`` (from 1) takes action ``numbered(groups)[n - 1]``."""
+    return [a for g in groups for a in g.actions]
+
+
+def menu_text(groups: Sequence[Group], expand: str | None = None) -> str:
+    """The numbered choices; folded into group headings when there are many.
+
+    ``expand`` is a group letter to list, or ``"*"`` for all.
+    """
+    total = sum(len(g.actions) for g in groups)
+    fold = total > SHOW_ALL_LIMIT and expand != "*"
+    lines = []
+    number = 1
+    for letter, group in zip(GROUP_LETTERS, groups, strict=False):
+        count = len(group.actions)
+        listed = not fold or count <= SMALL_GROUP or expand == letter
+        if listed:
+            if count > 1:
+                lines.append(f"  {group.title}:")
+                lines += [f"    {number + k:>3}. {text}" for k, text in enumerate(group.texts)]
+            else:
+                lines.append(f"  {number:>3}. {group.texts[0]}")
+        else:
+            lines.append(f"  [{letter}] {group.title}: {count} choices, {number}-{number + count - 1}")
+        number += count
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------- the human's decision
+HELP = "number: take it · letter: list a group · ?: list all · !: board · q: quit"
+
+
+def ask_human(game: Game, read: Callable[[str], str], out: TextIO, color: bool) -> int:
+    """Show the choices and read until the player picks one; returns the action."""
+    groups = group_choices(game)
+    order = numbered(groups)
+    out.write(f"\nYour decision (P{game.current_player}): {game.phase_name}\n" + menu_text(groups))
+    while True:
+        try:
+            line = read(f"[{HELP}] > ").strip().lower()
+        except EOFError:
+            raise QuitError("the input ended before the game did") from None
+        if line == "q":
+            raise QuitError("you quit")
+        if line == "!":
+            out.write(render_text(game, color=color))
+        elif line == "?" or (len(line) == 1 and line in GROUP_LETTERS[: len(groups)]):
+            out.write(menu_text(groups, "*" if line == "?" else line))
+        elif line.isdigit() and 1 <= int(line) <= len(order):
+            action = order[int(line) - 1]
+            out.write(f"  you: {game.describe_action(action)}\n")
+            return action
+        else:
+            out.write(f"  '{line}' is not a choice: type a number from 1 to {len(order)}\n")
+
+
+# ---------------------------------------------------------------------- the game
+@dataclass
+class Session:
+    """One game between a person and agents, with what is needed to store it."""
+
+    game: Game
+    seats: list[str]
+    human_seat: int
+    agents: dict[int, Agent]
+    seed: int
+    actions: list[int] = field(default_factory=list)
+    think_seconds: list[float] = field(default_factory=list)
+    decisions: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.think_seconds = [0.0] * self.game.num_players
+        self.decisions = [0] * self.game.num_players
+
+
+def new_session(map_name: str, players: int, opponents: Sequence[str], human_seat: int, seed: int) -> Session:
+    """Seat the person and the agents; agents are seeded as in a tournament game with this seed.
+
+    Every count is range-checked before anything is built: ``players`` in 1..MAX_PLAYERS
+    (the map says which of those it takes), the seat within it, one opponent spec or one
+    per opponent.
+    """
+    players = integer_argument(players, "players")
+    if not 1 <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be in 1..{MAX_PLAYERS} (the map decides which), got {short_repr(players)}")
+    human_seat = integer_argument(human_seat, "seat")
+    if not 0 <= human_seat < players:
+        raise ValueError(f"--seat must be in 0..{players - 1}")
+    if len(opponents) == 1:
+        opponents = list(opponents) * (players - 1)
+    if len(opponents) != players - 1:
+        raise ValueError(f"give one opponent spec, or one per opponent ({players - 1}); got {len(opponents)}")
+    seats = list(opponents)
+    seats.insert(human_seat, HUMAN)
+    game = Game.new(map_name, players, seed)
+    seated: dict[int, Agent] = {}
+    for seat, spec in enumerate(seats):
+        if seat != human_seat:
+            seated[seat] = from_spec(spec)
+            seated[seat].reset(agent_seed(seed, seat))
+    return Session(game, seats, human_seat, seated, seed)

@@ -1,0 +1,804 @@
+"""Afterstate value iteration: learn which whole turn to play, from the games' outcomes.
+
+Usage::
+
+    concordia train afterstate --config afterstate_quick     # make run
+    concordia train afterstate --config afterstate_long      # the shipped model
+    concordia train afterstate --resume runs/afterstate_quick-20260101-120000 [--iterations 20]
+    concordia train afterstate --help        # every config key is also an option
+
+The method (``docs/training.md`` has the why and the numbers)
+-------------------------------------------------------------
+The learner is :class:`concordia_env.agents.learned.LearnedAgent`: at each decision it scores the
+heuristic generator's *turn options* by the position each leads to (its afterstate) with an
+:class:`concordia_env.agents.afterstate.AfterstateModel`, ``score = a·u + b + MLP(x)``, and plays the best.
+``u`` is the heuristic's own utility, so the untrained model (MLP output zero) plays like the
+heuristic; everything the MLP learns is a correction of the heuristic's judgement.
+
+Generalised policy iteration, one *iteration* at a time:
+
+1. **Play** ``games_per_iteration`` games in ``workers`` processes with the current model:
+   the learner against itself (both seats learn) or against a fixed agent, by
+   ``opponent_shares``. With probability ``epsilon`` a decision samples a turn from
+   ``softmax(score / temperature)`` instead of the best one, so that turns the model rates
+   a little lower are tried too. Every decision leaves the chosen afterstate's features and,
+   once the game is over, its outcome: the decider's final VP margin (own VP minus the
+   opponents' mean) in units of ``MARGIN_SCALE`` VP.
+2. **Fit** the model to the decisions of the last ``buffer_games`` games: squared error
+   against the λ-return of each player's sequence of afterstates (``td_lambda`` = 1: the
+   final margin itself; below 1, a mix with the model's own estimates of the player's later
+   afterstates, which lowers the variance of a target that a whole game of chance and
+   opponents' choices separates from the decision). A tenth of the games (by seed) is held
+   out; every epoch is scored on them and the best epoch's weights are kept (early stopping:
+   a few thousand games are easily memorised).
+3. **Evaluate** every ``eval_every`` iterations against ``eval_opponents`` (fresh seeds, seats
+   rotated, 95% Wilson intervals): the curve of the report.
+
+Acting greedily on the value of the current policy's afterstates is a policy improvement
+step; iterating is policy iteration with sampled returns. The final evaluation plays
+``final_eval_games`` games per opponent (200 by default).
+
+Reproducibility: every game's seed and every exploration draw come from
+``SeedSequence([seed, tag, iteration, game])``; the network's initialisation and minibatch
+order from ``torch.manual_seed(seed + iteration)``. A run is deterministic for its seed
+(the ``time_limit_minutes`` cap aside, which stops after a whole iteration), and
+``--resume`` continues after the last finished iteration exactly as an uninterrupted run
+would.
+
+Run directory ``<runs_dir>/<name>-<timestamp>/``::
+
+    config.yaml         resolved config (a resume's overrides included)
+    data/iter_<k>.npz   the decisions played in iteration k (features, targets, game ids)
+    checkpoint.pt       model, optimizer and iteration count (torch)
+    state.json          run state: iteration, timings, evaluation history (written last)
+    model.npz           the current model (``agents.make("learned", path=...)``)
+    evaluations.csv, learning_curve.png, report.md, summary.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+from tqdm import tqdm
+
+from concordia_env import Game, agents
+from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, rollout_value
+from concordia_env.agents.base import Agent
+from concordia_env.agents.learned import LearnedAgent
+
+from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
+from .evaluate import EvalResult, wilson_interval
+from .report import plot_learning_curve
+
+SELF = "self"
+#: SeedSequence tags: training games, evaluation games
+TRAIN_TAG, EVAL_TAG = 0xAF7E, 0xE7A1
+#: the final evaluation's seed index (periodic evaluations use the iteration number)
+FINAL_EVAL_INDEX = 1_000_000
+#: game seeds are drawn below this bound
+SEED_BOUND = 2**31
+#: every HOLDOUT_EVERY-th game (by its index in the iteration) is held out for early stopping
+HOLDOUT_EVERY = 10
+
+
+# ---------------------------------------------------------------------- config
+@dataclass
+class AfterstateConfig(ConfigBase):
+    """Everything an afterstate run needs; see each field's help text."""
+
+    name: str = _f("afterstate", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the games, the exploration, the network and the evaluation")
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game")
+    workers: int = _f(2, "processes that play the games (and the evaluation games)")
+    torch_threads: int = _f(1, "torch threads while fitting")
+    progress: bool = _f(True, "show a progress bar")
+
+    iterations: int = _f(10, "play-and-fit iterations")
+    time_limit_minutes: float | None = _f(None, "stop after the iteration that crosses this budget (null: none)")
+    games_per_iteration: int = _f(200, "games played with the current model per iteration")
+    opponent_shares: dict = field(
+        default_factory=lambda: {SELF: 0.5, "heuristic": 0.5},
+        metadata={"help": "share of training games against each opponent: 'self' (the learner) or an agent spec"},
+    )
+    temperature: float = _f(0.05, "exploration softmax temperature, in units of MARGIN_SCALE VP")
+    rollout_samples: int = _f(8, "rollouts per candidate for the dense targets (0: outcomes only)")
+    rollout_rounds: int = _f(1, "rounds each target rollout plays before the position is scored")
+    outcome_weight: float = _f(1.0, "weight of the outcome (lambda-return) loss beside the rollout loss")
+    epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
+
+    hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
+    init_model: str | None = _f(
+        None,
+        "start from this saved model instead of the heuristic's ranking (a warm start, e.g. the shipped "
+        "concordia_env/agents/models/learned-italia-2p.npz for another map or player count; "
+        "its layers must match 'hidden')",
+    )
+    learning_rate: float = _f(1e-3, "AdamW learning rate")
+    weight_decay: float = _f(1e-4, "AdamW weight decay")
+    batch_size: int = _f(512, "minibatch size")
+    epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
+    buffer_games: int = _f(4000, "the fit uses the decisions of the last this many games")
+    td_lambda: float = _f(1.0, "lambda of the lambda-return targets (1: the final margin)")
+
+    eval_every: int = _f(1, "iterations between evaluations (0: none)")
+    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
+    eval_opponents: list = field(
+        default_factory=lambda: ["heuristic"], metadata={"help": "agent specs to evaluate against"}
+    )
+    final_eval_games: dict = field(
+        default_factory=lambda: {"random": 200, "heuristic": 200},
+        metadata={"help": "games per opponent spec in the final evaluation"},
+    )
+    eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
+
+    def validate(self) -> None:
+        for name in ("num_players", "workers", "iterations", "games_per_iteration", "batch_size", "epochs"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.rollout_samples < 0 or self.rollout_rounds <= 0 or self.outcome_weight < 0:
+            raise ValueError("rollout_samples and outcome_weight must be >= 0, rollout_rounds positive")
+        if self.rollout_samples == 0 and self.outcome_weight == 0:
+            raise ValueError("with rollout_samples 0 the outcome is the only target: outcome_weight must be positive")
+        for name in ("buffer_games", "eval_max_turns", "torch_threads"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.eval_every < 0 or self.eval_games < 0:
+            raise ValueError("eval_every and eval_games must be >= 0")
+        if not 0.0 <= self.epsilon <= 1.0 or self.temperature < 0:
+            raise ValueError(f"epsilon must be in 0..1 and temperature >= 0, got {self.epsilon}, {self.temperature}")
+        if not 0.0 <= self.td_lambda <= 1.0:
+            raise ValueError(f"td_lambda must be in 0..1, got {self.td_lambda}")
+        if not self.hidden or any(int(n) <= 0 for n in self.hidden):
+            raise ValueError(f"hidden must be a non-empty list of positive sizes, got {self.hidden}")
+        shares = self.opponent_shares
+        if not shares or any(v < 0 for v in shares.values()) or sum(shares.values()) <= 0:
+            raise ValueError(f"opponent_shares must be non-negative weights, not all zero, got {shares}")
+        for spec in [*shares, *self.eval_opponents, *self.final_eval_games]:
+            # an unknown agent fails now, not after an hour of training
+            if spec != SELF and agents.parse_spec(spec)[0] not in agents.names():
+                raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(agents.names())}")
+        Game.new(self.map, self.num_players, 0)  # a map / player count the rules refuse fails now
+
+
+# ---------------------------------------------------------------------- the network (torch twin of the numpy model)
+class AfterstateNet(nn.Module):
+    """``a·u + b + MLP(x)``, trained here and exported to :class:`AfterstateModel` for play."""
+
+    def __init__(self, hidden: list[int]) -> None:
+        super().__init__()
+        sizes = [NUM_FEATURES, *[int(h) for h in hidden]]
+        layers: list[nn.Module] = []
+        for i, o in itertools.pairwise(sizes):
+            layers += [nn.Linear(i, o), nn.ReLU()]
+        layers.append(nn.Linear(sizes[-1], 1))
+        self.mlp = nn.Sequential(*layers)
+        nn.init.zeros_(self.mlp[-1].weight)  # untrained: the heuristic's ranking
+        nn.init.zeros_(self.mlp[-1].bias)
+        self.a = nn.Parameter(torch.tensor(1.0))
+        self.b = nn.Parameter(torch.tensor(0.0))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.a * x[:, UTILITY_INDEX] + self.b + self.mlp(x).squeeze(-1)
+
+    def load_model(self, model: AfterstateModel) -> None:
+        """Take the weights of a saved model (a warm start); its layer sizes must be this net's."""
+        linears = [m for m in self.mlp if isinstance(m, nn.Linear)]
+        shapes = [tuple(m.weight.shape[::-1]) for m in linears]
+        given = [tuple(w.shape) for w in model.weights]
+        if shapes != given:
+            raise ValueError(f"the model's layers {given} do not match this config's {shapes} (see 'hidden')")
+        with torch.no_grad():
+            for m, w, b in zip(linears, model.weights, model.biases, strict=True):
+                m.weight.copy_(torch.from_numpy(np.ascontiguousarray(w.T)))
+                m.bias.copy_(torch.from_numpy(b))
+            self.a.fill_(model.a)
+            self.b.fill_(model.b)
+
+    def export(self, metadata: dict[str, Any]) -> AfterstateModel:
+        linears = [m for m in self.mlp if isinstance(m, nn.Linear)]
+        return AfterstateModel(
+            [m.weight.detach().numpy().T for m in linears],
+            [m.bias.detach().numpy() for m in linears],
+            float(self.a.detach()),
+            float(self.b.detach()),
+            metadata,
+        )
+
+
+# ---------------------------------------------------------------------- playing (worker processes)
+@dataclass
+class GameTask:
+    """One training game: its seed, who sits where, and the model file the learner seats load."""
+
+    seed: int
+    index: int
+    opponent: str
+    learner_seats: list[int]
+    model_path: str
+    temperature: float
+    epsilon: float
+    rollout_samples: int
+    rollout_rounds: int
+    map: str
+    num_players: int
+
+
+_MODELS: dict[tuple[str, int], AfterstateModel] = {}
+
+
+def _model(path: str) -> AfterstateModel:
+    """The model in ``path``, loaded once per version of the file (the run rewrites it every iteration)."""
+    key = (path, os.stat(path).st_mtime_ns)
+    if key not in _MODELS:
+        _MODELS.clear()
+        _MODELS[key] = AfterstateModel.load(path)
+    return _MODELS[key]
+
+
+def play_training_game(task: GameTask) -> dict[str, np.ndarray]:
+    """Play one game; return one row per candidate of every learner decision, with its targets.
+
+    With ``rollout_samples`` 0 only the played candidates have a target, and only they are kept.
+
+    Columns: ``features``; ``rollout`` (the candidate's rollout value, NaN when not
+    computed); ``chosen`` (the candidate played); ``margin`` and ``win`` (the decider's final
+    margin in MARGIN_SCALE units and whether they won); ``player``, ``step`` (the decider's
+    decision number) and ``game``.
+    """
+    seeds = np.random.SeedSequence([task.seed, TRAIN_TAG]).generate_state(task.num_players + 2)
+    game = Game.new(task.map, task.num_players, int(seeds[0]))
+    seats: list[Agent] = []
+    for p in range(task.num_players):
+        if p in task.learner_seats:
+            seats.append(
+                LearnedAgent(int(seeds[p + 1]), model=_model(task.model_path), temperature=task.temperature,
+                             epsilon=task.epsilon, record=True)
+            )  # fmt: skip
+        else:
+            agent = agents.from_spec(task.opponent)
+            agent.reset(int(seeds[p + 1]))
+            seats.append(agent)
+    while not game.is_over():
+        game.step(seats[game.current_player].act(game))
+    scores = game.final_scores().astype(np.float64)
+    winner = game.winner()
+    rng = np.random.default_rng(int(seeds[-1]))
+    columns: dict[str, list] = {k: [] for k in ("features", "rollout", "chosen", "margin", "win", "player", "step")}
+    for p in task.learner_seats:
+        margin = (scores[p] - np.delete(scores, p).mean()) / MARGIN_SCALE
+        for step, (_, cands, choice) in enumerate(seats[p].trace):  # type: ignore[attr-defined]
+            # common random numbers: every candidate of a decision is rolled out with the same
+            # draws, so that their differences (what the fit learns) carry little rollout noise
+            draws = int(rng.integers(2**63))
+            for j, option in enumerate(cands.options):
+                if not task.rollout_samples and j != choice:
+                    continue  # outcomes only: the played candidate is the only row with a target
+                value = np.nan
+                if task.rollout_samples:
+                    crn = np.random.default_rng(draws)
+                    value = rollout_value(option.game, p, task.rollout_rounds, task.rollout_samples, crn)
+                columns["features"].append(cands.features[j])
+                columns["rollout"].append(value)
+                columns["chosen"].append(j == choice)
+                columns["margin"].append(margin)
+                columns["win"].append(float(p == winner))
+                columns["player"].append(p)
+                columns["step"].append(step)
+    rows = len(columns["chosen"])
+    return {
+        "features": np.asarray(columns["features"], dtype=np.float16).reshape(rows, NUM_FEATURES),
+        "rollout": np.asarray(columns["rollout"], dtype=np.float32),
+        "chosen": np.asarray(columns["chosen"], dtype=bool),
+        "margin": np.asarray(columns["margin"], dtype=np.float32),
+        "win": np.asarray(columns["win"], dtype=np.float32),
+        "player": np.asarray(columns["player"], dtype=np.int8),
+        "step": np.asarray(columns["step"], dtype=np.int16),
+        "game": np.full(rows, task.index, dtype=np.int32),
+        "decisions": np.int64(game.decision_count),
+    }
+
+
+def play_eval_game(args: tuple[str, str, int, int, str, int, int]) -> tuple[int, float, float, bool]:
+    """One evaluation game: the greedy learner in ``seat`` against ``opponent`` in the others."""
+    model_path, opponent, seed, seat, map_name, num_players, max_turns = args
+    seeds = np.random.SeedSequence([seed, EVAL_TAG]).generate_state(num_players + 1)
+    game = Game.new(map_name, num_players, int(seeds[0]))
+    seats: list[Agent] = []
+    for p in range(num_players):
+        agent = LearnedAgent(model=_model(model_path)) if p == seat else agents.from_spec(opponent)
+        agent.reset(int(seeds[p + 1]))
+        seats.append(agent)
+    while not game.is_over() and game.turn_count < max_turns:
+        game.step(seats[game.current_player].act(game))
+    scores = game.scores()
+    return int(game.ranking()[0] == seat), float(scores[seat]), float(np.delete(scores, seat).mean()), game.is_over()
+
+
+# ---------------------------------------------------------------------- targets
+def lambda_returns(model_values: np.ndarray, final: np.ndarray, trajectory: np.ndarray, lam: float) -> np.ndarray:
+    """λ-returns along each player's afterstates (rows of one trajectory are consecutive, in order).
+
+    ``G_t = (1 − λ)·V(x_{t+1}) + λ·G_{t+1}``, and ``G_T`` = the final margin.
+    """
+    out = np.array(final, dtype=np.float32)
+    if lam >= 1.0:
+        return out
+    for i in range(len(out) - 2, -1, -1):
+        if trajectory[i] == trajectory[i + 1]:
+            out[i] = (1.0 - lam) * model_values[i + 1] + lam * out[i + 1]
+    return out
+
+
+# ---------------------------------------------------------------------- the run
+@dataclass
+class RunState:
+    """What ``state.json`` carries between sessions."""
+
+    iteration: int = 0
+    games: int = 0
+    decisions: int = 0
+    learner_decisions: int = 0
+    play_seconds: float = 0.0
+    fit_seconds: float = 0.0
+    eval_seconds: float = 0.0
+    sessions: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    fits: list[dict[str, Any]] = field(default_factory=list)
+
+    def results(self) -> list[EvalResult]:
+        return [EvalResult.from_dict(r) for r in self.history]
+
+
+class Run:
+    """One run directory: config, data, model, state."""
+
+    CONFIG, STATE, CHECKPOINT, MODEL = "config.yaml", "state.json", "checkpoint.pt", "model.npz"
+
+    def __init__(self, run_dir: Path, config: AfterstateConfig, state: RunState) -> None:
+        self.run_dir = Path(run_dir)
+        self.config = config
+        self.state = state
+        self.net = AfterstateNet(config.hidden)
+        self.optimizer = torch.optim.AdamW(
+            self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        )
+        self.wall_start = time.perf_counter()
+
+    @classmethod
+    def create(cls, config: AfterstateConfig) -> Run:
+        # a missing or mismatched warm-start model is refused before anything is written
+        init = None if config.init_model is None else AfterstateModel.load(config.init_model)
+        if init is not None:
+            AfterstateNet(config.hidden).load_model(init)
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
+        suffix = 1
+        while run_dir.exists():
+            run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
+            suffix += 1
+        (run_dir / "data").mkdir(parents=True)
+        config.save(run_dir / cls.CONFIG)
+        torch.manual_seed(config.seed)
+        run = cls(run_dir, config, RunState())
+        if init is not None:
+            run.net.load_model(init)
+        run.save_model()
+        return run
+
+    @classmethod
+    def open(cls, run_dir: Path, overrides: dict[str, Any]) -> Run:
+        run_dir = Path(run_dir)
+        if not (run_dir / cls.STATE).exists():
+            raise FileNotFoundError(f"{run_dir} has no {cls.STATE}: nothing to resume")
+        fixed = sorted(set(overrides) - set(RESUMABLE))
+        if fixed:
+            raise ValueError(f"{', '.join(fixed)} cannot change when resuming; changeable: {', '.join(RESUMABLE)}")
+        config = resolve(run_dir / cls.CONFIG, overrides, AfterstateConfig)
+        config.save(run_dir / cls.CONFIG)
+        state = RunState(**json.loads((run_dir / cls.STATE).read_text()))
+        run = cls(run_dir, config, state)
+        checkpoint = torch.load(run_dir / cls.CHECKPOINT, weights_only=False)
+        run.net.load_state_dict(checkpoint["net"])
+        run.optimizer.load_state_dict(checkpoint["optimizer"])
+        return run
+
+    # ------------------------------------------------------------------ files
+    @property
+    def model_path(self) -> Path:
+        return self.run_dir / self.MODEL
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "map": self.config.map,
+            "num_players": self.config.num_players,
+            "iteration": self.state.iteration,
+            "games": self.state.games,
+            "config": self.config.to_dict(),
+            "command": f"concordia train afterstate --config <config> (run {self.run_dir.name})",
+        }
+
+    def save_model(self) -> None:
+        tmp = self.model_path.with_suffix(".tmp")
+        self.net.export(self.metadata()).save(tmp)
+        os.replace(tmp, self.model_path)
+
+    def checkpoint(self) -> None:
+        """Model, optimizer, state: each file complete before ``state.json`` says the iteration is done."""
+        self.save_model()
+        tmp = self.run_dir / f"{self.CHECKPOINT}.tmp"
+        torch.save({"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict()}, tmp)
+        os.replace(tmp, self.run_dir / self.CHECKPOINT)
+        tmp = self.run_dir / f"{self.STATE}.tmp"
+        tmp.write_text(json.dumps(asdict(self.state), indent=1))
+        os.replace(tmp, self.run_dir / self.STATE)
+
+    # ------------------------------------------------------------------ one iteration
+    def tasks(self, iteration: int) -> list[GameTask]:
+        """The games of one iteration, decided by the seed alone."""
+        c = self.config
+        seq = np.random.SeedSequence([c.seed, TRAIN_TAG, iteration])
+        seeds = seq.generate_state(c.games_per_iteration, dtype=np.uint64) % SEED_BOUND
+        rng = np.random.default_rng(seq.spawn(1)[0])
+        kinds = list(c.opponent_shares)
+        shares = np.array([c.opponent_shares[k] for k in kinds], dtype=np.float64)
+        out = []
+        for i, seed in enumerate(seeds):
+            opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
+            seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
+            out.append(GameTask(int(seed), i, opponent, seats, str(self.model_path), c.temperature, c.epsilon,
+                                c.rollout_samples, c.rollout_rounds, c.map, c.num_players))  # fmt: skip
+        return out
+
+    def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
+        start = time.perf_counter()
+        parts = []
+        for part in pool.imap(play_training_game, self.tasks(iteration)):
+            parts.append(part)
+            if bar is not None:
+                bar.update(1)
+        data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "decisions"}
+        data["game"] = data["game"] + iteration * self.config.games_per_iteration  # unique across iterations
+        np.savez(self.run_dir / "data" / f"iter_{iteration:04d}.npz", **data)
+        self.state.games += len(parts)
+        self.state.decisions += int(sum(int(p["decisions"]) for p in parts))
+        self.state.learner_decisions += int(data["chosen"].sum())
+        self.state.play_seconds += time.perf_counter() - start
+
+    def buffer(self, iteration: int) -> dict[str, np.ndarray]:
+        """The decisions of the last ``buffer_games`` games, up to and including ``iteration``."""
+        per_iteration = self.config.games_per_iteration
+        first = max(0, iteration + 1 - -(-self.config.buffer_games // per_iteration))
+        files = [self.run_dir / "data" / f"iter_{k:04d}.npz" for k in range(first, iteration + 1)]
+        parts = [dict(np.load(f)) for f in files]
+        return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+    def fit(self, iteration: int) -> dict[str, Any]:
+        """Fit the model to the buffer; keep the epoch with the lowest held-out error.
+
+        Minibatches hold whole decisions. The loss has two parts:
+
+        * **ranking**: for every decision with rollout values, the squared error between the
+          model's and the rollout values' deviations from their decision's mean. Only
+          differences between the candidates of one decision choose a turn, and they are a
+          few percent of the targets' variance: fitting absolute values would spend the
+          network on what all candidates share;
+        * **outcome**: ``outcome_weight`` x the squared error of the played candidates against
+          their lambda-returns (this anchors the model's level to the real final margin).
+        """
+        c = self.config
+        start = time.perf_counter()
+        torch.manual_seed(c.seed * 1_000_003 + iteration)
+        rng = np.random.default_rng([c.seed, iteration])
+        data = self.buffer(iteration)
+        x = torch.as_tensor(data["features"])  # float16; rows are converted per minibatch
+        key = (data["game"].astype(np.int64) * 8 + data["player"]) * 100_000 + data["step"]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])  # rows of a decision are consecutive
+        lengths = np.diff(np.r_[first, len(key)])
+        chosen = np.flatnonzero(data["chosen"])  # in trajectory order: game, player, step
+        trajectory = data["game"][chosen].astype(np.int64) * 8 + data["player"][chosen]
+        rollout = np.nan_to_num(data["rollout"], nan=0.0).astype(np.float32)
+        has_rollout = torch.as_tensor(~np.isnan(data["rollout"]))
+        played = torch.as_tensor(data["chosen"])
+        held = data["game"][first] % HOLDOUT_EVERY == 0
+        train_decisions, held_decisions = np.flatnonzero(~held), np.flatnonzero(held)
+
+        def rows_of(decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """The rows of these decisions and, for each row, its decision's position in the batch."""
+            lens = lengths[decisions]
+            offsets = np.repeat(np.cumsum(lens) - lens, lens)
+            rows = np.repeat(first[decisions], lens) + np.arange(lens.sum()) - offsets
+            return rows, np.repeat(np.arange(len(decisions)), lens)
+
+        def predict(rows: np.ndarray) -> np.ndarray:
+            out = []
+            with torch.no_grad():
+                for b in range(0, len(rows), 8192):
+                    out.append(self.net(x[torch.as_tensor(rows[b : b + 8192])].float()).numpy())
+            return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+        def outcome_targets() -> torch.Tensor:
+            """lambda-returns of the played candidates, scattered to all rows (0 elsewhere)."""
+            returns = lambda_returns(predict(chosen), data["margin"][chosen], trajectory, c.td_lambda)
+            out = torch.zeros(len(key))
+            out[torch.as_tensor(chosen)] = torch.as_tensor(returns)
+            return out
+
+        def group_centred(values: torch.Tensor, group: torch.Tensor, groups: int) -> torch.Tensor:
+            sums = torch.zeros(groups).index_add(0, group, values)
+            counts = torch.zeros(groups).index_add(0, group, torch.ones_like(values))
+            return values - (sums / counts)[group]
+
+        def loss_of(decisions: np.ndarray, outcome: torch.Tensor) -> torch.Tensor:
+            rows_np, group_np = rows_of(decisions)
+            rows, group = torch.as_tensor(rows_np), torch.as_tensor(group_np)
+            pred = self.net(x[rows].float())
+            target = torch.as_tensor(rollout[rows_np])
+            err = group_centred(pred, group, len(decisions)) - group_centred(target, group, len(decisions))
+            loss = (err**2 * has_rollout[rows]).sum() / len(decisions)
+            if c.outcome_weight > 0:
+                mine = played[rows]
+                loss = loss + c.outcome_weight * ((pred - outcome[rows]) ** 2 * mine).sum() / len(decisions)
+            return loss
+
+        def held_error(outcome: torch.Tensor) -> float:
+            with torch.no_grad():
+                return float(loss_of(held_decisions, outcome)) if len(held_decisions) else 0.0
+
+        outcome = outcome_targets()
+        best = (held_error(outcome), 0, {k: v.clone() for k, v in self.net.state_dict().items()})
+        errors = [best[0]]
+        decisions_per_batch = max(1, c.batch_size // max(1, int(lengths.mean())))
+        for epoch in range(1, c.epochs + 1):
+            self.net.train()
+            order = rng.permutation(train_decisions)
+            for b in range(0, len(order), decisions_per_batch):
+                loss = loss_of(order[b : b + decisions_per_batch], outcome)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.net.eval()
+            outcome = outcome_targets()
+            error = held_error(outcome)
+            errors.append(error)
+            if error < best[0]:
+                best = (error, epoch, {k: v.clone() for k, v in self.net.state_dict().items()})
+        self.net.load_state_dict(best[2])
+        seconds = time.perf_counter() - start
+        self.state.fit_seconds += seconds
+        return {
+            "iteration": iteration,
+            "rows": int(lengths[train_decisions].sum()),
+            "held_rows": int(lengths[held_decisions].sum()),
+            "held_error": errors,
+            "best_epoch": best[1],
+            "a": float(self.net.a.detach()),
+            "seconds": seconds,
+        }
+
+    def evaluate(self, pool: Any, opponent: str, games: int, index: int) -> EvalResult:
+        start = time.perf_counter()
+        c = self.config
+        seeds = np.random.SeedSequence([c.seed, EVAL_TAG, index]).generate_state(games, dtype=np.uint64) % SEED_BOUND
+        jobs = [(str(self.model_path), opponent, int(s), i % c.num_players, c.map, c.num_players, c.eval_max_turns)
+                for i, s in enumerate(seeds)]  # fmt: skip
+        results = pool.map(play_eval_game, jobs, chunksize=max(1, games // (8 * c.workers)))
+        wins = sum(r[0] for r in results)
+        low, high = wilson_interval(wins, games)
+        seconds = time.perf_counter() - start
+        self.state.eval_seconds += seconds
+        return EvalResult(
+            opponent=opponent,
+            games=games,
+            wins=wins,
+            win_rate=wins / games,
+            ci_low=low,
+            ci_high=high,
+            mean_vp=float(np.mean([r[1] for r in results])),
+            mean_opponent_vp=float(np.mean([r[2] for r in results])),
+            seconds=seconds,
+            timesteps=self.state.learner_decisions,
+            truncated=sum(int(not r[3]) for r in results),
+        )
+
+    # ------------------------------------------------------------------ the loop
+    def train(self) -> str:
+        c = self.config
+        torch.set_num_threads(c.torch_threads)
+        self.state.sessions += 1
+        reason = "completed"
+        with mp.get_context("fork").Pool(c.workers) as pool:
+            while self.state.iteration < c.iterations:
+                k = self.state.iteration
+                bar = tqdm(total=c.games_per_iteration, desc=f"iteration {k + 1}/{c.iterations}", unit="game",
+                           disable=not c.progress, file=sys.stderr, dynamic_ncols=True)  # fmt: skip
+                self.play(pool, k, bar)
+                bar.close()
+                fit = self.fit(k)
+                self.state.fits.append(fit)
+                self.state.iteration = k + 1
+                self.save_model()  # the evaluation's workers load the fitted model from disk
+                if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
+                    for opponent in c.eval_opponents:
+                        result = self.evaluate(pool, opponent, c.eval_games, k)
+                        self.state.history.append(result.to_dict())
+                        print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
+                self.checkpoint()
+                self.write_eval_csv()
+                limit = c.time_limit_minutes
+                if limit is not None and self.training_seconds() >= 60 * limit:
+                    reason = f"time limit of {limit:g} minutes reached after iteration {k + 1}"
+                    break
+        return reason
+
+    def training_seconds(self) -> float:
+        """Time spent playing, fitting and evaluating, all sessions together (what the time limit counts)."""
+        return self.state.play_seconds + self.state.fit_seconds + self.state.eval_seconds
+
+    def write_eval_csv(self) -> None:
+        keys = list(EvalResult.__dataclass_fields__)
+        with (self.run_dir / "evaluations.csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=keys)
+            writer.writeheader()
+            writer.writerows(self.state.history)
+
+    def finish(self, stop_reason: str) -> Path:
+        """Final evaluation, curve, report and summary; returns the report's path."""
+        c = self.config
+        final = []
+        with mp.get_context("fork").Pool(c.workers) as pool:
+            for opponent, games in c.final_eval_games.items():
+                final.append(self.evaluate(pool, opponent, int(games), FINAL_EVAL_INDEX))
+        plot_learning_curve(self.state.results(), final, c.num_players, self.run_dir / "learning_curve.png",
+                            f"{c.name}: {c.num_players}-player {c.map}", xlabel="learner decisions")  # fmt: skip
+        summary = {
+            "iterations": self.state.iteration,
+            "games": self.state.games,
+            "decisions": self.state.decisions,
+            "learner_decisions": self.state.learner_decisions,
+            "play_seconds": self.state.play_seconds,
+            "fit_seconds": self.state.fit_seconds,
+            "eval_seconds": self.state.eval_seconds,
+            "games_per_hour": 3600 * self.state.games / max(self.state.play_seconds, 1e-9),
+            "learner_decisions_per_second": self.state.learner_decisions / max(self.state.play_seconds, 1e-9),
+            "wall_seconds": time.perf_counter() - self.wall_start,
+            "stop_reason": stop_reason,
+            "model_path": str(self.model_path),
+            "final": [r.to_dict() for r in final],
+        }
+        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        report = write_report(self, summary, final)
+        return report
+
+
+#: config keys a resume may change
+RESUMABLE = ("iterations", "time_limit_minutes", "workers", "torch_threads", "progress", "eval_every", "eval_games",
+             "eval_opponents", "final_eval_games", "eval_max_turns")  # fmt: skip
+
+
+def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+    c = run.config
+    lines = [
+        f"# {c.name}: afterstate value iteration, {c.num_players}-player {c.map}",
+        "",
+        f"Seed **{c.seed}**; config `{run.run_dir / Run.CONFIG}`; reproduce with "
+        f"`concordia train afterstate --config <that file>` (the run is deterministic for its seed).",
+        "",
+        "## Final evaluation",
+        "",
+        "Greedy learner (`agents.make('learned', path=...)`) against each opponent; fresh seeds, seats rotated, "
+        "95% Wilson intervals.",
+        "",
+        "| opponent | games | wins | win rate | 95% CI | mean VP | opponents' mean VP |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for r in final:
+        lines.append(
+            f"| {r.opponent} | {r.games} | {r.wins} | {r.win_rate:.1%} | {r.ci_low:.1%} – {r.ci_high:.1%} | "
+            f"{r.mean_vp:.1f} | {r.mean_opponent_vp:.1f} |"
+        )
+    lines += [
+        "",
+        "## Learning curve",
+        "",
+        "![learning curve](learning_curve.png)",
+        "",
+        "| evaluation | learner decisions so far | opponent | games | win rate | 95% CI |",
+        "| ---: | ---: | --- | ---: | ---: | --- |",
+    ]
+    per_eval = max(1, len(c.eval_opponents))
+    for k, r in enumerate(run.state.results()):
+        lines.append(f"| {k // per_eval + 1} | {r.timesteps:,} | {r.opponent} | {r.games} | {r.win_rate:.1%} | "
+                     f"{r.ci_low:.1%} – {r.ci_high:.1%} |")  # fmt: skip
+    lines += [
+        "",
+        "## Throughput",
+        "",
+        f"- iterations: {summary['iterations']}, training games: {summary['games']:,}, "
+        f"learner decisions: {summary['learner_decisions']:,} (all decisions: {summary['decisions']:,})",
+        f"- playing: {summary['play_seconds'] / 60:.1f} min with {c.workers} workers = "
+        f"**{summary['games_per_hour']:,.0f} games/hour**, "
+        f"**{summary['learner_decisions_per_second']:.1f} learner decisions/s**",
+        f"- fitting: {summary['fit_seconds'] / 60:.1f} min; evaluating: {summary['eval_seconds'] / 60:.1f} min; "
+        f"wall clock of the last session: {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
+        "",
+        "## Fits",
+        "",
+        "| iteration | rows | held-out rows | held-out error by epoch | best epoch | a |",
+        "| ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for f in run.state.fits:
+        errors = ", ".join(f"{e:.4f}" for e in f["held_error"])
+        lines.append(f"| {f['iteration'] + 1} | {f['rows']:,} | {f['held_rows']:,} | {errors} | "
+                     f"{f['best_epoch']} | {f['a']:.3f} |")  # fmt: skip
+    lines += ["", "## Config", "", "```yaml", c.to_yaml().rstrip(), "```", ""]
+    path = run.run_dir / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# ---------------------------------------------------------------------- command line
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="concordia train afterstate",
+        description="Afterstate value iteration for Concordia (docs/training.md).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  concordia train afterstate --config afterstate_quick\n"
+            "  concordia train afterstate --resume runs/afterstate_quick-20260101-120000 --iterations 12\n"
+            "values are read as YAML: --hidden '[128, 128]' --opponent_shares '{self: 1}'"
+        ),
+    )
+    parser.add_argument("--config", help="YAML config file (concordia_env/training/configs/afterstate_*.yaml)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR after its last iteration")
+    add_override_arguments(parser, AfterstateConfig)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args = build_parser().parse_args(argv)
+    overrides = overrides_from_args(args, AfterstateConfig)
+    if args.resume:
+        if args.config:
+            raise SystemExit("--resume takes the run's own config.yaml; give changes as --key value options")
+        run = Run.open(Path(args.resume), overrides)
+        print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
+    else:
+        run = Run.create(resolve(args.config, overrides, AfterstateConfig))
+        print(f"run directory: {run.run_dir}", file=sys.stderr)
+    try:
+        reason = run.train()
+    except KeyboardInterrupt:
+        print(
+            f"\ninterrupted; continue with: concordia train afterstate --resume {run.run_dir}",
+            file=sys.stderr,
+        )
+        raise SystemExit(130) from None
+    report = run.finish(reason)
+    summary = json.loads((run.run_dir / "summary.json").read_text())
+    print(f"trained {summary['iterations']} iterations, {summary['games']:,} games ({reason})")
+    for r in summary["final"]:
+        print(EvalResult.from_dict(r).summary())
+    print(f"model: {run.model_path}")
+    print(f"report: {report}")
+    return report
+
+
+if __name__ == "__main__":
+    main()

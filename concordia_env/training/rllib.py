@@ -1,0 +1,575 @@
+"""Multi-agent PPO on Ray RLlib: one shared, action-masked policy in self-play, with fixed opponents.
+
+Ray is the distributed engine here: RLlib's env runners play games in parallel processes,
+on one machine or on a cluster, and its learner updates one policy shared by every seat.
+
+Run
+---
+``concordia train rllib --config rllib`` starts a local Ray (``num_cpus``
+of this machine's CPUs, default all) and writes ``<runs_dir>/<name>-<timestamp>/`` with
+``config.yaml``, ``checkpoints/iter_NNNN/`` (every ``checkpoint_every`` iterations and at
+the end), ``progress.jsonl`` (one line per iteration), ``actor.npz`` (the shared policy's
+actor, :class:`~concordia_env.training.policy_net.NumpyActor`) and ``eval.json``. The local Ray is shut
+down when the run ends, also on an error or Ctrl-C: no Ray process outlives the script.
+Options:
+
+* ``--address auto`` (or ``ray://host:10001``, ``host:6379``): join a running Ray cluster
+  instead. On the head machine ``ray start --head --port 6379``; on every other machine
+  ``ray start --address HEAD_IP:6379``; then run this script on the head with
+  ``--address auto`` and ``env_runners`` up to the cluster's CPUs minus one. Every machine
+  needs the project installed (``pip install -e ".[rllib]"``) at the same path.
+* ``--resume RUN_DIR``: continue a run from its last checkpoint (the policy, the optimizer
+  and the iteration count) until ``iterations``.
+* any config field, e.g. ``--iterations 5 --env_runners 2``.
+
+Scaling: each env runner is one process (one CPU) stepping ``envs_per_env_runner`` games;
+the learner runs in the driver. Sampling throughput grows with env runners while the
+learner keeps up and the machine has a free core per runner: the samples per second
+measured with 1 and 2 env runners are in ``docs/environments.md`` (RLlib section).
+
+What is trained
+---------------
+* **Environment**: :func:`make_env`, registered with ``ray.tune.registry`` as ``"concordia"``:
+  the PettingZoo AEC env (:mod:`concordia_env.envs.pettingzoo_env`) behind RLlib's
+  ``PettingZooEnv``, with the observation renamed to the keys RLlib's action-masking module
+  expects, ``{"observations", "action_mask"}`` (plus ``"state"``, the engine state, when a
+  heuristic opponent needs it). ``illegal_action="penalize"`` and ``max_cycles`` make a
+  wrong action or an endless game a finished episode instead of a crash.
+* **Policies**: ``"shared"``, RLlib's ``ActionMaskingTorchRLModule`` (PPO, illegal logits
+  masked out), plays every seat not given to a fixed opponent: self-play with one set of
+  weights. ``"random"`` (a uniformly random legal action) and ``"heuristic"`` (the project's
+  heuristic agent, acting on the engine state) are fixed policies that are never trained;
+  ``opponents`` gives the probability that each non-learner seat of an episode is played
+  by one of them. One seat per episode (drawn from the episode id) is always ``"shared"``.
+* **Evaluation**: the shared policy's actor is copied into the project's
+  :class:`~concordia_env.training.policy_net.NumpyActor` and played (masked argmax) by
+  :func:`concordia_env.training.evaluate.evaluate` against ``eval_opponent`` on fresh seeds, seats rotated,
+  with a 95% Wilson interval, exactly as the other training scripts are evaluated.
+  :func:`checkpoint_actor` reads the same actor from any checkpoint, without Ray.
+
+The numbers a tiny run reaches (``concordia_env/training/configs/rllib_tiny.yaml``, one iteration) mean
+nothing about strength; the test suite runs it to keep the pipeline working. That config
+also sets ``illegal_action: raise``, so a single unmasked action fails the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseWrapper
+
+import concordia_env
+from concordia_env import Game, agents
+from concordia_env.tools.report import Z_95
+
+from .config import read_config
+from .evaluate import evaluate
+from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
+
+#: the name under which make_env is registered with ray.tune.registry
+ENV_NAME = "concordia"
+#: the trained policy; the fixed ones are named like the project's agents
+SHARED = "shared"
+FIXED_POLICIES = ("random", "heuristic")
+
+
+# =========================================================================== config
+@dataclass
+class RLlibConfig:
+    """One RLlib run; every field can be overridden on the command line (``--name value``)."""
+
+    name: str = "rllib"
+    runs_dir: str = "runs"
+    seed: int = 0
+    # game
+    map: str = "italia"
+    num_players: int = 2
+    reward: str = "win"
+    max_cycles: int = 3000  # decisions per game before truncation (random 2p Italia: ~400)
+    #: "penalize": an illegal action ends the episode with -1 (an env runner never crashes);
+    #: "raise": it is an error (the tests use it to prove that the masking holds)
+    illegal_action: str = "penalize"
+    #: probability that a non-learner seat is played by a fixed policy ("random", "heuristic")
+    opponents: dict = field(default_factory=dict)
+    # scale
+    iterations: int = 20
+    #: CPUs a local Ray may use (None: all of this machine's); ignored with --address
+    num_cpus: int | None = None
+    env_runners: int = 1  # 0: sample in the driver process
+    envs_per_env_runner: int = 1
+    # PPO
+    train_batch_size: int = 4000
+    minibatch_size: int = 500
+    num_epochs: int = 4
+    lr: float = 3e-4
+    gamma: float = 0.997
+    lambda_: float = 0.95
+    entropy_coeff: float = 0.01
+    hidden: list = field(default_factory=lambda: [256, 256])
+    activation: str = "tanh"
+    # checkpoints and evaluation
+    checkpoint_every: int = 5
+    eval_games: int = 40
+    eval_opponent: str = "heuristic"
+
+    def __post_init__(self) -> None:
+        unknown = set(self.opponents) - set(FIXED_POLICIES)
+        if unknown:
+            raise ValueError(f"opponents: unknown fixed policies {sorted(unknown)}; known: {FIXED_POLICIES}")
+        if sum(self.opponents.values()) > 1 or min(self.opponents.values(), default=0) < 0:
+            raise ValueError(f"opponents: probabilities in [0, 1] summing to at most 1; got {self.opponents}")
+        if self.illegal_action not in ("raise", "penalize"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalize'; got {self.illegal_action!r}")
+        if self.num_cpus is not None and self.num_cpus < max(1, self.env_runners):
+            raise ValueError(f"num_cpus={self.num_cpus} leaves no CPU for each of the {self.env_runners} env runners")
+        if self.activation not in NUMPY_ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(NUMPY_ACTIVATIONS)}; got {self.activation!r}")
+
+    @classmethod
+    def load(cls, path: str | Path | None, overrides: dict[str, Any]) -> RLlibConfig:
+        values = read_config(path) if path else {}
+        unknown = set(values) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
+        return cls(**{**values, **overrides})
+
+
+# =========================================================================== environment
+class RLlibObservation(BaseWrapper):
+    """The AEC env with RLlib's observation keys: ``{"observations", "action_mask"[, "state"]}``.
+
+    RLlib's ``ActionMaskingTorchRLModule`` reads ``"observations"`` and ``"action_mask"`` (our
+    env says ``"observation"``, PettingZoo's classic convention). With ``with_state`` the
+    engine's state array rides along for the fixed heuristic policy, which plays on the
+    game itself; the learner's module ignores that key.
+    """
+
+    def __init__(self, env: Any, with_state: bool = False) -> None:
+        super().__init__(env)
+        self.with_state = with_state
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        inner = self.env.observation_space(agent)
+        parts = {"observations": inner["observation"], "action_mask": inner["action_mask"]}
+        if self.with_state:
+            parts["state"] = self.env.unwrapped.state_space
+        return spaces.Dict(parts)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        obs = self.env.observe(agent)
+        out = {"observations": obs["observation"], "action_mask": obs["action_mask"]}
+        if self.with_state:
+            out["state"] = self.env.unwrapped.state()
+        return out
+
+
+def make_env(env_config: dict[str, Any]) -> Any:
+    """RLlib's ``PettingZooEnv`` over :class:`RLlibObservation` over ``concordia_env.env(**options)``.
+
+    ``env_config`` holds the env's options plus ``with_state`` (default False). The env
+    penalizes illegal actions (never raises inside an env runner) unless told otherwise.
+    """
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    options = dict(env_config)
+    with_state = bool(options.pop("with_state", False))
+    options.setdefault("illegal_action", "penalize")
+    return PettingZooEnv(RLlibObservation(concordia_env.env(**options), with_state=with_state))
+
+
+def register() -> None:
+    """Register :func:`make_env` with ``ray.tune.registry`` as :data:`ENV_NAME`."""
+    from ray.tune.registry import register_env
+
+    register_env(ENV_NAME, make_env)
+
+
+# =========================================================================== fixed policies
+def _fixed_module_classes() -> dict[str, type]:
+    """The RLModules of the fixed policies (built lazily: RLlib is an optional extra)."""
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    def rows(value: Any) -> np.ndarray:
+        return value.cpu().numpy() if hasattr(value, "cpu") else np.asarray(value)
+
+    class MaskedRandomRLModule(RLModule):
+        """A uniformly random legal action per row; never trained."""
+
+        def setup(self) -> None:
+            self._rng = np.random.default_rng(self.model_config.get("seed"))
+
+        def _forward_inference(self, batch: dict, **kwargs: Any) -> dict:
+            masks = rows(batch[Columns.OBS]["action_mask"])
+            return {Columns.ACTIONS: np.array([self._rng.choice(np.flatnonzero(m)) for m in masks])}
+
+        def _forward_exploration(self, batch: dict, **kwargs: Any) -> dict:
+            return self._forward_inference(batch, **kwargs)
+
+        def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
+            raise NotImplementedError("the random policy is fixed: keep it out of policies_to_train")
+
+    class HeuristicRLModule(RLModule):
+        """The project's heuristic agent, playing on the game rebuilt from the ``"state"`` key; never trained."""
+
+        def setup(self) -> None:
+            self._map = self.model_config["map"]
+            self._agent = agents.make("heuristic")
+            self._agent.reset(self.model_config.get("seed"))
+
+        def _forward_inference(self, batch: dict, **kwargs: Any) -> dict:
+            states = rows(batch[Columns.OBS]["state"]).astype(np.int32)
+            actions = [self._agent.act(Game(np.ascontiguousarray(s), self._map)) for s in states]
+            return {Columns.ACTIONS: np.array(actions)}
+
+        def _forward_exploration(self, batch: dict, **kwargs: Any) -> dict:
+            return self._forward_inference(batch, **kwargs)
+
+        def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
+            raise NotImplementedError("the heuristic policy is fixed: keep it out of policies_to_train")
+
+    return {"random": MaskedRandomRLModule, "heuristic": HeuristicRLModule}
+
+
+def policy_mapping(opponents: dict[str, float], num_players: int, seed: int) -> Any:
+    """``policy_mapping_fn``: one seat per episode is "shared"; the others are fixed with ``opponents``' odds."""
+    names = [SHARED, *opponents]
+    odds = np.array([1.0 - sum(opponents.values()), *opponents.values()])
+
+    def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+        # one generator per (episode, seat), so the draw does not depend on call order or process
+        key = [seed, zlib.crc32(str(episode.id_).encode())]
+        seat = int(agent_id.rsplit("_", 1)[1])
+        learner = np.random.default_rng(key).integers(num_players)
+        if seat == learner or not opponents:
+            return SHARED
+        return str(np.random.default_rng([*key, seat]).choice(names, p=odds))
+
+    return mapping
+
+
+# =========================================================================== algorithm
+def build_config(config: RLlibConfig) -> Any:
+    """The ``PPOConfig`` of a run (new API stack: RLModules, env runners, a learner)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    register()
+    with_state = "heuristic" in config.opponents
+    env_config = {
+        "map": config.map,
+        "num_players": config.num_players,
+        "reward": config.reward,
+        "max_cycles": config.max_cycles,
+        "illegal_action": config.illegal_action,
+        "with_state": with_state,
+    }
+    probe = make_env(env_config)  # the spaces of one agent (every agent has the same)
+    obs_space, act_space = probe.observation_spaces["player_0"], probe.action_spaces["player_0"]
+    probe.close()
+    fixed = _fixed_module_classes()
+    specs = {
+        SHARED: RLModuleSpec(
+            module_class=ActionMaskingTorchRLModule,
+            observation_space=obs_space,
+            action_space=spaces.Discrete(int(act_space.n)),
+            model_config=DefaultModelConfig(
+                fcnet_hiddens=list(config.hidden), fcnet_activation=config.activation, vf_share_layers=False
+            ),
+        )
+    }
+    for name in config.opponents:
+        specs[name] = RLModuleSpec(
+            module_class=fixed[name],
+            observation_space=obs_space,
+            action_space=spaces.Discrete(int(act_space.n)),
+            model_config={"map": config.map, "seed": config.seed},
+        )
+    return (
+        PPOConfig()
+        .environment(ENV_NAME, env_config=env_config, disable_env_checking=False)
+        .env_runners(
+            num_env_runners=config.env_runners,
+            num_envs_per_env_runner=config.envs_per_env_runner,
+            num_cpus_per_env_runner=1,
+            # wait for the runners however slow the machine: an iteration that times out has no samples
+            sample_timeout_s=None,
+        )
+        .learners(num_learners=0)
+        .multi_agent(
+            policies={SHARED, *config.opponents},
+            policy_mapping_fn=policy_mapping(config.opponents, config.num_players, config.seed),
+            policies_to_train=[SHARED],
+        )
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(
+            train_batch_size_per_learner=config.train_batch_size,
+            minibatch_size=config.minibatch_size,
+            num_epochs=config.num_epochs,
+            lr=config.lr,
+            gamma=config.gamma,
+            lambda_=config.lambda_,
+            entropy_coeff=config.entropy_coeff,
+        )
+        .debugging(seed=config.seed)
+    )
+
+
+def numpy_actor(module: Any, activation: str) -> NumpyActor:
+    """The shared module's actor (observation → logits) as the project's :class:`NumpyActor`.
+
+    The module's actor is its actor encoder (an MLP) followed by the policy head; masking
+    is applied outside, as for every project policy.
+    """
+    import torch
+
+    encoder = module.encoder
+    actor = getattr(encoder, "actor_encoder", None) or encoder.encoder
+    linears = [m for part in (actor, module.pi) for m in part.modules() if isinstance(m, torch.nn.Linear)]
+    weights = [m.weight.detach().cpu().numpy().T for m in linears]
+    biases = [m.bias.detach().cpu().numpy() for m in linears]
+    return NumpyActor(weights, biases, activation)
+
+
+def checkpoint_actor(checkpoint: str | Path, activation: str) -> NumpyActor:
+    """The shared policy's actor stored in an algorithm checkpoint (``checkpoints/iter_NNNN``); needs no Ray."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    path = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / SHARED
+    if not path.is_dir():
+        raise FileNotFoundError(f"{checkpoint}: no {SHARED!r} module (expected {path})")
+    return numpy_actor(RLModule.from_checkpoint(str(path)), activation)
+
+
+def _iteration_line(result: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """One line of ``progress.jsonl``: what was sampled, how fast, and what the learner did with it.
+
+    RLlib reports a metric nothing fed in this iteration as NaN (no episode ended, say): a
+    count is then 0 and a mean ``null``.
+    """
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(SHARED, {})
+    steps = _count(runners.get("num_env_steps_sampled"))
+    return {
+        "iteration": int(result["training_iteration"]),
+        "env_steps": steps,
+        "env_steps_lifetime": _count(runners.get("num_env_steps_sampled_lifetime")),
+        "seconds": round(seconds, 2),
+        # the whole iteration (sampling and the PPO update): env steps per wall-clock second
+        "samples_per_second": round(steps / seconds, 1) if seconds > 0 else 0.0,
+        "episodes": _count(runners.get("num_episodes")),
+        "episode_len_mean": _mean(runners.get("episode_len_mean")),
+        "module_steps_trained": _count(learner.get("num_module_steps_trained")),
+        "policy_loss": _mean(learner.get("policy_loss")),
+        "vf_loss": _mean(learner.get("vf_loss")),
+        "entropy": _mean(learner.get("entropy")),
+    }
+
+
+def _count(value: Any) -> int:
+    return 0 if value is None or not np.isfinite(value) else int(value)
+
+
+def _mean(value: Any) -> float | None:
+    return None if value is None or not np.isfinite(value) else round(float(value), 4)
+
+
+def _latest_checkpoint(run_dir: Path) -> Path | None:
+    found = sorted((run_dir / "checkpoints").glob("iter_*"))
+    return found[-1] if found else None
+
+
+@contextlib.contextmanager
+def _ray(config: RLlibConfig, address: str | None) -> Iterator[None]:
+    """Ray for one run: a local one of ``config.num_cpus`` CPUs, or the cluster at ``address``.
+
+    Nothing is started if the caller already initialised Ray; only a Ray started here is
+    shut down on the way out, whatever happens (an error, Ctrl-C).
+    """
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        cpus = config.num_cpus if address is None else None
+        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        if started:
+            ray.shutdown()
+
+
+#: two-sided 95% quantiles of Student's t for 1..10 degrees of freedom (more rounds: the normal's)
+T_95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def sampling_throughput(config: RLlibConfig, rounds: int = 5, address: str | None = None) -> dict[str, Any]:
+    """Env steps per second that the env runners sample, without the learner: ``rounds`` timed batches.
+
+    Builds the run's algorithm (``config.env_runners`` runners, 0: the driver samples),
+    samples one untimed batch of ``train_batch_size`` env steps (workers start, modules
+    build), then times ``rounds`` more, each exactly as a PPO iteration collects its batch
+    (``synchronous_parallel_sample``). An env step is one decision of one player.
+
+    Two rates per round: env steps per wall-clock second (what this machine gives now,
+    however loaded), and env steps per CPU second of the sampling processes (summed over
+    the runners; what one free core per runner gives, independent of other jobs). Returns
+    both per round and their means with a 95% t-interval.
+    """
+    if rounds < 2:
+        raise ValueError(f"rounds must be at least 2 (an interval needs two); got {rounds}")
+    from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
+
+    def runner_cpu_seconds() -> float:
+        # process_time() of every sampling process (the driver's own runner when there are no remote ones)
+        times = algo.env_runner_group.foreach_env_runner(
+            lambda _runner: time.process_time(), local_env_runner=config.env_runners == 0
+        )
+        return float(sum(times))
+
+    def batch() -> tuple[int, float, float]:
+        cpu, start = runner_cpu_seconds(), time.perf_counter()
+        episodes = synchronous_parallel_sample(
+            worker_set=algo.env_runner_group,
+            max_env_steps=config.train_batch_size,
+            sample_timeout_s=None,
+            concat=True,
+            _uses_new_env_runners=True,
+        )
+        wall = time.perf_counter() - start
+        return sum(e.env_steps() for e in episodes), wall, runner_cpu_seconds() - cpu
+
+    with _ray(config, address):
+        algo = build_config(config).build_algo()
+        try:
+            batch()
+            timed = [batch() for _ in range(rounds)]
+        finally:
+            algo.stop()
+
+    def summary(rates: np.ndarray) -> dict[str, Any]:
+        t = T_95[rounds - 2] if rounds - 1 <= len(T_95) else Z_95
+        half = t * rates.std(ddof=1) / np.sqrt(rounds)
+        return {
+            "per_round": [round(float(r), 1) for r in rates],
+            "mean": round(float(rates.mean()), 1),
+            "ci95": [round(float(rates.mean() - half), 1), round(float(rates.mean() + half), 1)],
+        }
+
+    return {
+        "env_runners": config.env_runners,
+        "envs_per_env_runner": config.envs_per_env_runner,
+        "steps_per_round": [steps for steps, _, _ in timed],
+        "steps_per_wall_second": summary(np.array([steps / wall for steps, wall, _ in timed])),
+        "steps_per_runner_cpu_second": summary(np.array([steps / cpu for steps, _, cpu in timed])),
+    }
+
+
+def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str | None = None) -> dict[str, Any]:
+    """Train (or resume) a run in ``run_dir``; returns the summary written to ``eval.json``.
+
+    Starts Ray (a local one limited to ``config.num_cpus``, or joins ``address``) unless
+    the caller already did, and then shuts down only the Ray it started, whatever happens.
+    """
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(dataclasses.asdict(config), sort_keys=False))
+    with _ray(config, address):
+        algo = build_config(config).build_algo()
+        checkpoint = _latest_checkpoint(run_dir) if resume else None
+        if checkpoint is not None:
+            algo.restore_from_path(str(checkpoint.resolve()))
+            print(f"resumed from {checkpoint} at iteration {algo.iteration}")
+        progress = (run_dir / "progress.jsonl").open("a")
+        while algo.iteration < config.iterations:
+            start = time.perf_counter()
+            result = algo.train()
+            line = _iteration_line(result, time.perf_counter() - start)
+            progress.write(json.dumps(line) + "\n")
+            progress.flush()
+            print(json.dumps(line))
+            if algo.iteration % config.checkpoint_every == 0 or algo.iteration == config.iterations:
+                algo.save_to_path(str((run_dir / "checkpoints" / f"iter_{algo.iteration:04d}").resolve()))
+        progress.close()
+        actor = numpy_actor(algo.get_module(SHARED), config.activation)
+        actor.save(run_dir / "actor.npz")
+        algo.stop()
+    summary: dict[str, Any] = {"iterations": config.iterations}
+    if config.eval_games > 0:
+        result = evaluate(
+            actor,
+            config.eval_opponent,
+            config.eval_games,
+            map=config.map,
+            num_players=config.num_players,
+            seed=config.seed,
+            index=config.iterations,
+        )
+        summary["eval"] = dataclasses.asdict(result)
+        print(
+            f"vs {result.opponent}: {result.wins}/{result.games} = {result.win_rate:.1%} "
+            f"(95% CI {result.ci_low:.1%}-{result.ci_high:.1%}), mean VP {result.mean_vp:.1f} "
+            f"vs {result.mean_opponent_vp:.1f}"
+        )
+    (run_dir / "eval.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+# =========================================================================== command line
+def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Namespace]:
+    parser = argparse.ArgumentParser(prog="concordia train rllib", description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--config", help="YAML file of RLlibConfig fields")
+    parser.add_argument("--address", default=None, help="Ray cluster to join (e.g. 'auto'); default: a local Ray")
+    parser.add_argument("--resume", default=None, help="run directory to continue from its last checkpoint")
+    parser.add_argument(
+        "--measure_sampling",
+        type=int,
+        default=None,
+        metavar="ROUNDS",
+        help="print the env runners' sampling rate (env steps/s) over ROUNDS batches of train_batch_size; no training",
+    )
+    scalar = {"int": int, "int | None": int, "float": float, "str": str}
+    for f in dataclasses.fields(RLlibConfig):
+        if f.type in scalar:
+            parser.add_argument(f"--{f.name}", type=scalar[f.type], default=None)
+    args = parser.parse_args(argv)
+    overrides = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(RLlibConfig)
+        if getattr(args, f.name, None) is not None
+    }
+    if args.resume:
+        run_dir = Path(args.resume)
+        config = RLlibConfig.load(run_dir / "config.yaml", overrides)
+    else:
+        config = RLlibConfig.load(args.config, overrides)
+        run_dir = Path(config.runs_dir) / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
+    return config, run_dir, bool(args.resume), args
+
+
+def main(argv: list[str] | None = None) -> None:
+    config, run_dir, resume, args = _parse(argv)
+    if args.measure_sampling is not None:
+        print(json.dumps(sampling_throughput(config, args.measure_sampling, address=args.address)))
+        return
+    print(f"run directory: {run_dir}")
+    train(config, run_dir, resume=resume, address=args.address)
+
+
+if __name__ == "__main__":
+    main()

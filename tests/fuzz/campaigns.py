@@ -1,0 +1,1469 @@
+"""Fuzzing campaigns against every public entry point, for the test suite and for long runs.
+
+::
+
+    python -m tests.fuzz.campaigns --minutes 30                 # every campaign in turn for 30 minutes
+    python -m tests.fuzz.campaigns --hours 4 --json fuzz.json   # an overnight run, with a report file
+    python -m tests.fuzz.campaigns --campaigns positions actions --examples 2000
+    python -m tests.fuzz.campaigns --minutes 20 --boundscheck   # compiled code checks every index (slower)
+
+Each campaign is a Hypothesis test body: it draws its input through ``data`` and raises
+``AssertionError`` when a contract breaks. ``tests/fuzz/`` runs every campaign for a few
+seconds in the test suite; this module's command line runs them for as long as asked,
+in chunks of ``--chunk`` inputs with a fresh seed each, round robin, and prints how many
+inputs each campaign tried and how many failed or crashed.
+
+========================  =====================================================================
+campaign                  input, and what must hold
+========================  =====================================================================
+``positions``             a real position (any map, player count, options, up to 400 random
+                          moves, mid-action included) edited 1 to 4 times (a value replaced
+                          by another name, number or JSON value, an entry deleted, inserted,
+                          moved between lists, a known key added): the loader raises
+                          ``PositionError`` only, with a short message, or accepts a position
+                          that keeps every invariant for 200 random moves and round-trips
+                          through JSON before and after
+``position-text``         any text, bytes, JSON value or Python object, and real position
+                          texts with characters flipped, deleted or inserted: ``from_json`` /
+                          ``from_dict`` raise ``PositionError`` only (short message) or
+                          accept a position that keeps every invariant
+``actions``               an action of every Python and numpy type (ints beyond int64,
+                          floats, bools, None, strings, arrays of any shape and dtype, objects
+                          with ``__index__``) in a real position: ``Game.step`` applies a legal
+                          index or raises ``IllegalActionError`` with the state unchanged;
+                          accessors (``money``, ``hand``, ``display_price``, ``observation``...)
+                          given any index return or raise ``ValueError`` / ``TypeError``
+``vector``                ``VectorGame.step`` with action arrays of every dtype, byte order,
+                          layout (read-only, strided, Fortran), shape and value, and
+                          ``observations`` with odd seats: legal batches step, others raise
+                          ``IllegalActionError`` / ``ValueError`` with no row changed
+``options``               ``Game.new`` and ``VectorGame`` with option values of every type: a
+                          game exactly when every option is valid, else ``TypeError`` /
+                          ``ValueError``
+``env-orders``            random call sequences on the PettingZoo ``raw_env`` and
+                          ``parallel_env`` and the Gymnasium ``SingleAgentEnv``, with or
+                          without a first ``reset``
+                          (step with any value, observe, last, reset, state, close, render):
+                          only the documented exceptions (a step before ``reset`` raises
+                          ``ResetNeededError``; a PettingZoo step after the end does nothing),
+                          a refused call changes nothing, the game keeps every invariant
+``openspiel``             OpenSpiel states of ``python_concordia`` (setup chance nodes and
+                          play): ``apply_action`` with values of every type applies a legal
+                          action or chance outcome, else raises ``IllegalActionError`` with
+                          the state and history unchanged; ``action_to_string`` with any
+                          int64 returns text or raises ``ValueError``; ``new_initial_state``
+                          with real documents (maybe edited) or any text or object gives a
+                          playable state or ``ValueError``, with a short message
+``web``                   the web app's JSON API (Starlette's test client): new games with odd
+                          options, moves with odd steps and actions, raw bodies (not JSON,
+                          nested 20,000 deep, over the size limit), unknown game ids: a
+                          documented status (never 500) with a short ``error``, a refused
+                          request changes no game
+``raw-state``             a real state array with 1 to 3 fields corrupted, given to
+                          ``Game(state, map)``: ``ValueError`` or a game that survives every
+                          public call (legal moves, observations, scores, JSON, play).
+                          Runs in a child process: a segmentation fault fails the campaign
+                          instead of ending the runner
+========================  =====================================================================
+
+``--boundscheck`` runs every campaign in child processes with ``NUMBA_BOUNDSCHECK=1``
+(numba then raises ``IndexError`` on any out-of-bounds access instead of reading past
+the array), compiled into a private cache directory so the normal cache is untouched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fractions
+import functools
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.parse
+import warnings
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+
+from concordia_env import NUM_ACTIONS, Game, IllegalActionError
+from concordia_env.engine.cards import (
+    CARD_DECK,
+    CARD_ID,
+    DISPLAY_SLOTS,
+    DISPLAY_VARIANTS,
+    GOODS,
+    HOUSES_PER_PLAYER,
+    KIND_NAMES,
+    NUM_CARD_TYPES,
+    NUM_START_TYPES,
+    START_HAND_COUNTS,
+)
+from concordia_env.engine.errors import short_repr
+from concordia_env.engine.maps import MAP_NAMES, load
+from concordia_env.engine.position import (
+    PENDING_KEYS,
+    PLAYER_OPTIONAL,
+    PLAYER_REQUIRED,
+    PROBLEM_LIMIT,
+    TOP_OPTIONAL,
+    TOP_REQUIRED,
+    WHERE_LIMIT,
+    PositionError,
+    from_dict,
+    from_json,
+)
+from concordia_env.engine.state import (
+    CONCORDIA_HOLDER,
+    DECISION_COUNT,
+    DISPLAY,
+    P_DISCARD,
+    P_HAND,
+    P_INTERMEDIATE_VP,
+    PHASE_NAMES,
+    PLAYER_SIZE,
+    PLAYERS,
+    STACK,
+    STACK_SIZE,
+    STATE_SIZE,
+    player_base,
+)
+from concordia_env.engine.state_check import (
+    INT32_MAX,
+    INT32_MIN,
+    MAX_DECISIONS,
+    MAX_INCOMING,
+    MAX_INTERMEDIATE_VP,
+    MAX_MONEY,
+    MAX_TURNS,
+    check_state,
+)
+
+#: moves played from every accepted position
+MOVES_AFTER_ACCEPT = 200
+#: the longest error message a refusal may carry (the position loader's limits, plus room)
+MESSAGE_LIMIT = WHERE_LIMIT + PROBLEM_LIMIT + 200
+#: random moves before a campaign's position (0 = the setup)
+MAX_SETUP_MOVES = 400
+#: how the inputs ended, per campaign and outcome ("positions: accepted"...), for the report
+OUTCOMES: Counter[str] = Counter()
+
+
+# =========================================================================== games
+@dataclass(frozen=True)
+class GameSpec:
+    """A real position: a seeded setup plus ``moves`` random legal moves (``policy`` seeds them).
+
+    Hypothesis prints the spec of a failing example, and ``build()`` recreates its game.
+    """
+
+    map: str
+    players: int
+    seed: int
+    intermediate_scoring: bool
+    display_costs: str
+    moves: int
+    policy: int
+
+    def build(self) -> Game:
+        game = Game.new(
+            self.map,
+            self.players,
+            self.seed,
+            intermediate_scoring=self.intermediate_scoring,
+            display_costs=self.display_costs,
+        )
+        play_random(game, self.moves, np.random.default_rng(self.policy))
+        return game
+
+
+@st.composite
+def game_specs(draw: st.DrawFn, max_moves: int = MAX_SETUP_MOVES) -> GameSpec:
+    name = draw(st.sampled_from(MAP_NAMES))
+    return GameSpec(
+        map=name,
+        players=draw(st.sampled_from(load(name).players)),
+        seed=draw(st.integers(0, 2**31 - 1)),
+        intermediate_scoring=draw(st.booleans()),
+        display_costs=draw(st.sampled_from(DISPLAY_VARIANTS)),
+        moves=draw(st.integers(0, max_moves)),
+        policy=draw(st.integers(0, 2**31 - 1)),
+    )
+
+
+def play_random(game: Game, moves: int, rng: np.random.Generator, check: bool = False) -> int:
+    """Play up to ``moves`` uniformly random legal moves (fewer if the game ends); returns how many.
+
+    ``check=True`` checks every invariant after every move.
+    """
+    for played in range(moves):
+        if game.is_over():
+            return played
+        legal = game.legal_actions()
+        assert len(legal), f"no legal action in {game!r}"
+        game.step(int(legal[rng.integers(len(legal))]))
+        if check:
+            check_invariants(game)
+    return moves
+
+
+# =========================================================================== invariants
+def _sale_cards_in_use(players: int) -> np.ndarray:
+    return (CARD_DECK[NUM_START_TYPES:] <= players).astype(np.int64)
+
+
+def check_invariants(game: Game) -> None:
+    """Every invariant of a reachable state (docs/rules.md §1/§5 limits, conservation of cards, the bounds).
+
+    * every field within its range and bound (:func:`~concordia_env.engine.state_check.check_state`);
+    * at most 15 houses per player; the storehouse holds at most 12 (in the range check);
+    * every player owns their seven starting cards; every card for sale of the decks in
+      use is in exactly one place (a hand, a discard pile, the display or the stack);
+    * the game is over exactly when nobody decides; otherwise some action is legal.
+    """
+    s, n = game.state, game.num_players
+    try:
+        check_state(s, game.map)
+    except ValueError as e:
+        raise AssertionError(f"a field left its range: {e}") from None
+    assert game.houses().sum(axis=1).max() <= HOUSES_PER_PLAYER, "more houses than a player has"
+    blocks = s[PLAYERS : PLAYERS + n * PLAYER_SIZE].reshape(n, PLAYER_SIZE)
+    owned = blocks[:, P_HAND : P_HAND + NUM_CARD_TYPES] + blocks[:, P_DISCARD : P_DISCARD + NUM_CARD_TYPES]
+    assert (owned[:, :NUM_START_TYPES] == START_HAND_COUNTS[:NUM_START_TYPES]).all(), "starting cards lost or gained"
+    display = s[DISPLAY : DISPLAY + DISPLAY_SLOTS]
+    placed = np.concatenate((display[display >= 0], s[STACK : STACK + s[STACK_SIZE]]))
+    sale = owned.sum(axis=0) + np.bincount(placed, minlength=NUM_CARD_TYPES)
+    assert np.array_equal(sale[NUM_START_TYPES:], _sale_cards_in_use(n)), "a card for sale is missing or doubled"
+    mask = game.legal_mask()
+    if game.is_over():
+        assert game.current_player == -1 and 0 <= s[CONCORDIA_HOLDER] < n and not mask.any()
+    else:
+        assert 0 <= game.current_player < n and mask.any(), f"nobody can move in {game!r}"
+
+
+def check_round_trip(game: Game) -> None:
+    """The position round-trips through JSON, unless play pushed a counter past what a position may claim."""
+    text = game.to_json()
+    try:
+        back = from_json(text)
+    except PositionError as e:
+        assert beyond_position_bounds(game), f"the JSON of a played position was refused: {e}"
+        return
+    assert back == game, "the JSON round trip changed the state"
+    assert back.to_json() == text, "a state has exactly one text"
+
+
+def beyond_position_bounds(game: Game) -> bool:
+    """True if a counter is past the bound a position may claim (only playing on from near a bound does that)."""
+    if game.turn_count > MAX_TURNS or game.decision_count > MAX_DECISIONS:
+        return True
+    vp = [int(game.state[player_base(p) + P_INTERMEDIATE_VP]) for p in range(game.num_players)]
+    money = [game.money(p) for p in range(game.num_players)]
+    return max(money) > MAX_MONEY or max(vp) > MAX_INTERMEDIATE_VP
+
+
+def check_accepted(game: Game, rng: np.random.Generator, moves: int = MOVES_AFTER_ACCEPT) -> None:
+    """An accepted position: invariants now, a JSON round trip, ``moves`` random moves keeping them, a round trip."""
+    check_invariants(game)
+    check_round_trip(game)
+    play_random(game, moves, rng, check=True)
+    check_round_trip(game)
+
+
+def check_refusal(error: BaseException, state_before: np.ndarray | None = None, game: Game | None = None) -> None:
+    """A refusal carries a short message and changes nothing."""
+    text = str(error)
+    assert len(text) <= MESSAGE_LIMIT, f"an error message of {len(text)} characters"
+    if game is not None and state_before is not None:
+        assert np.array_equal(game.state, state_before), f"a refused call changed the state ({type(error).__name__})"
+
+
+# =========================================================================== odd values
+INT_EDGES = (
+    0,
+    1,
+    -1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    12,
+    NUM_ACTIONS - 1,
+    NUM_ACTIONS,
+    MAX_MONEY,
+    MAX_MONEY + 1,
+    MAX_TURNS + 1,
+    MAX_DECISIONS + 1,
+    MAX_INCOMING + 1,
+    INT32_MAX,
+    INT32_MAX + 1,
+    INT32_MIN,
+    INT32_MIN - 1,
+    2**32,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64,
+    10**30,
+    -(10**30),
+)
+INT_DTYPES = tuple(np.dtype(t) for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"))
+OTHER_DTYPES = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "complex64", "bool", "U3", "O"))
+
+
+class Indexable:
+    """An object with ``__index__`` (like a numpy integer, but not one)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Indexable({self.value})"
+
+
+@functools.cache
+def ints() -> st.SearchStrategy[int]:
+    return st.one_of(st.sampled_from(INT_EDGES), st.integers(-3, NUM_ACTIONS + 3), st.integers())
+
+
+@functools.cache
+def numpy_ints() -> st.SearchStrategy[Any]:
+    """A numpy integer scalar of any width and signedness, with any value it can hold."""
+
+    @st.composite
+    def draw_one(draw: st.DrawFn) -> Any:
+        dtype = draw(st.sampled_from(INT_DTYPES))
+        info = np.iinfo(dtype)
+        value = draw(st.one_of(st.integers(int(info.min), int(info.max)), st.sampled_from((0, 1, int(info.max)))))
+        return dtype.type(value)
+
+    return draw_one()
+
+
+@functools.cache
+def odd_values() -> st.SearchStrategy[Any]:
+    """Values of every Python and numpy type a caller might pass where an index is expected."""
+    arrays = st.builds(
+        lambda dtype, size, fill: np.full(size, fill).astype(dtype) if size >= 0 else np.array(fill).astype(dtype),
+        st.sampled_from(INT_DTYPES + OTHER_DTYPES),
+        st.integers(-1, 3),
+        st.integers(-2, NUM_ACTIONS + 2),
+    )
+    return st.one_of(
+        ints(),
+        numpy_ints(),
+        numpy_ints().map(np.asarray),  # 0-d integer arrays
+        st.floats(),
+        st.sampled_from((0.0, 1.0, 2.5, -0.0, float("nan"), float("inf"), np.float32(3.0), np.float64(1.0))),
+        st.complex_numbers(max_magnitude=1e3),
+        st.booleans(),
+        st.sampled_from((np.True_, np.False_)),
+        st.none(),
+        st.text(max_size=4),
+        st.binary(max_size=4),
+        arrays,
+        st.lists(st.integers(-2, NUM_ACTIONS), max_size=3),
+        st.lists(st.integers(-2, 8), max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+        st.integers(-2, 10).map(Indexable),
+        st.integers(-2, 10).map(fractions.Fraction),
+        st.integers(-2, 10).map(Decimal),
+        st.just(object()),
+        st.just(Ellipsis),
+    )
+
+
+def as_index(value: Any) -> int | None:
+    """The integer a value stands for where an index is expected: Python and numpy integers, 0-d integer arrays."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        return None
+    return int(value)
+
+
+# =========================================================================== positions
+def _paths(tree: Any) -> list[tuple[tuple, Any]]:
+    """Every (path, value) of a JSON tree, containers included (the root excluded)."""
+    out: list[tuple[tuple, Any]] = []
+    stack: list[tuple[tuple, Any]] = [((), tree)]
+    while stack:
+        prefix, node = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, item in items:
+            path = (*prefix, key)
+            out.append((path, item))
+            if isinstance(item, (dict, list)):
+                stack.append((path, item))
+    return out
+
+
+def _get(tree: Any, path: tuple) -> Any:
+    for key in path:
+        tree = tree[key]
+    return tree
+
+
+@functools.cache
+def _names(map_name: str) -> tuple[str, ...]:
+    """Every name a position of this map may use, and every key of the format: for plausible edits."""
+    m = load(map_name)
+    names = {*PHASE_NAMES, *KIND_NAMES, *GOODS, *CARD_ID, *m.places, *m.path_ids, *m.province_names}
+    names |= {*TOP_REQUIRED, *TOP_OPTIONAL, *PENDING_KEYS, *PLAYER_REQUIRED, *PLAYER_OPTIONAL}
+    names |= {"storehouse", "goods", "coins", "land", "sea", "kind", "at", "good", "houses", "side"}
+    return tuple(sorted(names))
+
+
+@functools.cache
+def json_values() -> st.SearchStrategy[Any]:
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(), st.sampled_from(INT_EDGES), st.floats(), st.text(max_size=8)
+    )
+    return st.recursive(
+        scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    )
+
+
+def _new_value(data: st.DataObject, names: tuple[str, ...], old: Any) -> Any:
+    choices = [
+        st.sampled_from(names),
+        st.sampled_from(INT_EDGES),
+        st.none(),
+        st.booleans(),
+        json_values(),
+        st.just([]),
+        st.just({}),
+    ]
+    if isinstance(old, int) and not isinstance(old, bool):
+        choices.append(st.integers(-3, 3).map(lambda k: old + k))
+    if isinstance(old, (list, dict)) and old:
+        choices.append(st.just(old[0] if isinstance(old, list) else next(iter(old.values()))))
+    return data.draw(st.one_of(choices), label="new value")
+
+
+#: the edits, the plausible ones (a number nudged, a name swapped for one of its kind, a card moved)
+#: twice as likely as the destructive ones, so that a fair share of edited positions is accepted
+EDITS = ("nudge", "nudge", "rename", "rename", "move card", "move card", "replace", "delete", "insert", "move")
+EDITS += ("add key", "swap", "money", "money", "goods", "goods", "counter")
+
+
+@functools.cache
+def _categories(map_name: str) -> tuple[tuple[str, ...], ...]:
+    """Names that can stand in for each other: goods, card ids, places and paths, provinces, decisions, kinds."""
+    m = load(map_name)
+    return (
+        tuple(GOODS),
+        tuple(CARD_ID),
+        (*m.places, *m.path_ids, "storehouse"),
+        tuple(m.province_names),
+        tuple(PHASE_NAMES),
+        tuple(KIND_NAMES),
+        ("land", "sea"),
+        ("goods", "coins"),
+    )
+
+
+def _card_lists(d: dict[str, Any]) -> list[list[Any]]:
+    lists = [d.get("display"), d.get("stack")]
+    for player in d.get("players", []) if isinstance(d.get("players"), list) else []:
+        if isinstance(player, dict):
+            lists += [player.get("hand"), player.get("discard")]
+    return [x for x in lists if isinstance(x, list)]
+
+
+def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
+    """Apply one random edit to the position dict ``d`` in place."""
+    names = _names(d["map"]) if d.get("map") in MAP_NAMES else _names(MAP_NAMES[0])
+    paths = _paths(d)
+    edit = data.draw(st.sampled_from(EDITS), label="edit")
+    path, old = paths[data.draw(st.integers(0, len(paths) - 1), label="path index")]
+    parent = _get(d, path[:-1])
+    key = path[-1]
+    if edit == "nudge":  # a number a little off: money, goods, counters, players, slots
+        numbers = [(p, v) for p, v in paths if isinstance(v, int) and not isinstance(v, bool)]
+        if numbers:
+            path, old = numbers[data.draw(st.integers(0, len(numbers) - 1), label="number")]
+            delta = data.draw(st.one_of(st.integers(-3, 3), st.sampled_from((-100, 100, 10**6, 2**31))), label="by")
+            _get(d, path[:-1])[path[-1]] = old + delta
+    elif edit == "rename":  # a name replaced by another of its kind
+        words = [(p, v) for p, v in paths if isinstance(v, str)]
+        if words:
+            path, old = words[data.draw(st.integers(0, len(words) - 1), label="name")]
+            kinds = [c for c in _categories(d["map"] if d.get("map") in MAP_NAMES else "imperium") if old in c]
+            if kinds:
+                _get(d, path[:-1])[path[-1]] = data.draw(st.sampled_from(kinds[0]), label="renamed to")
+    elif edit == "move card":  # a card from one pile (hand, discard, display, stack) to another
+        piles = _card_lists(d)
+        full = [pile for pile in piles if pile]
+        if full:
+            src = full[data.draw(st.integers(0, len(full) - 1), label="from pile")]
+            card = src.pop(data.draw(st.integers(0, len(src) - 1), label="card"))
+            dst = piles[data.draw(st.integers(0, len(piles) - 1), label="to pile")]
+            dst.insert(data.draw(st.integers(0, len(dst)), label="at"), card)
+    elif edit in ("money", "goods") and isinstance(d.get("players"), list) and d["players"]:
+        player = d["players"][data.draw(st.integers(0, len(d["players"]) - 1), label="player")]
+        if not isinstance(player, dict):  # an earlier edit put another value in the list
+            pass
+        elif edit == "money":  # any amount up to the bound
+            player["money"] = data.draw(st.one_of(st.integers(0, 60), st.integers(0, MAX_MONEY)), label="money")
+        else:  # goods that fit the storehouse: the free slots are what the player had plus the colonists out
+            free = 12 - (6 - len(player["colonists"])) if isinstance(player.get("colonists"), list) else 12
+            amounts = data.draw(st.lists(st.integers(0, 4), min_size=len(GOODS), max_size=len(GOODS)), label="goods")
+            while sum(amounts) > free:
+                amounts[amounts.index(max(amounts))] -= 1
+            player["goods"] = dict(zip(GOODS, amounts, strict=True))
+    elif edit == "counter":
+        counter = data.draw(st.sampled_from(("turn_count", "decision_count")), label="counter")
+        d[counter] = data.draw(st.integers(0, MAX_TURNS), label="value")
+    elif edit == "replace":
+        parent[key] = _new_value(data, names, old)
+    elif edit == "delete":
+        del parent[key]
+    elif edit == "insert":
+        lists = [p for p, v in paths if isinstance(v, list)]
+        target = _get(d, data.draw(st.sampled_from(lists), label="list")) if lists else d["players"]
+        where = data.draw(st.integers(0, len(target)), label="at")
+        source = [v for _, v in paths if not isinstance(v, (dict, list))] + list(names)
+        target.insert(where, data.draw(st.sampled_from(source), label="inserted"))
+    elif edit == "move":  # an entry of one list into another one (a card from a hand to the display...)
+        lists = [p for p, v in paths if isinstance(v, list) and v]
+        if lists:
+            src = _get(d, data.draw(st.sampled_from(lists), label="from"))
+            item = src.pop(data.draw(st.integers(0, len(src) - 1), label="item"))
+            dst = _get(d, data.draw(st.sampled_from([p for p, v in paths if isinstance(v, list)]), label="to"))
+            dst.insert(data.draw(st.integers(0, len(dst)), label="at"), item)
+    elif edit == "add key":
+        dicts = [(), *(p for p, v in paths if isinstance(v, dict))]
+        target = _get(d, data.draw(st.sampled_from(dicts), label="object"))
+        known = (*TOP_OPTIONAL, *PENDING_KEYS, *PLAYER_OPTIONAL, "pending", "extra")
+        target[data.draw(st.sampled_from(known), label="key")] = _new_value(data, names, None)
+    else:  # swap two values
+        other, value = paths[data.draw(st.integers(0, len(paths) - 1), label="other path")]
+        if not (path[: len(other)] == other or other[: len(path)] == path):  # not one inside the other
+            _get(d, other[:-1])[other[-1]], parent[key] = old, value
+
+
+def check_positions(data: st.DataObject) -> None:
+    """Campaign ``positions``: edited real positions are refused with PositionError or play on correctly."""
+    game = data.draw(game_specs(), label="position").build()
+    d = game.to_dict()
+    for _ in range(data.draw(st.integers(1, 3), label="edits")):
+        with contextlib.suppress(IndexError, KeyError, TypeError):  # an edit that no longer applies
+            mutate(data, d)
+    try:
+        accepted = from_dict(d)
+    except PositionError as e:
+        check_refusal(e)
+        OUTCOMES["positions: refused"] += 1
+        return
+    check_accepted(accepted, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
+    OUTCOMES["positions: accepted, played 200 moves"] += 1
+
+
+# =========================================================================== position text
+def _deep(depth: int, kind: str) -> str:
+    return {"list": "[" * depth + "]" * depth, "object": '{"a":' * depth + "1" + "}" * depth}[kind]
+
+
+@functools.cache
+def position_inputs() -> st.SearchStrategy[Any]:
+    """Anything a caller might hand to ``from_json`` or ``from_dict``."""
+    texts = st.one_of(
+        st.text(max_size=40),
+        st.binary(max_size=40),
+        st.builds(_deep, st.integers(1, 200_000), st.sampled_from(("list", "object"))),
+        st.sampled_from(("", "null", "1", "[]", "{}", '"x"', "1e999", "NaN", "-Infinity", "9" * 5000, "\ud800")),
+        st.sampled_from(("{" * 3000, '{"format": ' + '"' + "x" * 1_000_000 + '"}', "\x00", "\xff")),
+    )
+    objects = st.one_of(
+        json_values(),
+        st.sampled_from((None, 1, 1.5, [], (), set(), b"{}", object(), Ellipsis, np.zeros(3))),
+    )
+    return st.one_of(texts, objects)
+
+
+def _edit_text(data: st.DataObject, text: str) -> str:
+    for _ in range(data.draw(st.integers(1, 5), label="text edits")):
+        i = data.draw(st.integers(0, max(0, len(text) - 1)), label="at")
+        how = data.draw(st.sampled_from(("delete", "insert", "replace", "duplicate")), label="text edit")
+        piece = data.draw(st.sampled_from(('"', ",", "}", "]", "[", "{", ":", "0", "-", "9" * 12, "null", "x")))
+        if how == "delete":
+            text = text[:i] + text[i + 1 :]
+        elif how == "insert":
+            text = text[:i] + piece + text[i:]
+        elif how == "replace":
+            text = text[:i] + piece + text[i + 1 :]
+        else:
+            j = data.draw(st.integers(i, min(len(text), i + 200)))
+            text = text[:j] + text[i:j] + text[j:]
+    return text
+
+
+def check_position_text(data: st.DataObject) -> None:
+    """Campaign ``position-text``: any input to the loader gives PositionError or a sound game."""
+    if data.draw(st.booleans(), label="edit a real position's text"):
+        spec = data.draw(game_specs(), label="position")
+        value: Any = _edit_text(data, spec.build().to_json(indent=data.draw(st.sampled_from((None, 1)))))
+    else:
+        value = data.draw(position_inputs(), label="input")
+    load = from_json if isinstance(value, (str, bytes)) or data.draw(st.booleans(), label="from_json") else from_dict
+    try:
+        game = load(value)
+    except PositionError as e:
+        check_refusal(e)
+        OUTCOMES["position-text: refused"] += 1
+        return
+    check_accepted(game, np.random.default_rng(0), moves=20)
+    OUTCOMES["position-text: accepted"] += 1
+
+
+# =========================================================================== actions and accessors
+#: accessors taking a player index, and whether their result is a plain value
+PLAYER_ACCESSORS = (
+    "money",
+    "goods",
+    "colonist_locations",
+    "hand",
+    "discard",
+    "discard_top",
+    "hand_kinds",
+    "incoming_goods",
+    "score_breakdown",
+    "observation",
+)
+
+
+def check_actions(data: st.DataObject) -> None:
+    """Campaign ``actions``: ``Game.step`` and the accessors with values of every type."""
+    game = data.draw(game_specs(), label="position").build()
+    for _ in range(data.draw(st.integers(1, 6), label="calls")):
+        if data.draw(st.booleans(), label="a legal action") and not game.is_over():
+            legal = game.legal_actions()
+            kind = data.draw(st.sampled_from((int, np.int64, np.uint16, np.int32, np.asarray)), label="as")
+            value: Any = kind(legal[data.draw(st.integers(0, len(legal) - 1))])
+        else:
+            value = data.draw(odd_values(), label="action")
+        _check_one_step(game, value)
+        accessor = data.draw(st.sampled_from((*PLAYER_ACCESSORS, "display_price", "describe_action")), label="call")
+        _check_accessor(game, accessor, data.draw(odd_values(), label="argument"))
+    check_invariants(game)
+
+
+def _check_one_step(game: Game, value: Any) -> None:
+    before = game.state.copy()
+    index = as_index(value)
+    legal = index is not None and 0 <= index < NUM_ACTIONS and bool(game.legal_mask()[index])
+    try:
+        game.step(value)
+    except IllegalActionError as e:
+        assert not legal, f"the legal action {index} was refused: {e}"
+        check_refusal(e, before, game)
+        OUTCOMES["actions: step refused"] += 1
+        return
+    assert legal, f"{value!r} was accepted as an action"
+    assert game.decision_count == before[DECISION_COUNT] + 1
+    OUTCOMES["actions: step applied"] += 1
+
+
+def _check_accessor(game: Game, name: str, value: Any) -> None:
+    before = game.state.copy()
+    index = as_index(value)
+    if name == "display_price":
+        valid = index is not None and 0 <= index < DISPLAY_SLOTS
+    elif name == "describe_action":
+        valid = index is not None and 0 <= index < NUM_ACTIONS
+    else:
+        valid = index is not None and 0 <= index < game.num_players
+    try:
+        getattr(game, name)(value)
+    except (TypeError, ValueError) as e:
+        empty_slot = name == "display_price" and valid and game.display()[index] < 0
+        assert not valid or empty_slot, f"{name}({value!r}) refused a valid index: {e}"
+        check_refusal(e, before, game)
+        OUTCOMES["actions: accessor refused"] += 1
+        return
+    assert valid, f"{name}({value!r}) accepted an invalid index"
+    OUTCOMES["actions: accessor answered"] += 1
+    assert np.array_equal(game.state, before), f"{name} changed the state"
+
+
+# =========================================================================== VectorGame
+@functools.cache
+def action_arrays(n: int) -> st.SearchStrategy[Any]:
+    """Action batches of every dtype, byte order, layout and shape, near (n,)."""
+
+    @st.composite
+    def draw_one(draw: st.DrawFn) -> Any:
+        dtype = draw(st.sampled_from(INT_DTYPES + OTHER_DTYPES))
+        size = draw(st.sampled_from((n, n, n, 0, n - 1, n + 1)))
+        values = draw(st.lists(st.sampled_from((*INT_EDGES, *range(12))), min_size=max(size, 0), max_size=size))
+        layout = draw(st.sampled_from(("plain", "readonly", "strided", "fortran", "byteswapped", "list", "2d")))
+        if layout == "list":
+            return values
+        try:
+            with np.errstate(all="ignore"):  # a float16 of 2**63 is inf: a fine odd value
+                arr = np.array(values, dtype=object).astype(dtype)
+        except (OverflowError, ValueError, TypeError):
+            arr = np.array([v % 100 for v in values]).astype(dtype)
+        if layout == "readonly":
+            arr.setflags(write=False)
+        elif layout == "strided":
+            wide = np.repeat(arr, 2)
+            arr = wide[::2]
+        elif layout == "fortran":
+            arr = np.asfortranarray(np.stack([arr, arr], axis=1))[:, 0]
+        elif layout == "byteswapped" and arr.dtype.kind in "iuf":
+            arr = arr.astype(arr.dtype.newbyteorder())
+        elif layout == "2d":
+            arr = arr.reshape(-1, 1)
+        return arr
+
+    return draw_one()
+
+
+def check_vector(data: st.DataObject) -> None:
+    """Campaign ``vector``: ``VectorGame.step`` / ``observations`` with odd arrays."""
+    from concordia_env import VectorGame
+
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    players = data.draw(st.sampled_from(load(name).players), label="players")
+    n = data.draw(st.integers(1, 4), label="rows")
+    vec = VectorGame(n, name, players, seed=data.draw(st.integers(0, 2**20), label="seed"))
+    rng = np.random.default_rng(0)
+    for _ in range(data.draw(st.integers(0, 60), label="warm-up steps")):
+        vec.step(vec.sample_actions(rng))
+    for _ in range(data.draw(st.integers(1, 5), label="calls")):
+        before = vec.states.copy()
+        if data.draw(st.booleans(), label="legal batch"):
+            legal = vec.sample_actions(rng)
+            dtype = data.draw(st.sampled_from((*INT_DTYPES[3:], np.dtype(">i8"), np.dtype("int16"))), label="dtype")
+            actions: Any = legal.astype(dtype)
+            if data.draw(st.booleans(), label="read-only"):
+                actions.setflags(write=False)
+        else:
+            actions = data.draw(action_arrays(n), label="actions")
+        expected = _vector_expectation(vec, actions)
+        try:
+            vec.step(actions)
+        except (IllegalActionError, ValueError) as e:
+            assert expected is None, f"a legal batch {expected} was refused: {e}"
+            assert np.array_equal(vec.states, before), "a refused batch changed a row"
+            check_refusal(e)
+            OUTCOMES["vector: batch refused"] += 1
+        else:
+            assert expected is not None, f"the batch {actions!r} was accepted"
+            OUTCOMES["vector: batch stepped"] += 1
+        seats = data.draw(action_arrays(n), label="seats")
+        try:
+            obs = vec.observations(seats)
+        except (TypeError, ValueError) as e:
+            check_refusal(e)
+        else:
+            index = np.asarray(seats)
+            assert index.dtype.kind in "iu" and index.shape == (n,), f"seats {seats!r} were accepted"
+            assert obs.shape[0] == n
+
+
+def _vector_expectation(vec: Any, actions: Any) -> list[int] | None:
+    """The batch as a list of legal indices, or None if it must be refused."""
+    try:
+        arr = np.asarray(actions)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if arr.shape != (vec.n,):
+        return None
+    values = [as_index(a) for a in arr.tolist()] if arr.dtype == object else None
+    if arr.dtype != object and (arr.dtype == np.bool_ or arr.dtype.kind not in "iu"):
+        return None
+    values = values if values is not None else [int(a) for a in arr.tolist()]
+    if any(v is None or not 0 <= v < NUM_ACTIONS for v in values):
+        return None
+    masks = vec.legal_masks()
+    if not all(masks[i, v] for i, v in enumerate(values)):
+        return None
+    return values
+
+
+# =========================================================================== options
+def _mostly(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Three times in four a value of the option's own kind, else an odd one: some inputs are all valid."""
+    return st.integers(0, 3).flatmap(lambda k: odd_values() if k == 0 else valid)
+
+
+def check_options(data: st.DataObject) -> None:
+    """Campaign ``options``: constructors give a game exactly when every option is valid."""
+    from concordia_env import VectorGame
+
+    name = data.draw(_mostly(st.sampled_from(MAP_NAMES)), label="map")
+    real_map = isinstance(name, str) and name in MAP_NAMES
+    counts = load(name).players if real_map else (2, 3, 4, 5)
+    players = data.draw(_mostly(st.sampled_from(counts)), label="num_players")
+    options: dict[str, Any] = {}
+    valid = real_map and as_index(players) in counts
+    if data.draw(st.booleans(), label="seed given"):
+        options["seed"] = data.draw(_mostly(st.integers(0, 2**64)), label="seed")
+        index = as_index(options["seed"])
+        valid &= options["seed"] is None or (index is not None and index >= 0)
+    if data.draw(st.booleans(), label="intermediate given"):
+        options["intermediate_scoring"] = data.draw(_mostly(st.booleans()), label="intermediate")
+        valid &= isinstance(options["intermediate_scoring"], (bool, np.bool_))
+    if data.draw(st.booleans(), label="display costs given"):
+        options["display_costs"] = data.draw(_mostly(st.sampled_from(DISPLAY_VARIANTS)))
+        valid &= isinstance(options["display_costs"], str) and options["display_costs"] in DISPLAY_VARIANTS
+    if data.draw(st.booleans(), label="start player given"):
+        options["start_player"] = data.draw(_mostly(st.integers(-1, 5)), label="start")
+        start = options["start_player"]
+        index = as_index(start)
+        valid &= start is None or (index is not None and 0 <= index < (as_index(players) or 0))
+    try:
+        game = Game.new(name, players, **options)
+    except (TypeError, ValueError) as e:
+        assert not valid, f"valid options were refused: {e}"
+        check_refusal(e)
+        OUTCOMES["options: refused"] += 1
+    else:
+        assert valid, f"Game.new({name!r}, {players!r}, **{options!r}) was accepted"
+        check_invariants(game)
+        OUTCOMES["options: game built"] += 1
+    rows = data.draw(st.one_of(st.integers(1, 3), odd_values()), label="rows")
+    rows_valid = as_index(rows) is not None and as_index(rows) >= 1
+    if rows_valid and as_index(rows) > 8:
+        return  # a valid but large batch: nothing new to learn, only time
+    try:
+        vec = VectorGame(rows, name, players, **options)
+    except (TypeError, ValueError) as e:
+        assert not (valid and rows_valid), f"valid options were refused: {e}"
+        check_refusal(e)
+    else:
+        assert valid and rows_valid, "a VectorGame was built from invalid options"
+        assert vec.states.shape == (int(rows), STATE_SIZE)
+
+
+# =========================================================================== env call orders
+ENV_CALLS = ("step legal", "step legal", "step legal", "step odd", "observe", "last", "reset", "state", "close")
+GYM_CALLS = ("step legal", "step legal", "step legal", "step odd", "masks", "reset", "close", "render")
+
+
+def check_env_orders(data: st.DataObject) -> None:
+    """Campaign ``env-orders``: random call orders on the PettingZoo and Gymnasium envs."""
+    from concordia_env.envs.gym_env import SingleAgentEnv
+    from concordia_env.envs.pettingzoo_env import parallel_env, raw_env
+
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    players = data.draw(st.sampled_from(load(name).players), label="players")
+    illegal = data.draw(st.sampled_from(("raise", "penalize")), label="illegal_action")
+    started = [data.draw(st.booleans(), label="reset first")]  # else calls come before any reset
+    kind = data.draw(st.sampled_from(("AEC", "Gymnasium", "parallel")), label="env")
+    seed = data.draw(st.integers(0, 2**31 - 1), label="env seed")  # reset() without a seed draws from it
+    if kind == "AEC":
+        env: Any = raw_env(map=name, num_players=players, illegal_action=illegal, seed=seed)
+    elif kind == "parallel":
+        env = parallel_env(map=name, num_players=players, illegal_action=illegal, seed=seed)
+    else:
+        env = SingleAgentEnv(map=name, num_players=players, illegal_action=illegal, render_mode="ansi", seed=seed)
+    if started[0]:
+        env.reset(seed=data.draw(st.integers(0, 2**31 - 1), label="seed"))
+    with warnings.catch_warnings():  # PettingZoo warns about a step after the end: allowed, and tested
+        warnings.simplefilter("ignore")
+        for _ in range(data.draw(st.integers(1, 40), label="calls")):
+            if kind == "AEC":
+                _aec_call(env, data.draw(st.sampled_from(ENV_CALLS), label="call"), data, started)
+            elif kind == "parallel":
+                _parallel_call(env, data.draw(st.sampled_from(PARALLEL_CALLS), label="call"), data, started)
+            else:
+                _gym_call(env, data.draw(st.sampled_from(GYM_CALLS), label="call"), data, started)
+
+
+def _aec_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> None:
+    if call == "last" and not (started[0] and env.agents):
+        call = "reset"  # last() names the selected agent: there is none before reset or after the end
+    before = env.game.state.copy()
+    if call.startswith("step") and not started[0]:
+        try:
+            env.step(data.draw(odd_values(), label="action"))
+        except RuntimeError as e:  # ResetNeededError
+            assert np.array_equal(env.game.state, before), "a step before reset changed the game"
+            check_refusal(e)
+            OUTCOMES["env-orders: step before reset refused"] += 1
+            return
+        raise AssertionError("step() before reset() was accepted")
+    if call.startswith("step") and not env.agents:  # after the end: PettingZoo warns and does nothing
+        env.step(None)
+        assert np.array_equal(env.game.state, before) and not env.agents
+        OUTCOMES["env-orders: step after the end ignored"] += 1
+        return
+    try:
+        if call.startswith("step"):
+            agent = env.agent_selection
+            dead = env.terminations[agent] or env.truncations[agent]
+            if dead:
+                value: Any = None
+            elif call == "step legal":
+                legal = np.flatnonzero(env.observe(agent)["action_mask"])
+                value = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+            else:
+                value = data.draw(odd_values(), label="action")
+            env.step(value)
+        elif call == "observe":
+            agent = data.draw(st.sampled_from(env.possible_agents), label="agent")
+            obs = env.observe(agent)
+            assert obs["observation"].shape == env.observation_space(agent)["observation"].shape
+        elif call == "last":
+            env.last()
+        elif call == "reset":
+            env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+            started[0] = True
+        elif call == "state":
+            assert np.array_equal(env.state(), env.game.state)
+        else:
+            env.close()
+    except (IllegalActionError, ValueError, TypeError) as e:
+        assert np.array_equal(env.game.state, before), f"a refused {call} changed the game"
+        check_refusal(e)
+        OUTCOMES["env-orders: call refused"] += 1
+    else:
+        OUTCOMES["env-orders: call done"] += 1
+    check_invariants(env.game)
+
+
+PARALLEL_CALLS = ("step legal", "step legal", "step legal", "step odd", "step odd", "reset", "state", "close")
+
+
+def _parallel_actions(data: st.DataObject, agents: list[str]) -> Any:
+    """Odd ``actions`` for a parallel step: any value, or a dict of odd values (maybe without some agents)."""
+    chosen = data.draw(st.lists(st.sampled_from(agents or ["player_0"]), max_size=len(agents) + 1), label="agents")
+    as_dict = {a: data.draw(odd_values(), label="action") for a in chosen}
+    return data.draw(st.one_of(st.just(as_dict), odd_values()), label="actions")
+
+
+def _parallel_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> None:
+    game = env.unwrapped.game
+    before = game.state.copy()
+    if call.startswith("step") and not started[0]:
+        try:
+            env.step(_parallel_actions(data, list(env.possible_agents)))
+        except RuntimeError as e:  # ResetNeededError
+            assert np.array_equal(game.state, before), "a step before reset changed the game"
+            check_refusal(e)
+            OUTCOMES["env-orders: step before reset refused"] += 1
+            return
+        raise AssertionError("step() before reset() was accepted")
+    if call.startswith("step") and not env.agents:  # after the end: empty answers, nothing changes
+        assert env.step({}) == ({}, {}, {}, {}) and np.array_equal(game.state, before)
+        OUTCOMES["env-orders: step after the end ignored"] += 1
+        return
+    try:
+        if call.startswith("step"):
+            agent = env.aec_env.agent_selection
+            if call == "step legal":
+                legal = np.flatnonzero(env.aec_env.observe(agent)["action_mask"])
+                chosen = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+                actions: Any = {a: chosen if a == agent else 0 for a in env.agents}
+            else:
+                actions = _parallel_actions(data, list(env.agents))
+            *_, infos = env.step(actions)
+            assert all(infos[a]["active_agent"] == env.aec_env.agent_selection for a in env.agents)
+        elif call == "reset":
+            env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+            started[0] = True
+        elif call == "state":
+            assert np.array_equal(env.state(), env.unwrapped.game.state)
+        else:
+            env.close()
+    except (IllegalActionError, ValueError, TypeError) as e:
+        assert np.array_equal(env.unwrapped.game.state, before), f"a refused {call} changed the game"
+        check_refusal(e)
+        OUTCOMES["env-orders: call refused"] += 1
+    else:
+        OUTCOMES["env-orders: call done"] += 1
+    check_invariants(env.unwrapped.game)
+
+
+def _gym_call(env: Any, call: str, data: st.DataObject, started: list[bool]) -> None:
+    before = env.game.state.copy()
+    if call.startswith("step") and not started[0]:
+        with contextlib.suppress(RuntimeError):  # ResetNeededError, the game untouched
+            env.step(data.draw(odd_values(), label="action"))
+            raise AssertionError("step() before reset() was accepted")
+        assert np.array_equal(env.game.state, before), "a step before reset changed the game"
+        OUTCOMES["env-orders: step before reset refused"] += 1
+        return
+    try:
+        if call.startswith("step"):
+            if call == "step legal" and env.action_masks().any():
+                legal = np.flatnonzero(env.action_masks())
+                value: Any = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+            else:
+                value = data.draw(odd_values(), label="action")
+            obs, reward, *_ = env.step(value)
+            assert obs.shape == env.observation_space.shape and math.isfinite(reward)
+        elif call == "masks":
+            assert env.action_masks().shape == (NUM_ACTIONS,)
+        elif call == "reset":
+            env.reset(seed=data.draw(st.one_of(st.none(), st.integers(0, 2**31 - 1)), label="seed"))
+            started[0] = True
+        elif call == "render":
+            assert isinstance(env.render(), str)
+        else:
+            env.close()
+    except (IllegalActionError, ValueError, TypeError, RuntimeError) as e:
+        assert np.array_equal(env.game.state, before), f"a refused {call} changed the game"
+        check_refusal(e)
+        OUTCOMES["env-orders: call refused"] += 1
+    else:
+        OUTCOMES["env-orders: call done"] += 1
+    check_invariants(env.game)
+
+
+# =========================================================================== OpenSpiel bridge
+OPENSPIEL_CALLS = ("legal", "legal", "legal", "odd", "odd", "text", "load")
+#: the action values ``action_to_string`` is asked about (OpenSpiel's C++ side takes int64 only)
+INT64 = st.one_of(
+    st.integers(-(2**63), 2**63 - 1), st.sampled_from(tuple(v for v in INT_EDGES if -(2**63) <= v < 2**63))
+)
+
+
+def check_openspiel(data: st.DataObject) -> None:
+    """Campaign ``openspiel``: OpenSpiel states with actions of every type, action texts, state documents."""
+    from concordia_env.integrations import openspiel as osp
+
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    game = osp.load(name, data.draw(st.sampled_from(load(name).players), label="players"))
+    state = game.new_initial_state()
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed"))
+    for _ in range(data.draw(st.integers(0, 80), label="moves")):  # through the setup's chance nodes and on
+        if state.is_terminal():
+            break
+        state.apply_action(_any_legal(state, rng))
+    for _ in range(data.draw(st.integers(1, 6), label="calls")):
+        call = data.draw(st.sampled_from(OPENSPIEL_CALLS), label="call")
+        before, history = json.dumps(state.board.document()), state.history()
+        legal = _openspiel_legal(state)
+        value: Any = None
+        try:
+            if call == "legal" and legal:
+                state.apply_action(int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")]))
+            elif call in ("legal", "odd"):
+                value = data.draw(odd_values(), label="action")
+                if value is None:
+                    value = Ellipsis  # None stands for "no odd value" below
+                state.apply_action(value)
+                assert as_index(value) in legal, f"apply_action({short_repr(value)}) was accepted"
+            elif call == "text":
+                player = data.draw(st.sampled_from((state.current_player(), osp.CHANCE, 0)), label="player")
+                assert isinstance(state.action_to_string(player, data.draw(INT64, label="action")), str)
+            else:
+                _openspiel_load(data, game, state)
+        except ValueError as e:  # IllegalActionError for actions; ValueError for texts and documents
+            check_refusal(e)
+            assert value is None or as_index(value) not in legal, f"apply_action({short_repr(value)}) was refused"
+            unchanged = json.dumps(state.board.document()) == before and state.history() == history
+            assert unchanged, f"a refused {call} changed the state"
+            OUTCOMES["openspiel: call refused"] += 1
+        else:
+            OUTCOMES["openspiel: call done"] += 1
+
+
+def _openspiel_legal(state: Any) -> list[int]:
+    if state.is_terminal():
+        return []
+    return [a for a, _ in state.chance_outcomes()] if state.is_chance_node() else state.legal_actions()
+
+
+def _any_legal(state: Any, rng: np.random.Generator) -> int:
+    legal = _openspiel_legal(state)
+    return int(legal[rng.integers(len(legal))])
+
+
+def _openspiel_load(data: st.DataObject, game: Any, state: Any) -> None:
+    """``new_initial_state`` with anything: a real document (maybe edited), any text or object."""
+    if data.draw(st.booleans(), label="a real document"):
+        value: Any = state.to_json()
+        if data.draw(st.booleans(), label="edit it"):
+            value = _edit_text(data, value)
+    else:
+        value = data.draw(position_inputs(), label="document")
+    loaded = game.new_initial_state(value)
+    assert loaded.is_terminal() or _openspiel_legal(loaded), "a loaded state has no move"
+
+
+# =========================================================================== web app
+WEB_CALLS = ("act legal", "act legal", "act odd", "advance", "advance", "show", "body", "new")
+#: the statuses a refusal may carry (docstring of concordia_env/tools/web.py)
+WEB_REFUSALS = (400, 404, 409, 413, 422, 429)
+
+
+def check_web(data: st.DataObject) -> None:
+    """Campaign ``web``: the web app's JSON API with odd bodies, options, steps and actions."""
+    from starlette.testclient import TestClient
+
+    from concordia_env.tools.web import LOCAL_URL, MAX_BODY_BYTES, create_app
+
+    app = create_app(max_games=3)
+    with TestClient(app, base_url=LOCAL_URL) as client:
+        body = data.draw(_web_options(), label="new game")
+        r = _post(client, "/api/games", _seeded(body))
+        _check_web_answer(r, ok=201)
+        if r.status_code != 201:
+            OUTCOMES["web: new game refused"] += 1
+            r = client.post("/api/games", json={"map": "italia", "players": 2, "vs": "random", "seed": 1})
+            assert r.status_code == 201, r.text[:300]
+        view = r.json()
+        room = app.state.server.room(view["id"])
+        for _ in range(data.draw(st.integers(1, 12), label="calls")):
+            call = data.draw(st.sampled_from(WEB_CALLS), label="call")
+            before, step = room.game.state.copy(), room.step
+            path = f"/api/games/{room.id}"
+            if call == "act legal" and room.game.current_player == room.session.human_seat and not room.game.is_over():
+                legal = room.game.legal_actions()
+                action = int(legal[data.draw(st.integers(0, len(legal) - 1), label="action")])
+                r = _post(client, path + "/act", {"step": step, "action": action})
+            elif call.startswith("act"):
+                odd = {"step": data.draw(st.one_of(st.just(step), json_values()), label="step")}
+                odd["action"] = data.draw(st.one_of(ints(), json_values()), label="action")
+                r = _post(client, path + "/act", odd)
+            elif call == "advance":
+                r = _post(
+                    client, path + "/advance", {"step": data.draw(st.one_of(st.just(step), ints()), label="step")}
+                )
+            elif call == "show":
+                game_id = data.draw(st.one_of(st.just(room.id), st.text(max_size=20).map("g".__add__)), label="game id")
+                r = client.get("/api/games/" + urllib.parse.quote(game_id, safe=""))
+            elif call == "body":
+                raw = data.draw(_web_bodies(MAX_BODY_BYTES), label="raw body")
+                r = client.post(
+                    path + data.draw(st.sampled_from(("/act", "/advance"))),
+                    content=raw,
+                    headers={"content-type": "application/json"},
+                )
+            else:
+                r = _post(client, "/api/games", _seeded(data.draw(_web_options(), label="options")))
+            _check_web_answer(r, ok=201 if call == "new" else 200)
+            if r.status_code >= 400:
+                assert np.array_equal(room.game.state, before) and room.step == step, (
+                    f"a refused {call} changed the game"
+                )
+                OUTCOMES["web: request refused"] += 1
+            else:
+                OUTCOMES["web: request done"] += 1
+            check_invariants(room.game)
+
+
+def _post(client: Any, path: str, body: Any) -> Any:
+    """POST ``body`` as JSON; Python's encoder writes NaN and Infinity, as a careless client would."""
+    return client.post(path, content=json.dumps(body).encode(), headers={"content-type": "application/json"})
+
+
+def _seeded(options: Any) -> Any:
+    """Options with a seed (a game without one is drawn at random, and Hypothesis replays inputs exactly)."""
+    return {"seed": 1, **options} if isinstance(options, dict) else options
+
+
+def _check_web_answer(r: Any, ok: int) -> None:
+    assert r.status_code == ok or r.status_code in WEB_REFUSALS, f"status {r.status_code}: {r.text[:300]}"
+    if r.status_code >= 400:
+        error = r.json()["error"]
+        assert isinstance(error, str) and len(error) <= MESSAGE_LIMIT, f"an error message of {len(error)} characters"
+
+
+@functools.cache
+def _web_options() -> st.SearchStrategy[Any]:
+    valid = st.fixed_dictionaries(
+        {},
+        optional={
+            "map": st.sampled_from(MAP_NAMES),
+            "players": st.integers(2, 5),
+            "vs": st.sampled_from(("random", ["random"], "heuristic")),
+            "seat": st.integers(0, 4),
+            "seed": st.integers(0, 2**31 - 1),
+        },
+    )
+    odd = st.dictionaries(st.sampled_from(("map", "players", "vs", "seat", "seed", "x")), json_values(), max_size=4)
+    return st.one_of(valid, valid, odd, json_values())
+
+
+@functools.cache
+def _web_bodies(limit: int) -> st.SearchStrategy[bytes]:
+    return st.one_of(
+        st.binary(max_size=40),
+        st.text(max_size=40).map(str.encode),
+        st.builds(_deep, st.integers(1, 20_000), st.sampled_from(("list", "object"))).map(str.encode),
+        st.sampled_from((b"", b"null", b"[]", b'{"step": 1e999}', b'{"step": ' + b"9" * 5000 + b"}", b"\xff\xfe")),
+        st.just(b'{"step": "' + b"x" * (limit + 1) + b'"}'),
+    )
+
+
+# =========================================================================== raw state
+#: values written into a corrupted field
+CORRUPT_VALUES = (-(2**31), -1000, -7, -2, -1, 0, 1, 2, 3, 5, 6, 7, 12, 13, 30, 31, 36, 40, 63, 64, 100, 127, 128)
+CORRUPT_VALUES += (255, 1000, MAX_MONEY, MAX_MONEY + 1, 2**31 - 1)
+
+
+def check_raw_state(data: st.DataObject) -> None:
+    """Campaign ``raw-state``: corrupted state arrays are refused or survive every public call."""
+    game = data.draw(game_specs(), label="position").build()
+    state = game.state.copy()
+    for _ in range(data.draw(st.integers(1, 3), label="fields")):
+        i = data.draw(st.integers(0, STATE_SIZE - 1), label="entry")
+        near = st.integers(int(state[i]) - 3, int(state[i]) + 3)
+        state[i] = data.draw(st.one_of(st.sampled_from(CORRUPT_VALUES), near), label="value")
+    try:
+        raw = Game(state, game.map)
+    except ValueError as e:
+        check_refusal(e)
+        OUTCOMES["raw-state: refused"] += 1
+        return
+    exercise(raw, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
+    OUTCOMES["raw-state: accepted, survived every call"] += 1
+
+
+def exercise(game: Game, rng: np.random.Generator, moves: int = 30) -> None:
+    """Every public call on an accepted (maybe unreachable) game; only documented exceptions may come out."""
+    for p in range(game.num_players):
+        game.observation(p)
+        game.score_breakdown(p)
+        game.money(p), game.goods(p), game.hand(p), game.discard(p), game.incoming_goods(p)
+    game.scores(), game.ranking(), game.tie_break_order(), repr(game), game == game.clone()
+    for slot in range(DISPLAY_SLOTS):
+        with contextlib.suppress(ValueError):  # an empty slot has no price
+            game.display_price(slot)
+    with contextlib.suppress(PositionError):  # the raw path does not promise a reachable position
+        from_json(game.to_json())
+    for _ in range(moves):
+        if game.is_over():
+            game.final_scores(), game.winner()
+            return
+        legal = game.legal_actions()
+        if not len(legal):
+            return  # an unreachable position may be stuck; that is not a crash
+        action = int(legal[rng.integers(len(legal))])
+        game.describe_action(action)
+        game.step(action)
+        game.observation(max(game.current_player, 0))
+
+
+# =========================================================================== running campaigns
+@dataclass(frozen=True)
+class Campaign:
+    name: str
+    check: Callable[[st.DataObject], None]
+    #: run in a child process (a crash must not end the runner)
+    isolated: bool = False
+
+
+CAMPAIGNS: dict[str, Campaign] = {
+    c.name: c
+    for c in (
+        Campaign("positions", check_positions),
+        Campaign("position-text", check_position_text),
+        Campaign("actions", check_actions),
+        Campaign("vector", check_vector),
+        Campaign("options", check_options),
+        Campaign("env-orders", check_env_orders),
+        Campaign("openspiel", check_openspiel),
+        Campaign("web", check_web),
+        Campaign("raw-state", check_raw_state, isolated=True),
+    )
+}
+
+
+def run_campaign(name: str, examples: int, random_seed: int | None = None, tried: list[int] | None = None) -> int:
+    """Run ``examples`` Hypothesis examples of one campaign in this process; returns the inputs tried.
+
+    A broken contract raises (after Hypothesis shrank it to a small example, which it
+    prints); ``tried[0]`` then still counts the inputs tried, shrinking included.
+    """
+    check = CAMPAIGNS[name].check
+    tried = [0] if tried is None else tried
+
+    def body(data: st.DataObject) -> None:
+        tried[0] += 1
+        check(data)
+
+    test = settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        print_blob=True,
+    )(given(data=st.data())(body))
+    if random_seed is not None:
+        test = seed(random_seed)(test)
+    test()
+    return tried[0]
+
+
+@dataclass
+class Tally:
+    """What one campaign did over a whole run."""
+
+    inputs: int = 0
+    chunks: int = 0
+    #: how the inputs ended (see OUTCOMES)
+    outcomes: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    crashes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+RESULT_TAG = "FUZZ-RESULT "
+
+
+def _run_chunk_here(name: str, examples: int, chunk_seed: int, tally: Tally) -> None:
+    tried = [0]
+    before = Counter(OUTCOMES)
+    try:
+        run_campaign(name, examples, chunk_seed, tried)
+    except Exception:
+        tally.failures.append(f"seed {chunk_seed}: {traceback.format_exc(limit=8)}")
+    tally.inputs += tried[0]
+    _add(tally.outcomes, OUTCOMES - before)
+
+
+def _add(total: dict[str, int], more: dict[str, int]) -> None:
+    for key, k in more.items():
+        total[key] = total.get(key, 0) + k
+
+
+def _run_chunk_in_child(name: str, examples: int, chunk_seed: int, tally: Tally, env: dict[str, str]) -> None:
+    cmd = [sys.executable, "-m", "tests.fuzz.campaigns", "--child", name, "--examples", str(examples)]
+    cmd += ["--seed", str(chunk_seed)]
+    root = Path(__file__).resolve().parents[2]  # the checkout: tests.fuzz.campaigns is found from there
+    proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(RESULT_TAG)]
+    if lines:
+        result = json.loads(lines[-1][len(RESULT_TAG) :])
+        tally.inputs += result["inputs"]
+        _add(tally.outcomes, result["outcomes"])
+        tally.failures += [f"seed {chunk_seed}: {f}" for f in result["failures"]]
+    tail = (proc.stdout + proc.stderr)[-3000:]
+    if proc.returncode < 0:
+        tally.crashes.append(f"seed {chunk_seed}: killed by signal {-proc.returncode}\n{tail}")
+    elif proc.returncode != 0 and not lines:
+        tally.failures.append(f"seed {chunk_seed}: exit status {proc.returncode}\n{tail}")
+
+
+def run(
+    names: list[str],
+    *,
+    examples: int | None,
+    seconds: float | None,
+    chunk: int,
+    base_seed: int,
+    boundscheck: bool = False,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Tally]:
+    """Run campaigns round robin, ``chunk`` inputs at a time, until ``examples`` each or ``seconds`` in all."""
+    log = log or functools.partial(print, flush=True)
+    tallies = {name: Tally() for name in names}
+    env = dict(os.environ)
+    cache = None
+    if boundscheck:
+        cache = tempfile.mkdtemp(prefix="concordia-boundscheck-")
+        env.update(NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache)
+    start = time.monotonic()
+    k = 0
+    while True:
+        # a campaign that failed is not run again: its failure is reported, more would repeat it
+        pending = [n for n in names if (examples is None or tallies[n].inputs < examples) and not _broken(tallies[n])]
+        if not pending or (seconds is not None and time.monotonic() - start >= seconds):
+            break
+        for name in pending:
+            if seconds is not None and time.monotonic() - start >= seconds:
+                break
+            tally = tallies[name]
+            size = chunk if examples is None else max(1, min(chunk, examples - tally.inputs))
+            chunk_seed = base_seed + k
+            k += 1
+            t0 = time.monotonic()
+            if CAMPAIGNS[name].isolated or boundscheck:
+                _run_chunk_in_child(name, size, chunk_seed, tally, env)
+            else:
+                _run_chunk_here(name, size, chunk_seed, tally)
+            tally.chunks += 1
+            tally.seconds += time.monotonic() - t0
+            log(
+                f"{time.monotonic() - start:8.0f}s  {name:14s} {tally.inputs:9d} inputs  "
+                f"{len(tally.failures)} failed  {len(tally.crashes)} crashed"
+            )
+    return tallies
+
+
+def _broken(tally: Tally) -> bool:
+    return bool(tally.failures or tally.crashes)
+
+
+def report(tallies: dict[str, Tally]) -> str:
+    rows = ["| campaign | inputs tried | failures | crashes | seconds |", "| --- | ---: | ---: | ---: | ---: |"]
+    for name, t in tallies.items():
+        rows.append(f"| {name} | {t.inputs} | {len(t.failures)} | {len(t.crashes)} | {t.seconds:.0f} |")
+    total = sum(t.inputs for t in tallies.values())
+    rows.append(f"| **all** | **{total}** | {sum(len(t.failures) for t in tallies.values())} | ")
+    rows[-1] += f"{sum(len(t.crashes) for t in tallies.values())} | {sum(t.seconds for t in tallies.values()):.0f} |"
+    outcomes = [f"{key}: {k}" for t in tallies.values() for key, k in sorted(t.outcomes.items())]
+    return "\n".join(rows) + ("\n\noutcomes: " + "; ".join(outcomes) if outcomes else "")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tests.fuzz.campaigns", description=__doc__.split("\n\n")[0])
+    p.add_argument("--campaigns", nargs="+", choices=list(CAMPAIGNS), default=list(CAMPAIGNS))
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--examples", type=int, help="inputs per campaign")
+    budget.add_argument("--minutes", type=float, help="run for this long in all")
+    budget.add_argument("--hours", type=float, help="run for this long in all")
+    p.add_argument("--chunk", type=int, default=200, help="inputs per campaign before the next one's turn")
+    p.add_argument("--seed", type=int, default=None, help="base seed (default: from the clock)")
+    p.add_argument("--boundscheck", action="store_true", help="child processes with NUMBA_BOUNDSCHECK=1")
+    p.add_argument("--json", type=Path, default=None, help="write the tallies (and failures) here")
+    p.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    base_seed = args.seed if args.seed is not None else int(time.time())
+    if args.child:  # one chunk of an isolated campaign, in the child process the runner started
+        tally = Tally()
+        _run_chunk_here(args.child, args.examples or args.chunk, base_seed, tally)
+        result = {"inputs": tally.inputs, "outcomes": tally.outcomes, "failures": tally.failures}
+        print(RESULT_TAG + json.dumps(result), flush=True)
+        return 1 if tally.failures else 0
+    seconds = args.minutes * 60 if args.minutes else args.hours * 3600 if args.hours else None
+    examples = args.examples if args.examples or seconds else 500
+    tallies = run(
+        args.campaigns,
+        examples=examples,
+        seconds=seconds,
+        chunk=args.chunk,
+        base_seed=base_seed,
+        boundscheck=args.boundscheck,
+    )
+    print(report(tallies))
+    for name, t in tallies.items():
+        for problem in t.crashes + t.failures:
+            print(f"\n--- {name}: {problem}")
+    if args.json:
+        args.json.write_text(json.dumps({n: t.__dict__ for n, t in tallies.items()}, indent=1))
+    return 1 if any(t.failures or t.crashes for t in tallies.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
