@@ -1,7 +1,9 @@
-"""The compiled rules' disk cache is invalidated by an edit anywhere in the package.
+"""The compiled rules' disk cache is invalidated by an edit of anything the compiled code depends on.
 
 numba alone compares only the defining file's modification time, so a caller in an
 unchanged file would keep an edited callee's old code (see ``concordia_env/rules/_jit.py``).
+Each compiled function is stamped with a digest of the files it reaches through imports and
+of the package data, so an edit elsewhere (a renderer, an environment) recompiles nothing.
 """
 
 from __future__ import annotations
@@ -27,17 +29,36 @@ def test_compiled_functions_carry_the_package_stamp(dispatcher) -> None:
     cache_file = dispatcher._cache._cache_file
     py_file = dispatcher.py_func.__code__.co_filename
     assert cache_file._source_stamp == _jit.source_stamp(py_file)
-    assert cache_file._source_stamp[0] == _jit.source_digest(PACKAGE_DIR)
+    assert cache_file._source_stamp[0] == _jit.dependency_digest(py_file)
 
 
-def test_an_edit_in_any_package_file_changes_the_digest(tmp_path: Path) -> None:
+def test_the_rules_depend_on_the_rules_and_tables_only() -> None:
+    root = PACKAGE_DIR.parent
+    deps = {p.relative_to(PACKAGE_DIR).as_posix() for p in _jit.dependency_files(PACKAGE_DIR / "rules/engine.py", root)}
+    assert {"rules/engine.py", "rules/scoring.py", "rules/effects.py", "cards.py", "maps.py", "state.py"} <= deps
+    assert not deps & {"game.py", "observation.py", "render/board.py", "pettingzoo_env.py", "__init__.py"}
+
+
+def test_an_edit_of_a_dependency_changes_the_digest_and_an_edit_elsewhere_does_not(tmp_path: Path) -> None:
     copy = tmp_path / "concordia_env"
     shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    before = _jit.source_digest(copy)
-    assert before == _jit.source_digest(PACKAGE_DIR)
+    engine_file = copy / "rules" / "engine.py"
+
+    def digest() -> str:
+        return _jit.dependency_digest(engine_file, tmp_path, copy / "data")
+
+    before = digest()
+    assert before == _jit.dependency_digest(PACKAGE_DIR / "rules" / "engine.py")
+    for unrelated in (copy / "render" / "board.py", copy / "game.py"):
+        unrelated.write_text(unrelated.read_text() + "\n# edited\n")
+    assert digest() == before
     scoring_file = copy / "rules" / "scoring.py"
     scoring_file.write_text(scoring_file.read_text() + "\n# edited\n")
-    assert _jit.source_digest(copy) != before
+    after_scoring = digest()
+    assert after_scoring != before
+    cards_data = copy / "data" / "cards.json"
+    cards_data.write_text(cards_data.read_text() + "\n")
+    assert digest() != after_scoring
 
 
 def test_functions_compiled_elsewhere_keep_numba_s_own_locators() -> None:

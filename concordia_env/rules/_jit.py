@@ -11,12 +11,17 @@ the modification time of *the file that defines it* only. A compiled function in
 functions it calls, so after an edit of ``rules/scoring.py`` the cached ``engine.step`` in
 the unchanged ``rules/engine.py`` would silently keep the old scoring (seen during
 development; ``git pull`` into an editable install does the same). Functions compiled
-here are therefore stamped with a digest of the whole ``concordia_env`` source tree plus
-their own file: any edit of the package recompiles every rule function once.
+here are therefore stamped with a digest of what their code depends on: the defining file,
+every project module it imports, directly or through others (followed through the import
+statements of the source, as far as the files lie in the checkout), and the package's data
+files (card and map tables are compiled in as constants). An edit of ``rules/scoring.py``
+recompiles every function that reaches it; an edit of a renderer, an environment or a
+docstring elsewhere recompiles nothing.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 from pathlib import Path
@@ -26,26 +31,79 @@ import numba
 #: attribute set on the Python functions compiled here, so our cache locators pick only them
 _MARK = "__concordia_compiled__"
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
+#: the card and map tables: compiled into the rules as constants
+_DATA_DIR = _PACKAGE_DIR / "data"
 
 
-def source_digest(directory: Path) -> str:
-    """SHA-256 over every Python source under ``directory`` (relative paths and contents)."""
+def _module_file(root: Path, name: str) -> Path | None:
+    """The source of the dotted module ``name`` under ``root`` (a module or a package's ``__init__``)."""
+    base = root.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_files(py_file: Path, root: Path) -> set[Path]:
+    """The project files ``py_file`` imports (every import statement, relative ones resolved).
+
+    ``from package import name`` counts the submodule ``package/name.py`` when there is one,
+    else the package's ``__init__``; modules outside ``root`` (numpy, numba) are left out.
+    """
+    tree = ast.parse(py_file.read_text())
+    package = py_file.relative_to(root).with_suffix("").parts[:-1]
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names.extend(f"{module}.{alias.name}" if module else alias.name for alias in node.names)
+            names.append(module)
+    found = set()
+    for name in names:
+        path = _module_file(root, name) if name else None
+        if path is not None:
+            found.add(path)
+    return found
+
+
+def dependency_files(py_file: Path, root: Path) -> list[Path]:
+    """``py_file`` and every project file it reaches through imports, sorted."""
+    seen = {py_file}
+    todo = [py_file]
+    while todo:
+        for path in imported_files(todo.pop(), root):
+            if path not in seen:
+                seen.add(path)
+                todo.append(path)
+    return sorted(seen)
+
+
+def dependency_digest(py_file: str | Path, root: Path | None = None, data_dir: Path = _DATA_DIR) -> str:
+    """SHA-256 over the sources ``py_file`` depends on (``dependency_files``) and the package data.
+
+    ``root`` is the folder imports are resolved from (the checkout: the parent of the package).
+    """
+    path = Path(py_file).resolve()
+    root = _PACKAGE_DIR.parent if root is None else root.resolve()
+    if not path.is_relative_to(root):
+        root = path.parent
     digest = hashlib.sha256()
-    for path in sorted(directory.rglob("*.py")):
-        digest.update(path.relative_to(directory).as_posix().encode())
-        digest.update(path.read_bytes())
+    for dep in dependency_files(path, root):
+        digest.update(dep.relative_to(root).as_posix().encode())
+        digest.update(dep.read_bytes())
+    for data in sorted(data_dir.rglob("*.json")):
+        digest.update(data.relative_to(data_dir).as_posix().encode())
+        digest.update(data.read_bytes())
     return digest.hexdigest()
 
 
 @functools.cache
-def _package_digest() -> str:
-    return source_digest(_PACKAGE_DIR)
-
-
-@functools.cache
 def source_stamp(py_file: str) -> tuple[str, str]:
-    """The package digest plus the defining file's own digest (it may live outside the package)."""
-    return _package_digest(), hashlib.sha256(Path(py_file).read_bytes()).hexdigest()
+    """The digest of what the file's compiled code depends on, plus the file's own digest."""
+    return dependency_digest(py_file), hashlib.sha256(Path(py_file).read_bytes()).hexdigest()
 
 
 class _PackageStampMixin:
