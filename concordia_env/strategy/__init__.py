@@ -1,0 +1,2 @@
+"""The strategy core: the project's one compiled home of how to play well.
+"""
