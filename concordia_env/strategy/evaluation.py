@@ -91,8 +91,8 @@ from ..state import (
     P_GOODS,
     P_HAND,
     P_MONEY,
-    PLAYERS,
     PLAYER_SIZE,
+    PLAYERS,
     STACK_SIZE,
 )
 from .params import (

@@ -21,9 +21,15 @@ from ..actions import A_PLAY, NUM_ACTIONS
 from ..cards import K_DIPLOMAT
 from ..rules import njit
 from ..rules.legal import fill_legal
-from ..state import CURRENT_PLAYER, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_PLAY_CARD, STATE_SIZE, TURN_COUNT
+from ..state import (
+    MAX_PLAYERS,
+    PHASE,
+    PHASE_GAME_OVER,
+    PHASE_PLAY_CARD,
+    STATE_SIZE,
+    TURN_COUNT,
+)
 from .evaluation import cached_values, new_value_cache, utility
-from .params import P_OPPONENT_WEIGHT
 from .planner import MAX_TURN_DECISIONS, apply, play_out
 
 #: a plan's first actions (the option's identity): one, or two for a played Diplomat and its copy
@@ -105,9 +111,45 @@ def best_option(vals, player, n, opponent_weight):
 
 
 @njit
-def choose_turn(s, m, params, remaining, status, plan):
-    """The heuristic's turn: the best option's plan into ``plan``; returns its length."""
-    first, afterstates, vals, plans, lengths = turn_options(s, m, params, remaining, status)
-    k = best_option(vals, s[CURRENT_PLAYER], s[NUM_PLAYERS], params[P_OPPONENT_WEIGHT])
-    plan[: lengths[k]] = plans[k, : lengths[k]]
-    return lengths[k]
+def plan_from(s, m, params, remaining, start, plan, status):
+    """Take the actions ``start`` on a copy of ``s``, then play the turn out: the plan into ``plan``.
+
+    Returns the plan's length, or -1 if an action of ``start`` is not legal where it comes.
+    This is how an agent that chose a turn on a determinized copy plans its rest on the real
+    game (the rest of a turn never depends on the hidden stack: cards are drawn as it ends).
+    """
+    sim = s.copy()
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    n = 0
+    for i in range(start.shape[0]):
+        a = start[i]
+        if sim[PHASE] == PHASE_GAME_OVER:
+            return -1
+        fill_legal(sim, m, mask)
+        if not mask[a]:
+            return -1
+        apply(sim, m, a, scratch)
+        plan[n] = a
+        n += 1
+    keys, cached = new_value_cache()
+    return play_out(sim, m, params, remaining, s[TURN_COUNT], plan, n, status, keys, cached)
+
+
+@njit
+def replay(s, m, actions, out):
+    """Take ``actions`` on ``s`` (in place) while they are legal, the state before each into ``out[i]``.
+
+    Returns how many were taken (the plan's expected states, for following it).
+    """
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    for i in range(actions.shape[0]):
+        if s[PHASE] == PHASE_GAME_OVER:
+            return i
+        fill_legal(s, m, mask)
+        if not mask[actions[i]]:
+            return i
+        out[i] = s
+        apply(s, m, actions[i], scratch)
+    return actions.shape[0]

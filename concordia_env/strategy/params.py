@@ -62,7 +62,7 @@ P_POSITION_CITIES = _W.field("POSITION_CITIES", doc="Architect/Colonist: best un
 P_SETTLE_POSITION_WEIGHT = _W.field("SETTLE_POSITION_WEIGHT", doc="Colonist: VP per unit of nearby cities' value")
 R_EPSILON = _W.field("EPSILON", doc="rollouts: share of decisions taken uniformly at random")
 R_TEMPERATURE = _W.field("TEMPERATURE", doc="rollouts: Gumbel temperature of the card choice (VP)")
-R_CHEAP_CARDS = _W.field("CHEAP_CARDS", doc="rollouts: 1 chooses the card without a nested lookahead")
+R_NESTED_LOOKAHEAD = _W.field("NESTED_LOOKAHEAD", doc="1: decisions inside a turn's play-out by lookahead too")
 NUM_PARAMS = _W.size
 PARAMS_LAYOUT = _W
 
@@ -194,12 +194,13 @@ class RolloutSettings:
     epsilon: float = 0.0
     #: Gumbel noise on the card choice, in VP of utility (0: the best card)
     temperature: float = 0.0
-    #: choose the card without nested lookaheads (Diplomat, Prefect) inside its turn: cheaper
-    cheap_cards: bool = False
+    #: inside a card's play-out, choose whom a Diplomat copies, where a Prefect produces and the
+    #: Gavdos good by lookahead too (the heuristic); False: by the position right after (cheaper)
+    nested_lookahead: bool = True
 
     def __post_init__(self) -> None:
-        if not isinstance(self.cheap_cards, (bool, np.bool_)):
-            raise TypeError(f"RolloutSettings.cheap_cards must be True or False, got {self.cheap_cards!r}")
+        if not isinstance(self.nested_lookahead, (bool, np.bool_)):
+            raise TypeError(f"RolloutSettings.nested_lookahead must be True or False, got {self.nested_lookahead!r}")
         _number("RolloutSettings", "epsilon", self.epsilon)
         _number("RolloutSettings", "temperature", self.temperature)
         if not 0.0 <= self.epsilon <= 1.0:
@@ -248,7 +249,7 @@ def params_array(
     out[P_SETTLE_POSITION_WEIGHT] = planner.settle_position_weight
     out[R_EPSILON] = rollout.epsilon
     out[R_TEMPERATURE] = rollout.temperature
-    out[R_CHEAP_CARDS] = float(rollout.cheap_cards)
+    out[R_NESTED_LOOKAHEAD] = float(rollout.nested_lookahead)
     return out
 
 

@@ -112,7 +112,14 @@ from .evaluation import (
     player_facts,
     position_utility,
 )
-from .params import P_OPPONENT_WEIGHT, P_POSITION_CITIES, P_POSITION_WEIGHT, P_SETTLE_POSITION_WEIGHT, P_STEP_COST
+from .params import (
+    P_OPPONENT_WEIGHT,
+    P_POSITION_CITIES,
+    P_POSITION_WEIGHT,
+    P_SETTLE_POSITION_WEIGHT,
+    P_STEP_COST,
+    R_NESTED_LOOKAHEAD,
+)
 
 #: a turn's play-out never has more decisions than this (a safety net for the planning loop)
 MAX_TURN_DECISIONS = 64
@@ -231,7 +238,7 @@ def architect(s, m, params, remaining, mask):
     Staying put (build the best house, or stop) wins ties.
     """
     p = s[CURRENT_PLAYER]
-    facts, gains, price_money, price_goods, needs = decider_facts(s, m, params, remaining)
+    facts, gains, price_money, price_goods, _ = decider_facts(s, m, params, remaining)
     nets = np.zeros(MAX_CITIES)
     house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
     n_cities = m[M_NUM_CITIES]
@@ -366,7 +373,7 @@ def plan_trades(params, goods, needs, money, free, open_goods, kinds, plan):
 def mercator(s, m, params, remaining, mask):
     """The first trade of the best plan of at most two kinds (sales first: they pay), or stop."""
     p = s[CURRENT_PLAYER]
-    facts, gains, price_money, price_goods, needs = decider_facts(s, m, params, remaining)
+    _, _, _, _, needs = decider_facts(s, m, params, remaining)
     b = PLAYERS + p * PLAYER_SIZE
     goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].astype(np.int64)
     open_goods = np.zeros(NUM_GOODS, dtype=np.bool_)
@@ -394,7 +401,7 @@ def mercator(s, m, params, remaining, mask):
 def keep_good(s, m, params, remaining, mask):
     """Keep the good that adds most to the storehouse's need premium, then the dearest one."""
     p = s[CURRENT_PLAYER]
-    facts, gains, price_money, price_goods, needs = decider_facts(s, m, params, remaining)
+    _, _, _, _, needs = decider_facts(s, m, params, remaining)
     b = PLAYERS + p * PLAYER_SIZE
     goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].astype(np.int64)
     base = need_value(params, goods, needs)
@@ -464,7 +471,7 @@ def place_potential(m, place, kind, gains, cities):
 def colonist(s, m, params, remaining, mask, keys, cached):
     """Settle or tax by one-step lookahead; a settled colonist also counts the best unbuilt cities near it."""
     p = s[CURRENT_PLAYER]
-    facts, gains, price_money, price_goods, needs = decider_facts(s, m, params, remaining)
+    _, gains, _, _, _ = decider_facts(s, m, params, remaining)
     sim = np.empty(STATE_SIZE, dtype=np.int32)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     cities = int(params[P_POSITION_CITIES])
@@ -501,7 +508,8 @@ def rule_of_thumb(s, m, params, remaining, mask, keys, cached):
         return colonist(s, m, params, remaining, mask, keys, cached)
     if phase == PHASE_TRIBUNE_COLONIST or phase == PHASE_BUY_CARDS:
         return best_by_one_step(s, m, params, remaining, mask, keys, cached)
-    return -1
+    # a lookahead decision where no lookahead is wanted (rollouts without nested lookahead)
+    return best_by_one_step(s, m, params, remaining, mask, keys, cached)
 
 
 @njit
@@ -515,19 +523,20 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, keys, cached
     then the Gavdos good), kept on an explicit stack of at most ``MAX_LOOKAHEAD_DEPTH``
     frames, so nothing recurses.
     """
-    n_frames = MAX_LOOKAHEAD_DEPTH
-    base = np.empty((n_frames, STATE_SIZE), dtype=np.int32)
-    work = np.empty((n_frames, STATE_SIZE), dtype=np.int32)
-    best_state = np.empty((n_frames, STATE_SIZE), dtype=np.int32)
-    candidates = np.zeros((n_frames, MAX_CANDIDATES), dtype=np.int64)
-    n_candidates = np.zeros(n_frames, dtype=np.int64)
-    index = np.zeros(n_frames, dtype=np.int64)
-    decider = np.zeros(n_frames, dtype=np.int64)
-    best_value = np.zeros(n_frames)
-    work_plan = np.zeros((n_frames, MAX_TURN_DECISIONS), dtype=np.int64)
-    work_len = np.zeros(n_frames, dtype=np.int64)
-    best_plan = np.zeros((n_frames, MAX_TURN_DECISIONS), dtype=np.int64)
-    best_len = np.zeros(n_frames, dtype=np.int64)
+    n_frames = MAX_LOOKAHEAD_DEPTH if params[R_NESTED_LOOKAHEAD] != 0 else 0
+    n_alloc = MAX_LOOKAHEAD_DEPTH
+    base = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
+    work = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
+    best_state = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
+    candidates = np.zeros((n_alloc, MAX_CANDIDATES), dtype=np.int64)
+    n_candidates = np.zeros(n_alloc, dtype=np.int64)
+    index = np.zeros(n_alloc, dtype=np.int64)
+    decider = np.zeros(n_alloc, dtype=np.int64)
+    best_value = np.zeros(n_alloc)
+    work_plan = np.zeros((n_alloc, MAX_TURN_DECISIONS), dtype=np.int64)
+    work_len = np.zeros(n_alloc, dtype=np.int64)
+    best_plan = np.zeros((n_alloc, MAX_TURN_DECISIONS), dtype=np.int64)
+    best_len = np.zeros(n_alloc, dtype=np.int64)
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     opponent_weight = params[P_OPPONENT_WEIGHT]
