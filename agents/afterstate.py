@@ -36,7 +36,7 @@ rose from the first epoch on). What the board means for a player reaches the net
 through its score parts and through the heuristic's estimate below.
 
 Last come the heuristic evaluation's estimates of every player's final VP
-(:class:`agents._evaluation.Evaluator`, already computed for each turn option) and the
+(:mod:`concordia_env.strategy.evaluation`, already computed for each turn option) and the
 utility the heuristic itself maximises, ``u`` = own estimate minus the opponents' mean.
 
 Model
@@ -65,10 +65,10 @@ from concordia_env import Game
 from concordia_env.observation import O_PLAYERS, OBS_LAYOUT, PLAYER_OBS_LAYOUT, PLAYER_OBS_SIZE
 from concordia_env.state import MAX_PLAYERS
 
-from . import _fast_rollout as fast
-from ._evaluation import Evaluator, remaining_fraction
-from .heuristic import HeuristicAgent, TurnOption
-from .mcts import ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE
+from concordia_env import strategy
+
+from .heuristic import HeuristicAgent, TurnOption, evaluate, remaining_fraction
+from .mcts import ROLLOUT_PARAMS
 
 #: VP of margin per unit of the model's output (and of ``u``)
 MARGIN_SCALE = 30.0
@@ -249,12 +249,10 @@ class Candidates:
 def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> Candidates:
     """The turn options of the pending decision on a determinized copy of ``game``, with features.
 
-    ``rules`` is the heuristic agent whose documented generator makes the options; its
-    evaluation cache is cleared first (its entries belong to one decision).
+    ``rules`` is the heuristic agent whose documented generator makes the options.
     """
     player = game.current_player
     sim = game.with_hidden_stack_shuffled(rng)
-    rules.clear_cache()
     remaining = remaining_fraction(sim)
     options = rules.turn_options(sim)
     features = np.stack([afterstate_features(o.game, o.values, player, remaining) for o in options])
@@ -266,25 +264,25 @@ def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.ra
     """What ``game`` is worth to ``player`` a few turns later: the mean over ``samples`` short rollouts.
 
     Each rollout shuffles the hidden stack (a determinization), plays ``rounds`` rounds (every
-    player ``rounds`` turns) with the compiled greedy policy MCTS uses for its rollouts
-    (:mod:`agents._fast_rollout`), and scores the position reached by the heuristic
+    player ``rounds`` turns) with the rollout policy MCTS uses
+    (:mod:`concordia_env.strategy.rollout`), and scores the position reached by the heuristic
     evaluation's utility (own estimated final VP minus the opponents' mean), or by the final
     margin if the game ended; in units of ``MARGIN_SCALE``. Playing a round on "cashes in"
     what a position's hand and storehouse are about to do, which a static evaluation misses;
     averaging several rollouts keeps the target's noise low. ``rng`` also seeds the compiled
     policy's own generator, so the value is reproducible.
     """
-    fast.seed(int(rng.integers(2**31 - 1)))
+    noise = strategy.new_rng(int(rng.integers(2**63 - 1)))
     total = 0.0
     for _ in range(samples):
         sim = game.with_hidden_stack_shuffled(rng)
         if not sim.is_over():
-            fast.rollout(sim.state, sim.map.tables, rounds * sim.num_players, ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE)
+            strategy.rollout_turns(sim.state, sim.map.tables, ROLLOUT_PARAMS, rounds * sim.num_players, noise)
         if sim.is_over():
             scores = sim.final_scores().astype(np.float64)
             total += utility(scores, player)
         else:
-            total += utility(Evaluator(sim, cache={}).values(), player)
+            total += utility(evaluate(sim), player)
     return total / samples / MARGIN_SCALE
 
 

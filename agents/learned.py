@@ -37,10 +37,9 @@ import numpy as np
 
 from concordia_env import Game
 
-from ._evaluation import remaining_fraction
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, afterstate_features, candidates
-from .base import Agent
-from .heuristic import HeuristicAgent, TurnOption, TurnPlan
+from .base import Agent, draw_seed
+from .heuristic import HeuristicAgent, TurnOption, TurnPlan, remaining_fraction
 from .mcts import MCTSAgent, first_actions
 
 #: the models shipped in the package, by the player count they were trained for
@@ -109,7 +108,7 @@ class LearnedAgent(Agent):
                 time_per_move=time_per_move,
                 strict=self.strict,
             )
-        self._rules = HeuristicAgent(strict=self.strict)
+        self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
         self._plan: TurnPlan | None = None
         #: (player, candidates, index played) for every decision taken, when recording
         self.trace: list[tuple[int, Candidates, int]] = []
@@ -129,6 +128,7 @@ class LearnedAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
+        self._rules.reset(draw_seed(self.rng))
         self._plan = None
         self.trace = []
         if self._search is not None:

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import concordia_env
-from agents import _fast_rollout
 from concordia_env.rules import _jit, engine, scoring
+from concordia_env.strategy import evaluation, planner
 
 PACKAGE_DIR = Path(concordia_env.__file__).parent
 
@@ -24,7 +24,7 @@ def test_our_locators_are_installed() -> None:
     assert _jit.PACKAGE_STAMPS, "numba's cache internals changed: rule functions fall back to per-file stamps"
 
 
-@pytest.mark.parametrize("dispatcher", [engine.step, scoring.score_parts, _fast_rollout.best_province])
+@pytest.mark.parametrize("dispatcher", [engine.step, scoring.score_parts, evaluation.values, planner.decide])
 def test_compiled_functions_carry_the_package_stamp(dispatcher) -> None:
     cache_file = dispatcher._cache._cache_file
     py_file = dispatcher.py_func.__code__.co_filename
