@@ -61,11 +61,9 @@ from typing import Any
 
 import numpy as np
 
-from concordia_env import Game
+from concordia_env import Game, strategy
 from concordia_env.observation import O_PLAYERS, OBS_LAYOUT, PLAYER_OBS_LAYOUT, PLAYER_OBS_SIZE
 from concordia_env.state import MAX_PLAYERS
-
-from concordia_env import strategy
 
 from .heuristic import HeuristicAgent, TurnOption, evaluate, remaining_fraction
 from .mcts import ROLLOUT_PARAMS

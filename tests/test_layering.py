@@ -7,6 +7,9 @@ lazy import that dodges a cycle is seen too. Rules:
 * ``agents`` imports neither ``benchmarks`` nor ``training``; ``benchmarks`` not ``training``;
 * ``concordia_env/rules`` imports only the static tables (cards, maps, state, actions,
   layout), never ``Game`` or an environment;
+* ``concordia_env/strategy`` (the compiled strategy core) imports only the engine: the rules
+  and those tables, never ``Game``, an environment or ``agents`` (a batched environment runs
+  compiled opponents inside its batch);
 * nothing outside ``concordia_env/rules`` imports a private module of it (``rules._jit``):
   ``njit`` is public as ``concordia_env.rules.njit``;
 * no two modules import each other, directly or through others, by any import at all
@@ -35,6 +38,8 @@ ALLOWED = {
 }
 #: the static tables the rules are compiled against
 RULES_MAY_IMPORT = {"cards", "maps", "state", "actions", "layout", "data", "rules"}
+#: the engine the strategy core is compiled against
+STRATEGY_MAY_IMPORT = RULES_MAY_IMPORT | {"strategy"}
 
 
 def module_name(path: Path) -> str:
@@ -84,6 +89,17 @@ def test_rules_import_only_the_static_tables() -> None:
             parts = name.split(".")
             if parts[0] == "concordia_env" and len(parts) > 1:
                 assert parts[1] in RULES_MAY_IMPORT, f"{path.name} imports {name}"
+
+
+def test_the_strategy_imports_only_the_engine() -> None:
+    paths = sources("concordia_env/strategy")
+    assert paths
+    for path in paths:
+        for name in imports_of(path):
+            parts = name.split(".")
+            if parts[0] == "concordia_env" and len(parts) > 1:
+                assert parts[1] in STRATEGY_MAY_IMPORT, f"{path.name} imports {name}"
+            assert parts[0] not in PACKAGES or parts[0] == "concordia_env", f"{path.name} imports {name}"
 
 
 def test_no_private_rules_module_is_imported_from_outside() -> None:

@@ -59,6 +59,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from agents.base import Agent
 from concordia_env import Game
 from concordia_env import actions as A
 from concordia_env.cards import GOOD_PRICE, K_DIPLOMAT, MERCATOR_KINDS, NUM_GOODS
@@ -79,7 +80,6 @@ from concordia_env.state import (
 )
 
 from .evaluation import DEFAULT_WEIGHTS, Board, Evaluator, Weights, remaining_fraction
-from agents.base import Agent
 
 #: a colonist next to a good city it cannot afford yet is worth this share of that city's value
 POSITION_WEIGHT = 0.3
