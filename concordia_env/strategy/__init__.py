@@ -101,9 +101,13 @@ def _state(state: np.ndarray) -> np.ndarray:
 
 
 def _tables(tables: np.ndarray) -> np.ndarray:
+    """A map's tables as the engine passes them: int32, contiguous and read-only (one compiled signature)."""
     m = np.ascontiguousarray(tables, dtype=np.int32)
     if m.ndim != 1 or m.shape[0] <= M_NUM_PROVINCES or not 0 < m[M_NUM_PROVINCES] <= MAX_PROVINCES:
         raise ValueError("map tables are a map's ``tables`` array (concordia_env.maps.load(name).tables)")
+    if m.flags.writeable:
+        m = m.copy()
+        m.flags.writeable = False
     return m
 
 
