@@ -273,8 +273,10 @@ class MCTSAgent(Agent):
 
     def _squash(self, points: np.ndarray) -> np.ndarray:
         """Each player's margin over the best opponent, mapped into 0..1."""
-        n = len(points)
-        best_other = np.array([np.max(np.delete(points, p)) for p in range(n)])
+        points = np.asarray(points, dtype=np.float64)
+        top = int(np.argmax(points))
+        best_other = np.full(len(points), points[top])  # everyone's best opponent is the leader...
+        best_other[top] = np.max(np.delete(points, top))  # ...but the leader's is the runner-up
         return 0.5 + 0.5 * np.tanh((points - best_other) / self.value_scale)
 
 

@@ -10,7 +10,9 @@ the decision that started the plan. :func:`decide` dispatches by the pending dec
 by the utility of the position reached: the decider's estimated final VP minus the
 opponents' mean (``opponent_weight``). The best answer wins; ties go to the lower action.
 Inside a lookahead, such a decision is again taken by lookahead (a Diplomat that copies a
-Prefect tries every province), and the best answer's play-out is the plan.
+Prefect tries every province), and the best answer's play-out is the plan. The rollout
+policy may switch these nested lookaheads off (``RolloutSettings.nested_lookahead``): the
+nested decision is then taken by the position right after it, as a card purchase is.
 
 *What a house is worth.* :func:`.evaluation.house_net_values`: god scoring with the cards
 held, production and what future cards will make of it, minus its price in money and goods.
