@@ -16,7 +16,7 @@ Scoring 5–10 afterstates is a far smaller problem than 769 independent logits,
 afterstates of one decision differ exactly where the choices differ.
 
 The generator runs on a **determinized copy** of the game: the hidden stack is shuffled
-within each deck's segment (:meth:`Game.with_hidden_stack_shuffled`), so a card that comes up on
+within each deck's segment (:mod:`concordia_env.strategy.hidden`), so a card that comes up on
 the display after a purchase is a draw from the cards that could come up, never the real
 next card. The chosen turn's remaining decisions are then planned on the real game by the
 same rules of thumb (as MCTS does).
@@ -53,6 +53,7 @@ in numpy (a few small matrix products), so playing needs no torch.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -62,9 +63,17 @@ from typing import Any
 import numpy as np
 
 from concordia_env import Game, strategy
-from concordia_env.observation import O_PLAYERS, OBS_LAYOUT, PLAYER_OBS_LAYOUT, PLAYER_OBS_SIZE
+from concordia_env.observation import (
+    O_PLAYERS,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    PLAYER_OBS_LAYOUT,
+    PLAYER_OBS_SIZE,
+    observe_batch_into,
+)
 from concordia_env.state import MAX_PLAYERS
 
+from .base import draw_seed
 from .heuristic import HeuristicAgent, TurnOption, evaluate, remaining_fraction
 from .mcts import ROLLOUT_PARAMS
 
@@ -137,17 +146,45 @@ def afterstate_features(game: Game, values: np.ndarray, player: int, remaining: 
     ``values`` are the heuristic evaluation's estimated final VP of every player in that
     position; ``remaining`` is the share of the game left at the decision (0..1).
     """
-    n = game.num_players
-    out = np.zeros(NUM_FEATURES, dtype=np.float32)
+    values = np.asarray(values, dtype=np.float64)
+    return batch_features(game.state[None, :], game.map.tables, values[None, :], player, remaining)[0]
+
+
+def batch_features(
+    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+) -> np.ndarray:
+    """The feature vectors of the afterstates of one decision (one row each), all at once.
+
+    ``afterstates`` are states the engine produced (the turn options' rows, or games'
+    states), all of the map whose ``tables`` are given; ``values[i]`` every player's
+    estimated final VP in row i. One compiled call observes every row.
+    """
+    states = np.ascontiguousarray(afterstates, dtype=np.int32)
+    vals = np.asarray(values, dtype=np.float64)
+    rows, n = vals.shape
+    obs = np.empty((rows, OBS_SIZE), dtype=np.float32)
+    observe_batch_into(states, tables, np.full(rows, player, dtype=np.int64), obs)
+    out = np.empty((rows, NUM_FEATURES), dtype=np.float32)
     k = len(OBSERVATION_COLUMNS)
-    out[:k] = game.observation(player)[OBSERVATION_COLUMNS]
-    rotated = np.roll(np.asarray(values, dtype=np.float64), -player)  # relative seats, observer first
-    out[k : k + n] = rotated / VALUE_SCALE
-    others = rotated[1:]
-    out[k + MAX_PLAYERS] = utility(values, player) / MARGIN_SCALE
-    out[k + MAX_PLAYERS + 1] = (rotated[0] - others.max()) / MARGIN_SCALE if n > 1 else 0.0
-    out[k + MAX_PLAYERS + 2] = remaining
+    np.take(obs, OBSERVATION_COLUMNS, axis=1, out=out[:, :k])
+    out[:, k:] = 0.0
+    seats, others = _seat_orders(n, player)
+    rotated = vals[:, seats]  # relative seats, observer first
+    out[:, k : k + n] = rotated / VALUE_SCALE
+    if n > 1:
+        out[:, k + MAX_PLAYERS] = (vals[:, player] - vals[:, others].mean(axis=1)) / MARGIN_SCALE
+        out[:, k + MAX_PLAYERS + 1] = (rotated[:, 0] - rotated[:, 1:].max(axis=1)) / MARGIN_SCALE
+    else:
+        out[:, k + MAX_PLAYERS] = vals[:, player] / MARGIN_SCALE
+    out[:, k + MAX_PLAYERS + 2] = remaining
     return out
+
+
+@functools.cache
+def _seat_orders(n: int, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seats relative to ``player`` (observer first), and the other seats in seat order."""
+    seats = (np.arange(n) + player) % n
+    return seats, np.array([q for q in range(n) if q != player], dtype=np.int64)
 
 
 #: index of ``u`` (in units of MARGIN_SCALE) within a feature vector
@@ -247,14 +284,17 @@ class Candidates:
 def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> Candidates:
     """The turn options of the pending decision on a determinized copy of ``game``, with features.
 
-    ``rules`` is the heuristic agent whose documented generator makes the options.
+    ``rules`` is the heuristic agent whose documented generator makes the options (one call
+    of the compiled strategy core); the features of every option come from one compiled
+    observation of all the afterstates.
     """
     player = game.current_player
-    sim = game.with_hidden_stack_shuffled(rng)
+    sim = game.clone()
+    sim.state[:] = strategy.determinized(game.state, strategy.new_rng(draw_seed(rng)))
     remaining = remaining_fraction(sim)
-    options = rules.turn_options(sim)
-    features = np.stack([afterstate_features(o.game, o.values, player, remaining) for o in options])
-    return Candidates(options, features)
+    raw = rules.option_arrays(sim)
+    features = batch_features(raw.afterstates, sim.map.tables, raw.values, player, remaining)
+    return Candidates(rules.as_turn_options(sim, raw), features)
 
 
 # --------------------------------------------------------------------------- rollout targets
@@ -290,6 +330,7 @@ __all__ = [
     "AfterstateModel",
     "Candidates",
     "afterstate_features",
+    "batch_features",
     "candidates",
     "rollout_value",
     "utility",

@@ -110,6 +110,17 @@ class TurnPlan:
         return None
 
 
+def follow(game: Game, actions: np.ndarray | list[int]) -> TurnPlan:
+    """A turn planned on a determinized copy of ``game``, as a plan on the real game.
+
+    The rest of a turn never depends on the hidden stack (cards are drawn as it ends), so
+    the actions fit the real game too; the plan's expected states are the real game's. Should
+    an action not be legal there, the plan stops before it and the agent decides afresh.
+    """
+    rows = strategy.replay(game.state, game.map.tables, actions)
+    return TurnPlan(list(rows), [int(a) for a in actions[: len(rows)]])
+
+
 @dataclass
 class TurnOption:
     """One way to go on from a decision to the end of the turn, and where it leads."""
@@ -179,9 +190,8 @@ class HeuristicAgent(Agent):
         options = strategy.turn_options(sim, game.map.tables, self.params, remaining)
         self._report_illegal(game, options.illegal)
         best = strategy.best_option(options, game.current_player, self.opponent_weight)
-        actions = options.plans[best, : options.lengths[best]]
-        rows = strategy.replay(game.state, game.map.tables, actions)
-        return int(actions[0]), TurnPlan(list(rows), actions[: len(rows)].tolist())
+        plan = follow(game, options.plans[best, : options.lengths[best]])
+        return plan.actions[0], plan
 
     # ------------------------------------------------------------------ decisions
     def decide(self, game: Game, remaining: float) -> int:
@@ -214,8 +224,7 @@ class HeuristicAgent(Agent):
         sim = strategy.determinized(game.state, self._noise)
         actions, illegal = strategy.plan_turn(sim, game.map.tables, start, self.params, remaining_fraction(game))
         self._report_illegal(game, illegal)
-        rows = strategy.replay(game.state, game.map.tables, actions)
-        return TurnPlan(list(rows), actions[: len(rows)].tolist())
+        return follow(game, actions)
 
     def turn_options(self, game: Game) -> list[TurnOption]:
         """Every legal action of the pending decision, each followed to the end of the turn by the rules of thumb.
@@ -225,8 +234,17 @@ class HeuristicAgent(Agent):
         as it is: pass a determinized copy (``game.with_hidden_stack_shuffled(rng)``) where
         the hidden stack must not show in the afterstates.
         """
+        return self.as_turn_options(game, self.option_arrays(game))
+
+    def option_arrays(self, game: Game) -> strategy.TurnOptions:
+        """The turn options of ``game`` as the compiled core gives them: arrays, one row per option."""
         options = strategy.turn_options(game.state, game.map.tables, self.params, remaining_fraction(game))
         self._report_illegal(game, options.illegal)
+        return options
+
+    @staticmethod
+    def as_turn_options(game: Game, options: strategy.TurnOptions) -> list[TurnOption]:
+        """The rows of :meth:`option_arrays` as :class:`TurnOption` objects (afterstates as games)."""
         out = []
         for k in range(len(options.first)):
             after = game.clone()
@@ -236,4 +254,4 @@ class HeuristicAgent(Agent):
         return out
 
 
-__all__ = ["HeuristicAgent", "TurnOption", "TurnPlan", "evaluate", "remaining_fraction"]
+__all__ = ["HeuristicAgent", "TurnOption", "TurnPlan", "evaluate", "follow", "remaining_fraction"]

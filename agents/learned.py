@@ -10,8 +10,9 @@ game (``learned:runs/afterstate-…/model.npz`` on a command line).
 At each decision that is not already planned, the agent asks the heuristic's documented
 generator for the turn options of the pending decision on a determinized copy of the game
 (:func:`agents.afterstate.candidates`), scores every option's afterstate with the model and
-plays the best one: its first action now, the rest of that turn as planned on the real game
-by the same rules of thumb. When the game leaves the plan (another player keeps other goods
+plays the best one: its first action now, the rest of that turn as that option planned it
+(the rest of a turn never depends on the hidden stack, so the plan fits the real game,
+:func:`agents.heuristic.follow`). When the game leaves the plan (another player keeps other goods
 after an overflow, a card that comes up differs from the determinized draw), it decides
 again from where the game is.
 
@@ -37,10 +38,10 @@ import numpy as np
 
 from concordia_env import Game
 
-from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, afterstate_features, candidates
+from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, batch_features, candidates
 from .base import Agent, draw_seed
-from .heuristic import HeuristicAgent, TurnOption, TurnPlan, remaining_fraction
-from .mcts import MCTSAgent, first_actions
+from .heuristic import HeuristicAgent, TurnOption, TurnPlan, follow, remaining_fraction
+from .mcts import MCTSAgent
 
 #: the models shipped in the package, by the player count they were trained for
 SHIPPED_MODELS = {2: "learned-italia-2p.npz", 4: "learned-imperium-4p.npz"}
@@ -148,8 +149,8 @@ class LearnedAgent(Agent):
         choice = self._choose(scores)
         if self.record:
             self.trace.append((game.current_player, cands, choice))
-        # the options were played on a shuffled stack: plan the chosen turn's rest on the real game
-        self._plan = self._rules.plan_turn(game, list(first_actions(cands.options[choice].plan)))
+        # the options were played on a shuffled stack: follow the chosen turn on the real game
+        self._plan = follow(game, cands.options[choice].plan.actions)
         return self.checked(game, self._plan.actions[0], legal)
 
     def _choose(self, scores: np.ndarray) -> int:
@@ -182,7 +183,9 @@ class ModelGuidedSearch(MCTSAgent):
         values = super().option_values(game, options)
         mover = game.current_player
         remaining = remaining_fraction(game)
-        features = np.stack([afterstate_features(o.game, o.values, mover, remaining) for o in options])
+        states = np.stack([o.game.state for o in options])
+        values_now = np.stack([o.values for o in options])
+        features = batch_features(states, game.map.tables, values_now, mover, remaining)
         margins = self.model_for(game).predict(features) * MARGIN_SCALE
         for value, option, margin in zip(values, options, margins, strict=True):
             if option.game.is_over():
