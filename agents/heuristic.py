@@ -201,10 +201,6 @@ class HeuristicAgent(Agent):
         self._report_illegal(game, illegal)
         return action
 
-    def utility(self, game: Game, player: int, remaining: float) -> float:
-        """The player's estimated final VP minus ``opponent_weight`` times the opponents' mean."""
-        return strategy.utility(evaluate(game, remaining, self.params), player, self.opponent_weight)
-
     def _report_illegal(self, game: Game, count: int) -> None:
         """The compiled rules of thumb proposed ``count`` illegal actions: raise in strict mode, else warn and count."""
         if not count:
