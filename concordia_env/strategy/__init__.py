@@ -70,9 +70,10 @@ __all__ = [
     "rollout_turns",
     "score_estimate",
     "turn_options",
+    "utility",
 ]
 
-#: the map tables' length is fixed by their layout (every map has the same)
+#: the shape of one game's state
 _STATE_SHAPE = (STATE_SIZE,)
 
 
@@ -112,12 +113,11 @@ def _tables(tables: np.ndarray) -> np.ndarray:
 
 
 def _params(params: np.ndarray | None) -> np.ndarray:
-    if params is None:
-        return DEFAULT_PARAMS
-    p = np.ascontiguousarray(params, dtype=np.float64)
+    """The params array as compiled code takes it: float64, contiguous, writable (one compiled signature)."""
+    p = np.ascontiguousarray(DEFAULT_PARAMS if params is None else params, dtype=np.float64)
     if p.shape != (NUM_PARAMS,):
         raise ValueError(f"params are made by strategy.params_array() ({NUM_PARAMS} numbers), got shape {p.shape}")
-    return p
+    return p if p.flags.writeable else p.copy()
 
 
 def _remaining(remaining: float | None, s: np.ndarray, m: np.ndarray) -> float:

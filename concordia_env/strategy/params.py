@@ -253,5 +253,6 @@ def params_array(
     return out
 
 
-#: the heuristic's array: default weights and planner, no noise (compiled code only reads it)
+#: the heuristic's array: default weights and planner, no noise (read-only: a shared constant)
 DEFAULT_PARAMS = params_array()
+DEFAULT_PARAMS.flags.writeable = False

@@ -82,7 +82,7 @@ def test_values_equal_the_reference(map_name: str, players: int) -> None:
 
 @pytest.mark.parametrize(("map_name", "players"), GAMES[::3])
 def test_gains_net_values_and_needs_equal_the_reference(map_name: str, players: int) -> None:
-    params = strategy.DEFAULT_PARAMS
+    params = params_array()
     for game in positions(map_name, players, seed=players, every=9):
         remaining = remaining_fraction(game)
         reference = Evaluator(game, remaining)
