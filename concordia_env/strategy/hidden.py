@@ -10,9 +10,12 @@ replaced from the stack) sees a draw from what could come up, never the real nex
 This is the rule of ``rules.setup.shuffle_hidden_stack`` (which ``Game.with_hidden_stack_shuffled``
 uses with a numpy generator), compiled with the strategy's own generator.
 
-The agents (``agents.heuristic``, and through it ``mcts`` and ``learned``) determinize before
-they ask the planner for turn options; the compiled planner itself never reads ``STACK``
-beyond what the engine's rules do when a turn ends.
+Where it happens: the Python agents determinize before they ask the core for a plan (the
+heuristic and the learned agent with :func:`determinize` and their own seeded generator, tree
+search each tree with ``Game.with_hidden_stack_shuffled``); the compiled planner itself never
+reads ``STACK`` beyond what the engine's rules do when a turn ends, and its decisions inside a
+turn never depend on it (the cards are drawn as the turn ends, and the evaluation counts the
+cards left, never which they are).
 """
 
 from __future__ import annotations
