@@ -78,8 +78,6 @@ from ..rules.legal import fill_legal
 from ..state import (
     COLONISTS_PER_PLAYER,
     CURRENT_PLAYER,
-    MAX_PLAYERS,
-    NUM_PLAYERS,
     P_COLONISTS,
     P_GOODS,
     P_MONEY,
@@ -665,4 +663,4 @@ def decide(s, m, params, remaining, status):
     return a
 
 
-__all__ = ["MAX_PLAYERS", "MAX_TURN_DECISIONS", "NUM_PLAYERS", "decide", "play_out"]
+__all__ = ["MAX_TURN_DECISIONS", "STATUS_ILLEGAL", "STATUS_SIZE", "apply", "decide", "play_out", "rule_of_thumb"]
