@@ -7,22 +7,22 @@ lookahead, through the turn options), and every other decision of the rules of t
 
 The one principled difference: when two houses are worth exactly the same, the reference
 builds the one that comes first in the iteration order of a Python ``set`` of place ids,
-the compiled planner the one with the lower place id. The test allows a disagreement only
-there (both build, and the reference values the two houses equally) and checks that such
-ties are rare. Measured: 1322 of 1324 decisions agree on the positions below; both
-differences are such ties.
+the compiled planner the one with the lower place id. The test therefore compares with the
+reference whose Architect sees the places in id order (``_PlacesInIdOrder``), and then every
+decision agrees. Against the reference as it was, 6425 of 6431 decisions of these games (two
+seeds per setup) agree; the six others are all such ties: five Architect builds, and one card
+choice whose Architect play-out built the other of two equal houses.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import reference.heuristic
 from reference.evaluation import remaining_fraction
 from reference.heuristic import _TURN_LOOKAHEAD_PHASES, HeuristicAgent, _Houses
 
 from concordia_env import Game, strategy
-from concordia_env import actions as A
-from concordia_env.state import PHASE_ARCHITECT_BUILD, PHASE_ARCHITECT_MOVE
 
 GAMES = [
     ("imperium", 3),
@@ -51,42 +51,35 @@ def compiled_answer(game: Game, remaining: float) -> int:
     return action
 
 
-def is_house_tie(reference: HeuristicAgent, game: Game, remaining: float, want: int, got: int) -> bool:
-    """Both answers build a house, and the reference values the two houses equally."""
-    if game.phase not in (PHASE_ARCHITECT_MOVE, PHASE_ARCHITECT_BUILD):
-        return False
-    if not (A.A_BUILD <= want < A.A_PRODUCE and A.A_BUILD <= got < A.A_PRODUCE):
-        return False
-    p = game.current_player
-    houses = _Houses(reference._evaluator(game, remaining), p, game.money(p), game.goods(p))
-    return houses.net[want - A.A_BUILD] == houses.net[got - A.A_BUILD]
+class _PlacesInIdOrder(_Houses):
+    """The reference's house planner, with equal houses taken in place-id order (as the core does)."""
+
+    def plan(self, places: set[int]) -> tuple[float, list[int]]:
+        return super().plan(sorted(places))  # type: ignore[arg-type]  # its stable sort keeps this order for ties
 
 
 @pytest.mark.parametrize(("map_name", "players"), GAMES)
-def test_decisions_equal_the_reference(map_name: str, players: int) -> None:
-    reference = HeuristicAgent(strict=True)
+def test_decisions_equal_the_reference(map_name: str, players: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reference.heuristic, "_Houses", _PlacesInIdOrder)
+    agent = HeuristicAgent(strict=True)
     game = Game.new(map_name, players, seed=players + 7)
     rng = np.random.default_rng(players)
-    agree = ties = 0
+    checked = 0
     while not game.is_over():
         legal = game.legal_actions()
         if len(legal) > 1 and game.decision_count % 2 == 0:
             remaining = remaining_fraction(game)
-            reference.clear_cache()
+            agent.clear_cache()
             if game.phase in _TURN_LOOKAHEAD_PHASES:
-                want = reference._choose_card(game, remaining)[0]
+                want = agent._choose_card(game, remaining)[0]
             else:
-                want = reference.decide(game, remaining)
+                want = agent.decide(game, remaining)
             got = compiled_answer(game, remaining)
-            if want == got:
-                agree += 1
-            else:
-                assert is_house_tie(reference, game, remaining, want, got), (
-                    f"{game!r}: the reference plays {game.describe_action(want)}, "
-                    f"the compiled planner {game.describe_action(got)}"
-                )
-                ties += 1
-        action = reference.act(game) if rng.random() > RANDOM_SHARE else int(rng.choice(legal))
+            assert want == got, (
+                f"{game!r}: the reference plays {game.describe_action(want)}, "
+                f"the compiled planner {game.describe_action(got)}"
+            )
+            checked += 1
+        action = agent.act(game) if rng.random() > RANDOM_SHARE else int(rng.choice(legal))
         game.step(action)
-    assert agree > 40
-    assert ties <= 0.02 * (agree + ties)
+    assert checked > 40
