@@ -303,3 +303,29 @@ def test_learned_agent_with_search_plays_legal_moves() -> None:
         game.step(action)
     with pytest.raises(ValueError):
         agents.make("learned", simulations=2, record=True)
+
+
+@pytest.mark.parametrize(("map_name", "players"), [("italia", 2), ("imperium", 4), ("aegyptus", 5), ("creta", 3)])
+def test_batched_features_equal_the_one_by_one_reference(map_name: str, players: int) -> None:
+    """The features of every option, computed at once, are those of one ``Game.observation`` per option."""
+    from reference.features import afterstate_features as reference_features
+
+    game = Game.new(map_name, players, seed=players)
+    rules = HeuristicAgent(0)
+    rng = np.random.default_rng(players)
+    checked = 0
+    while not game.is_over():
+        if game.decision_count % 7 == 0 and len(game.legal_actions()) > 1:
+            cands = candidates(game, rules, np.random.default_rng(checked))
+            remaining = float(rng.uniform())
+            player = game.current_player
+            for option, row in zip(cands.options, cands.features, strict=True):
+                assert option.values.shape == (players,)
+                expected = reference_features(option.game, option.values, player, remaining)
+                got = afterstate_features(option.game, option.values, player, remaining)
+                np.testing.assert_array_equal(got, expected)
+                row_expected = reference_features(option.game, option.values, player, row[-1])
+                np.testing.assert_array_equal(row, row_expected)
+            checked += 1
+        game.step(int(rng.choice(game.legal_actions())))
+    assert checked > 10

@@ -12,6 +12,9 @@ lazy import that dodges a cycle is seen too. Rules:
 * each part imports only the parts below it (:data:`ALLOWED`);
 * ``engine/rules`` imports only the static tables (cards, maps, state, actions, layout),
   never ``Game`` or an environment;
+* ``strategy`` (the compiled strategy core) imports only the engine: the rules and the
+  tables, never ``Game``, an environment or an agent (a batched environment runs compiled
+  opponents inside its batch);
 * nothing outside ``engine/rules`` imports a private module of it (``rules._jit``): ``njit``
   is public as ``concordia_env.engine.rules.njit``;
 * no two modules import each other, directly or through others, by any import at all
@@ -113,6 +116,18 @@ def test_rules_import_only_the_static_tables() -> None:
             parts = name.split(".")
             if parts[:2] == ["concordia_env", "engine"] and len(parts) > 2:
                 assert parts[2] in RULES_MAY_IMPORT, f"{path.name} imports {name}"
+
+
+def test_the_strategy_imports_only_the_engine_s_rules_and_tables() -> None:
+    paths = sources("concordia_env/strategy")
+    assert paths
+    for path in paths:
+        for name in imports_of(path):
+            parts = name.split(".")
+            if parts[0] == "concordia_env" and len(parts) > 1 and parts[1] != "strategy":
+                assert parts[1] == "engine" and len(parts) > 2 and parts[2] in RULES_MAY_IMPORT, (
+                    f"{path.name} imports {name}"
+                )
 
 
 def test_no_private_rules_module_is_imported_from_outside() -> None:

@@ -75,10 +75,10 @@ def test_rule_constants_come_from_the_card_data() -> None:
 
 
 def test_agents_use_the_shared_constants() -> None:
-    """The evaluation and the heuristic read caps and VP from the card table, not copies of their own."""
-    from concordia_env.agents import _evaluation, heuristic
+    """The evaluation and the planner read caps and VP from the card table, not copies of their own."""
+    from concordia_env.strategy import evaluation, planner
 
-    for module in (_evaluation, heuristic):
+    for module in (evaluation, planner):
         for name in ("CONCORDIA_VP", "JUPITER_CAP", "MERCURIUS_CAP", "MARS_CAP", "MERCATOR_KINDS"):
             if hasattr(module, name):
                 assert getattr(module, name) is getattr(cards, name), f"{module.__name__}.{name} is a copy"

@@ -1,7 +1,7 @@
 """Afterstate scoring: choose among whole turns by the position each one leads to.
 
 This is the strategy behind the ``learned`` agent (:mod:`concordia_env.agents.learned`) and the model that
-``concordia train afterstate`` trains. Nothing here knows a rule of the game: candidates
+``python -m concordia_env.training.afterstate`` trains. Nothing here knows a rule of the game: candidates
 come from an agent's documented generator, features from the public observation, and a
 small network ranks them.
 
@@ -16,7 +16,7 @@ Scoring 5–10 afterstates is a far smaller problem than 769 independent logits,
 afterstates of one decision differ exactly where the choices differ.
 
 The generator runs on a **determinized copy** of the game: the hidden stack is shuffled
-within each deck's segment (:meth:`Game.with_hidden_stack_shuffled`), so a card that comes up on
+within each deck's segment (:mod:`concordia_env.strategy.hidden`), so a card that comes up on
 the display after a purchase is a draw from the cards that could come up, never the real
 next card. The chosen turn's remaining decisions are then planned on the real game by the
 same rules of thumb (as MCTS does).
@@ -36,7 +36,7 @@ rose from the first epoch on). What the board means for a player reaches the net
 through its score parts and through the heuristic's estimate below.
 
 Last come the heuristic evaluation's estimates of every player's final VP
-(:class:`concordia_env.agents._evaluation.Evaluator`, already computed for each turn option) and the
+(:mod:`concordia_env.strategy.evaluation`, already computed for each turn option) and the
 utility the heuristic itself maximises, ``u`` = own estimate minus the opponents' mean.
 
 Model
@@ -53,6 +53,7 @@ in numpy (a few small matrix products), so playing needs no torch.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -61,14 +62,20 @@ from typing import Any
 
 import numpy as np
 
-from concordia_env import Game
-from concordia_env.engine.observation import O_PLAYERS, OBS_LAYOUT, PLAYER_OBS_LAYOUT, PLAYER_OBS_SIZE
+from concordia_env import Game, strategy
+from concordia_env.engine.observation import (
+    O_PLAYERS,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    PLAYER_OBS_LAYOUT,
+    PLAYER_OBS_SIZE,
+    observe_batch_into,
+)
 from concordia_env.engine.state import MAX_PLAYERS
 
-from . import _fast_rollout as fast
-from ._evaluation import Evaluator, remaining_fraction
-from .heuristic import HeuristicAgent, TurnOption
-from .mcts import ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE
+from .base import draw_seed
+from .heuristic import HeuristicAgent, TurnOption, evaluate, remaining_fraction
+from .mcts import ROLLOUT_PARAMS
 
 #: VP of margin per unit of the model's output (and of ``u``)
 MARGIN_SCALE = 30.0
@@ -139,17 +146,45 @@ def afterstate_features(game: Game, values: np.ndarray, player: int, remaining: 
     ``values`` are the heuristic evaluation's estimated final VP of every player in that
     position; ``remaining`` is the share of the game left at the decision (0..1).
     """
-    n = game.num_players
-    out = np.zeros(NUM_FEATURES, dtype=np.float32)
+    values = np.asarray(values, dtype=np.float64)
+    return batch_features(game.state[None, :], game.map.tables, values[None, :], player, remaining)[0]
+
+
+def batch_features(
+    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+) -> np.ndarray:
+    """The feature vectors of the afterstates of one decision (one row each), all at once.
+
+    ``afterstates`` are states the engine produced (the turn options' rows, or games'
+    states), all of the map whose ``tables`` are given; ``values[i]`` every player's
+    estimated final VP in row i. One compiled call observes every row.
+    """
+    states = np.ascontiguousarray(afterstates, dtype=np.int32)
+    vals = np.asarray(values, dtype=np.float64)
+    rows, n = vals.shape
+    obs = np.empty((rows, OBS_SIZE), dtype=np.float32)
+    observe_batch_into(states, tables, np.full(rows, player, dtype=np.int64), obs)
+    out = np.empty((rows, NUM_FEATURES), dtype=np.float32)
     k = len(OBSERVATION_COLUMNS)
-    out[:k] = game.observation(player)[OBSERVATION_COLUMNS]
-    rotated = np.roll(np.asarray(values, dtype=np.float64), -player)  # relative seats, observer first
-    out[k : k + n] = rotated / VALUE_SCALE
-    others = rotated[1:]
-    out[k + MAX_PLAYERS] = utility(values, player) / MARGIN_SCALE
-    out[k + MAX_PLAYERS + 1] = (rotated[0] - others.max()) / MARGIN_SCALE if n > 1 else 0.0
-    out[k + MAX_PLAYERS + 2] = remaining
+    np.take(obs, OBSERVATION_COLUMNS, axis=1, out=out[:, :k])
+    out[:, k:] = 0.0
+    seats, others = _seat_orders(n, player)
+    rotated = vals[:, seats]  # relative seats, observer first
+    out[:, k : k + n] = rotated / VALUE_SCALE
+    if n > 1:
+        out[:, k + MAX_PLAYERS] = (vals[:, player] - vals[:, others].mean(axis=1)) / MARGIN_SCALE
+        out[:, k + MAX_PLAYERS + 1] = (rotated[:, 0] - rotated[:, 1:].max(axis=1)) / MARGIN_SCALE
+    else:
+        out[:, k + MAX_PLAYERS] = vals[:, player] / MARGIN_SCALE
+    out[:, k + MAX_PLAYERS + 2] = remaining
     return out
+
+
+@functools.cache
+def _seat_orders(n: int, player: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seats relative to ``player`` (observer first), and the other seats in seat order."""
+    seats = (np.arange(n) + player) % n
+    return seats, np.array([q for q in range(n) if q != player], dtype=np.int64)
 
 
 #: index of ``u`` (in units of MARGIN_SCALE) within a feature vector
@@ -249,16 +284,17 @@ class Candidates:
 def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> Candidates:
     """The turn options of the pending decision on a determinized copy of ``game``, with features.
 
-    ``rules`` is the heuristic agent whose documented generator makes the options; its
-    evaluation cache is cleared first (its entries belong to one decision).
+    ``rules`` is the heuristic agent whose documented generator makes the options (one call
+    of the compiled strategy core); the features of every option come from one compiled
+    observation of all the afterstates.
     """
     player = game.current_player
-    sim = game.with_hidden_stack_shuffled(rng)
-    rules.clear_cache()
+    sim = game.clone()
+    sim.state[:] = strategy.determinized(game.state, strategy.new_rng(draw_seed(rng)))
     remaining = remaining_fraction(sim)
-    options = rules.turn_options(sim)
-    features = np.stack([afterstate_features(o.game, o.values, player, remaining) for o in options])
-    return Candidates(options, features)
+    raw = rules.option_arrays(sim)
+    features = batch_features(raw.afterstates, sim.map.tables, raw.values, player, remaining)
+    return Candidates(rules.as_turn_options(sim, raw), features)
 
 
 # --------------------------------------------------------------------------- rollout targets
@@ -266,25 +302,25 @@ def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.ra
     """What ``game`` is worth to ``player`` a few turns later: the mean over ``samples`` short rollouts.
 
     Each rollout shuffles the hidden stack (a determinization), plays ``rounds`` rounds (every
-    player ``rounds`` turns) with the compiled greedy policy MCTS uses for its rollouts
-    (:mod:`concordia_env.agents._fast_rollout`), and scores the position reached by the heuristic
+    player ``rounds`` turns) with the rollout policy MCTS uses
+    (:mod:`concordia_env.strategy.rollout`), and scores the position reached by the heuristic
     evaluation's utility (own estimated final VP minus the opponents' mean), or by the final
     margin if the game ended; in units of ``MARGIN_SCALE``. Playing a round on "cashes in"
     what a position's hand and storehouse are about to do, which a static evaluation misses;
     averaging several rollouts keeps the target's noise low. ``rng`` also seeds the compiled
     policy's own generator, so the value is reproducible.
     """
-    fast.seed(int(rng.integers(2**31 - 1)))
+    noise = strategy.new_rng(int(rng.integers(2**63 - 1)))
     total = 0.0
     for _ in range(samples):
         sim = game.with_hidden_stack_shuffled(rng)
         if not sim.is_over():
-            fast.rollout(sim.state, sim.map.tables, rounds * sim.num_players, ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE)
+            strategy.rollout_turns(sim.state, sim.map.tables, ROLLOUT_PARAMS, rounds * sim.num_players, noise)
         if sim.is_over():
             scores = sim.final_scores().astype(np.float64)
             total += utility(scores, player)
         else:
-            total += utility(Evaluator(sim, cache={}).values(), player)
+            total += utility(evaluate(sim), player)
     return total / samples / MARGIN_SCALE
 
 
@@ -294,6 +330,7 @@ __all__ = [
     "AfterstateModel",
     "Candidates",
     "afterstate_features",
+    "batch_features",
     "candidates",
     "rollout_value",
     "utility",

@@ -43,6 +43,11 @@ def agent_seed(seed_of_game: int, seat: int) -> int:
     return int(np.random.SeedSequence([_AGENT_SEED_TAG, seed_of_game, seat]).generate_state(1)[0] >> 1)
 
 
+def draw_seed(rng: np.random.Generator) -> int:
+    """A seed for a helper's own generator (a compiled planner's, an inner agent's), drawn from an agent's."""
+    return int(rng.integers(2**63 - 1))
+
+
 def strict_by_default() -> bool:
     """Whether agents built without ``strict=`` are strict (``CONCORDIA_STRICT_AGENTS=1``)."""
     return os.environ.get(STRICT_ENV, "0") not in ("", "0")
@@ -51,7 +56,7 @@ def strict_by_default() -> bool:
 class Agent(ABC):
     """Base class: ``act(game) -> int`` and ``reset(seed)``."""
 
-    #: the registry name (``agents.make(name)``)
+    #: the registry name (``concordia_env.agents.make(name)``)
     name: str = "agent"
 
     def __init__(self, seed: int | None = None, strict: bool | None = None) -> None:

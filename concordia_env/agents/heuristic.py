@@ -1,106 +1,106 @@
 """``heuristic``: a hand-written strategy a decent human player would recognise.
 
+The strategy itself is compiled and lives in :mod:`concordia_env.strategy` (its module
+docstrings describe every rule of thumb); this agent is its thin Python wrapper.
+
 How it plays
 ------------
-*Which card.* For every card it may play, the agent plays the whole turn out on a copy of
-the game (``clone()`` + ``step()``) with the rules of thumb below and scores the result
-with the position evaluation of :mod:`concordia_env.agents._evaluation`: each player's estimated final
-VP (cards scored against the board they will probably have, plus houses, colonists,
-money and goods still to use, minus the cards waiting in the discard pile). It plays the
-card whose turn leaves it best off relative to the opponents (its value minus their mean
-value), then follows the turn it planned. The Diplomat is chosen the same way, for every
-card it could copy, and so are the Prefect's province and the Gavdos bonus good.
+*Which card.* For every card it may play (for a Diplomat, every card it may copy) the
+agent plays the whole turn out with its rules of thumb and scores the position reached
+with the position evaluation (:mod:`concordia_env.strategy.evaluation`): each player's
+estimated final VP (cards scored against the board they will probably have, plus houses,
+colonists, money and goods still to use, minus the cards waiting in the discard pile). It
+plays the card whose turn leaves it best off relative to the opponents (its value minus
+their mean value, ``opponent_weight``), then follows the turn it planned. That is the one
+route of every decision of the strategy: options → afterstates → values → choice
+(:func:`concordia_env.strategy.turn_options`). Where a Prefect produces and which Gavdos
+bonus good it takes are chosen by the same lookahead, inside the turn.
 
-*What a house is worth.* God scoring with the cards it holds: a house in a non-brick city
-counts for every Jupiter card, a new province for every Saturnus card, a new kind of good
-for every Mercurius card (2 VP each), a city of a specialist's good for Minerva; plus what
-the house will produce and what future cards will make of it; minus its price in money
-and goods.
+*The rest of the turn* (:mod:`concordia_env.strategy.planner`): the Architect moves where
+the best set of affordable houses opens up and builds them; the Mercator trades surplus for
+the goods its next houses and colonist need; the Senator and Consul buy the cards that raise
+its evaluation most; the Tribune buys a colonist when that is worth the food and tool; the
+Colonist settles next to the best unbuilt cities or takes the tax; a full storehouse keeps
+the goods it needs, then the dearest.
 
-*Architect.* Moves one colonist at a time to the path that makes the most valuable set of
-houses affordable now (greedily, best house first, within its money and goods; a
-position next to good cities it cannot afford yet is worth a little; shorter moves win
-ties), then builds those houses, best first, and stops.
-
-*Prefect.* Tries every province and the cash bonus: production gives it goods (the ones
-it needs are worth more) and gives the opponents with houses there goods too, so it
-produces where its own houses are and theirs are not, and takes the cash bonus when the
-coins are worth more.
-
-*Mercator.* Plans its trades, at most two kinds: sells surplus and buys the goods its
-next houses (those within reach of its colonists; bricks above all) and a new colonist
-need, as far as money and storehouse space allow, and stops there.
-
-*Senator / Consul.* Buys the cards that raise its evaluation most: gods that score well on
-its board (Jupiter with many non-brick houses, Saturnus with many provinces, ...),
-specialists of goods it produces, useful actions; it pays the "any" good with the good
-it needs least, and buys nothing when nothing is worth its price.
-
-*Tribune.* Worth its turn once the discard pile holds many cards (the hand is nearly
-empty) or the money bonus is large; it buys a colonist when that is worth the food and
-tool.
-
-*Colonist.* Settles when a colonist is worth its food and tool (Mars cards, another
-Architect step), next to the best cities it has not built in yet; otherwise it takes
-the tax.
-
-*Storehouse overflow.* Keeps the goods it needs first, then the most valuable ones.
+*No peeking.* Every plan is made on a determinized copy of the game: the hidden stack
+shuffled within each deck (:mod:`concordia_env.strategy.hidden`) by the agent's own seeded
+generator, so two games that differ only in the hidden order get the same decisions. The
+chosen turn's actions are then matched to the real game (the states it expects before each
+of them), and the agent follows them while the game stays on that path.
 
 Every answer is checked against the legal actions: a rule of thumb that proposes an
 action the engine does not allow is a bug, which raises in strict mode (the tests) and is
-otherwise counted and warned about (:meth:`concordia_env.agents.base.Agent.checked`). Every fact of the
-rules the agent uses (free storehouse slots, trades left, house prices, reach, production)
-comes from ``Game``'s rule queries; the strategy is all that is written here.
+otherwise counted and warned about (:meth:`concordia_env.agents.base.Agent.checked`).
+
+``turn_options(game)`` and ``plan_turn(game, start)`` serve the other agents: tree search
+(:mod:`concordia_env.agents.mcts`) and the learned agent (:mod:`concordia_env.agents.learned`) choose among the same
+options and finish the chosen turn the same way. They plan on the game they are given: the
+callers pass a determinized copy where the hidden stack must not show (``turn_options``),
+while ``plan_turn`` determinizes itself and returns the plan's states on the real game.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import warnings
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from concordia_env import Game
-from concordia_env.engine import actions as A
-from concordia_env.engine.cards import GOOD_PRICE, K_DIPLOMAT, MERCATOR_KINDS, NUM_GOODS
-from concordia_env.engine.state import (
-    PHASE_ARCHITECT_BUILD,
-    PHASE_ARCHITECT_MOVE,
-    PHASE_BONUS_GOOD,
-    PHASE_BUY_CARDS,
-    PHASE_COLONIST,
-    PHASE_COLONIST_SETTLE,
-    PHASE_DIPLOMAT,
-    PHASE_GAME_OVER,
-    PHASE_MERCATOR,
-    PHASE_OVERFLOW,
-    PHASE_PLAY_CARD,
-    PHASE_PREFECT,
-    PHASE_TRIBUNE_COLONIST,
-)
+from concordia_env import Game, strategy
+from concordia_env.engine.state import PHASE_BONUS_GOOD, PHASE_DIPLOMAT, PHASE_PLAY_CARD, PHASE_PREFECT
+from concordia_env.strategy import DEFAULT_WEIGHTS, PlannerSettings, Weights
 
-from ._evaluation import DEFAULT_WEIGHTS, Board, Evaluator, Weights, remaining_fraction
-from .base import Agent
+from .base import Agent, IllegalPlanError, draw_seed
 
-#: a colonist next to a good city it cannot afford yet is worth this share of that city's value
-POSITION_WEIGHT = 0.3
-#: prefer shorter moves among equally good ones (VP per step)
-STEP_COST = 0.05
-#: how many of the best unaffordable cities next to the colonists count for the position
-POSITION_CITIES = 2
-#: a turn plan never has more decisions than this (a safety net for the planning loop)
-MAX_TURN_DECISIONS = 64
-#: bonus for settling next to a place's best unbuilt cities (VP per unit of their value)
-SETTLE_POSITION_WEIGHT = 0.1
-#: decisions taken by playing the rest of the turn out for every option
-_TURN_LOOKAHEAD_PHASES = (PHASE_PLAY_CARD, PHASE_DIPLOMAT, PHASE_PREFECT, PHASE_BONUS_GOOD)
+#: decisions taken by playing the rest of the turn out for every answer
+LOOKAHEAD_PHASES = (PHASE_PLAY_CARD, PHASE_DIPLOMAT, PHASE_PREFECT, PHASE_BONUS_GOOD)
 
 
-@dataclass
+def remaining_fraction(game: Game) -> float:
+    """How much of the game is left (1 at the start, 0 once the end is triggered; see the evaluation)."""
+    return strategy.remaining_fraction(game.state, game.map.tables)
+
+
+def evaluate(game: Game, remaining: float | None = None, params: np.ndarray | None = None) -> np.ndarray:
+    """Every player's estimated final VP in ``game`` (``remaining`` defaults to the game's own)."""
+    return strategy.evaluate(game.state, game.map.tables, params, remaining)
+
+
 class TurnPlan:
-    """The rest of a turn decided on: the actions, and the state expected before each of them."""
+    """The rest of a turn decided on: the actions, and the state expected before each of them.
 
-    states: list[np.ndarray]
-    actions: list[int]
+    ``TurnPlan(states, actions)``; the plans of turn options work their states out only
+    when asked (tree search never asks).
+    """
+
+    __slots__ = ("_start", "_states", "_tables", "actions")
+
+    def __init__(self, states: list[np.ndarray], actions: list[int]) -> None:
+        self._states: list[np.ndarray] | None = list(states)
+        self._start: np.ndarray | None = None
+        self._tables: np.ndarray | None = None
+        self.actions = [int(a) for a in actions]
+
+    @classmethod
+    def from_actions(cls, game: Game, actions: np.ndarray | list[int]) -> TurnPlan:
+        """The plan of legal ``actions`` from ``game`` on; the states are replayed when first asked for."""
+        plan = cls.__new__(cls)
+        plan._states = None
+        plan._start = game.state.copy()
+        plan._tables = game.map.tables
+        plan.actions = [int(a) for a in actions]
+        return plan
+
+    @property
+    def states(self) -> list[np.ndarray]:
+        if self._states is None:
+            rows = strategy.replay(self._start, self._tables, self.actions)
+            if len(rows) != len(self.actions):
+                raise RuntimeError("a planned turn holds an action that is not legal where it comes (a bug)")
+            self._states = list(rows)
+        return self._states
 
     def next_action(self, game: Game) -> int | None:
         """The planned action if ``game`` is one of the expected states, else None."""
@@ -108,6 +108,17 @@ class TurnPlan:
             if np.array_equal(expected, game.state):
                 return action
         return None
+
+
+def follow(game: Game, actions: np.ndarray | list[int]) -> TurnPlan:
+    """A turn planned on a determinized copy of ``game``, as a plan on the real game.
+
+    The rest of a turn never depends on the hidden stack (cards are drawn as it ends), so
+    the actions fit the real game too; the plan's expected states are the real game's. Should
+    an action not be legal there, the plan stops before it and the agent decides afresh.
+    """
+    rows = strategy.replay(game.state, game.map.tables, actions)
+    return TurnPlan(list(rows), [int(a) for a in actions[: len(rows)]])
 
 
 @dataclass
@@ -122,11 +133,13 @@ class TurnOption:
 
 
 class HeuristicAgent(Agent):
-    """The rules of thumb described in the module docstring.
+    """The rules of thumb of :mod:`concordia_env.strategy`; see the module docstring.
 
+    ``weights`` are the evaluation's constants (a :class:`~concordia_env.strategy.Weights`, or
+    a dict of the fields to change, handy on a command line: ``heuristic:weights={'money': 0.5}``;
+    an unknown field, a value that is no number or not finite is refused at once);
     ``opponent_weight`` scales the opponents' mean value in the utility (1: pure relative
-    play); ``weights`` are the evaluation's constants (a :class:`Weights`, or a dict of the
-    fields to change, handy on a command line); ``strict``: see :class:`concordia_env.agents.base.Agent`.
+    play); ``strict``: see :class:`concordia_env.agents.base.Agent`.
     """
 
     name = "heuristic"
@@ -134,19 +147,21 @@ class HeuristicAgent(Agent):
     def __init__(
         self,
         seed: int | None = None,
-        weights: Weights | dict = DEFAULT_WEIGHTS,
+        weights: Weights | dict[str, Any] = DEFAULT_WEIGHTS,
         opponent_weight: float = 1.0,
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
-        self.weights = replace(DEFAULT_WEIGHTS, **weights) if isinstance(weights, dict) else weights
-        self.opponent_weight = opponent_weight
+        self.weights = Weights.of(weights)
+        self.planner = PlannerSettings(opponent_weight=opponent_weight)
+        self.opponent_weight = self.planner.opponent_weight
+        self.params = strategy.params_array(self.weights, self.planner)
+        self._noise = strategy.new_rng(draw_seed(self.rng))
         self._plan: TurnPlan | None = None
-        #: needs and values shared by the evaluations of one decision (see Evaluator)
-        self._cache: dict = {}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
+        self._noise = strategy.new_rng(draw_seed(self.rng))
         self._plan = None
 
     # ------------------------------------------------------------------ entry point
@@ -158,10 +173,9 @@ class HeuristicAgent(Agent):
         if planned is not None:
             return self.checked(game, planned, legal)
         self._plan = None
-        self._cache = {}
         remaining = remaining_fraction(game)
-        if game.phase in _TURN_LOOKAHEAD_PHASES:
-            action, self._plan = self._choose_card(game, remaining)
+        if game.phase in LOOKAHEAD_PHASES:
+            action, self._plan = self._choose_turn(game, remaining)
         else:
             action = self.decide(game, remaining)
         return self.checked(game, action, legal)
@@ -170,281 +184,70 @@ class HeuristicAgent(Agent):
         """The next action of the planned turn, if the game is where the plan expected."""
         return None if self._plan is None else self._plan.next_action(game)
 
+    def _choose_turn(self, game: Game, remaining: float) -> tuple[int, TurnPlan]:
+        """The best option's first action, and its turn as a plan on the real game."""
+        sim = strategy.determinized(game.state, self._noise)
+        options = strategy.turn_options(sim, game.map.tables, self.params, remaining)
+        self._report_illegal(game, options.illegal)
+        best = strategy.best_option(options, game.current_player, self.opponent_weight)
+        plan = follow(game, options.plans[best, : options.lengths[best]])
+        return plan.actions[0], plan
+
     # ------------------------------------------------------------------ decisions
     def decide(self, game: Game, remaining: float) -> int:
-        """One decision other than choosing the card to play (also used inside lookaheads)."""
-        phase = game.phase
-        if phase in (PHASE_ARCHITECT_MOVE, PHASE_ARCHITECT_BUILD):
-            return self._architect(game, remaining)
-        if phase == PHASE_MERCATOR:
-            return self._mercator(game, remaining)
-        if phase == PHASE_OVERFLOW:
-            return self._keep_good(game, remaining)
-        if phase in (PHASE_COLONIST, PHASE_COLONIST_SETTLE):
-            return self._colonist(game, remaining)
-        if phase in _TURN_LOOKAHEAD_PHASES:
-            return self._choose_card(game, remaining)[0]
-        if phase in (PHASE_TRIBUNE_COLONIST, PHASE_BUY_CARDS):
-            return self._best_by_one_step(game, remaining)
-        raise ValueError(f"no decision to take in phase {phase}")
+        """The planner's answer to the pending decision, planned on a determinized copy."""
+        sim = strategy.determinized(game.state, self._noise)
+        action, illegal = strategy.decide(sim, game.map.tables, self.params, remaining)
+        self._report_illegal(game, illegal)
+        return action
 
-    def clear_cache(self) -> None:
-        """Forget remembered evaluations (they are keyed by state, so this only frees memory)."""
-        self._cache = {}
+    def _report_illegal(self, game: Game, count: int) -> None:
+        """The compiled rules of thumb proposed ``count`` illegal actions: raise in strict mode, else warn and count."""
+        if not count:
+            return
+        message = f"{self!r}: the compiled rules of thumb planned {count} illegal action(s) in {game!r}"
+        if self.strict:
+            raise IllegalPlanError(message)
+        self.fallbacks += count
+        warnings.warn(f"{message}; the first legal action was played instead", RuntimeWarning, stacklevel=3)
 
-    def _evaluator(self, game: Game, remaining: float) -> Evaluator:
-        return Evaluator(game, remaining, self.weights, self._cache)
-
-    def utility(self, game: Game, player: int, remaining: float) -> float:
-        return self._evaluator(game, remaining).utility(player, self.opponent_weight)
-
-    # ------------------------------------------------------------------ turn lookahead
-    def _finish_turn(self, sim: Game, turn: int, remaining: float) -> tuple[list[np.ndarray], list[int]]:
-        """Play the rest of turn number ``turn`` (if it is still going on) on ``sim`` with the rules of thumb."""
-        states: list[np.ndarray] = []
-        actions: list[int] = []
-        while sim.phase != PHASE_GAME_OVER and sim.turn_count == turn and len(actions) < MAX_TURN_DECISIONS:
-            legal = sim.legal_actions()
-            a = int(legal[0]) if len(legal) == 1 else self.checked(sim, self.decide(sim, remaining), legal)
-            states.append(sim.state.copy())
-            actions.append(a)
-            sim.step(a)
-        return states, actions
-
-    def _lookahead(self, game: Game, actions: list[int], remaining: float) -> tuple[Game, TurnPlan]:
-        """Take ``actions`` on a copy of the game and finish the turn with the rules of thumb."""
-        sim = game.clone()
-        states = []
-        for a in actions:
-            states.append(sim.state.copy())
-            sim.step(a)
-        more_states, more_actions = self._finish_turn(sim, game.turn_count, remaining)
-        return sim, TurnPlan(states + more_states, list(actions) + more_actions)
-
-    def _choose_card(self, game: Game, remaining: float) -> tuple[int, TurnPlan | None]:
-        """The option whose whole turn, played out with the rules of thumb, ends best (and that turn)."""
-        player = game.current_player
-        best: tuple[float, int, TurnPlan | None] = (-np.inf, -1, None)
-        for a in game.legal_actions():
-            sim, plan = self._lookahead(game, [int(a)], remaining)
-            value = self.utility(sim, player, remaining)
-            if value > best[0]:
-                best = (value, int(a), plan)
-        return best[1], best[2]
-
+    # ------------------------------------------------------------------ for the other agents
     def plan_turn(self, game: Game, start: list[int]) -> TurnPlan:
-        """Take the actions ``start``, then finish the turn by the rules of thumb (the plan, not played)."""
-        return self._lookahead(game, start, remaining_fraction(game))[1]
+        """Take the actions ``start``, then finish the turn by the rules of thumb (the plan, not played).
+
+        Planned on a determinized copy; the plan's expected states are those of ``game``.
+        """
+        sim = strategy.determinized(game.state, self._noise)
+        actions, illegal = strategy.plan_turn(sim, game.map.tables, start, self.params, remaining_fraction(game))
+        self._report_illegal(game, illegal)
+        return follow(game, actions)
 
     def turn_options(self, game: Game) -> list[TurnOption]:
         """Every legal action of the pending decision, each followed to the end of the turn by the rules of thumb.
 
         A played Diplomat gives one option per card it may copy. Tree search uses these as
-        its moves (one per turn) and their evaluations as first estimates.
+        its moves (one per turn) and their evaluations as first estimates. ``game`` is used
+        as it is: pass a determinized copy (``game.with_hidden_stack_shuffled(rng)``) where
+        the hidden stack must not show in the afterstates.
         """
-        remaining = remaining_fraction(game)
-        starts: list[list[int]] = []
-        for a in game.legal_actions():
-            if a == A.A_PLAY + K_DIPLOMAT and game.phase == PHASE_PLAY_CARD:
-                after = game.clone()
-                after.step(int(a))
-                starts.extend([int(a), int(d)] for d in after.legal_actions())
-            else:
-                starts.append([int(a)])
-        options = []
-        for start in starts:
-            sim, plan = self._lookahead(game, start, remaining)
-            values = self._evaluator(sim, remaining).values()
-            options.append(TurnOption(plan, sim, values))
+        return self.as_turn_options(game, self.option_arrays(game))
+
+    def option_arrays(self, game: Game) -> strategy.TurnOptions:
+        """The turn options of ``game`` as the compiled core gives them: arrays, one row per option."""
+        options = strategy.turn_options(game.state, game.map.tables, self.params, remaining_fraction(game))
+        self._report_illegal(game, options.illegal)
         return options
 
-    def _best_by_one_step(self, game: Game, remaining: float) -> int:
-        """The action whose immediate result has the highest utility (cards, colonists)."""
-        player = game.current_player
-        best, best_value = -1, -np.inf
-        for a in game.legal_actions():
-            sim = game.clone()
-            sim.step(int(a))
-            value = self.utility(sim, player, remaining)
-            if value > best_value:
-                best, best_value = int(a), value
-        return best
-
-    # ------------------------------------------------------------------ Architect
-    def _architect(self, game: Game, remaining: float) -> int:
-        """Move one colonist where the best set of affordable houses opens up, else build, else stop."""
-        return self._architect_options(game, remaining)[0][1]
-
-    def _architect_options(self, game: Game, remaining: float) -> list[tuple[float, int]]:
-        """Scored Architect options, best first: staying put (build the best house, or stop) and every move.
-
-        A move is worth the houses it makes affordable (greedily, best first, within money and
-        goods) plus a share of the good cities next to the colonists that are not affordable
-        yet, minus a little per step.
-        """
-        p = game.current_player
-        ev = self._evaluator(game, remaining)
-        board = ev.board
-        locs = game.colonist_locations(p).tolist()
-        adjacent = [board.adjacent_places(loc) for loc in locs]
-        houses = _Houses(ev, p, game.money(p), game.goods(p))
-
-        def value_of(places: set[int]) -> tuple[float, list[int]]:
-            total, chosen = houses.plan(places)
-            rest = sorted((houses.net[c] for c in places if c not in chosen and houses.net[c] > 0), reverse=True)
-            return total + POSITION_WEIGHT * sum(rest[:POSITION_CITIES]), chosen
-
-        legal = game.legal_actions()
-        value_here, builds = value_of(set().union(*adjacent))
-        stay = next((A.A_BUILD + c for c in builds if A.A_BUILD + c in legal), A.A_DONE)
-        options = [(value_here, stay)]
-        if game.phase == PHASE_ARCHITECT_MOVE:
-            for a in legal[(legal >= A.A_MOVE) & (legal < A.A_BUILD)]:
-                slot, path = divmod(int(a) - A.A_MOVE, A.MAX_PATHS)
-                places = set(board.path_ends[path].tolist())
-                for other, adj in enumerate(adjacent):
-                    if other != slot:
-                        places.update(adj)
-                value = value_of(places)[0] - STEP_COST * board.distance(locs[slot], path)
-                options.append((value - 1e-9, int(a)))  # staying wins ties
-        return sorted(options, key=lambda t: -t[0])
-
-    # ------------------------------------------------------------------ Mercator
-    def _mercator(self, game: Game, remaining: float) -> int:
-        """The first trade of the best plan of at most two kinds (sell surplus, buy what is needed), or stop."""
-        p = game.current_player
-        ev = self._evaluator(game, remaining)
-        traded = game.traded_goods()
-        open_goods = [g for g in range(NUM_GOODS) if g not in traded]
-        goods = game.goods(p).astype(np.int64)
-        plan = _plan_trades(ev, p, game.money(p), goods, game.free_slots(p), open_goods, game.trades_left)
-        legal = game.legal_actions()
-        for good, delta in sorted(plan, key=lambda t: t[1]):  # sales first: they pay for the purchases
-            a = A.sell(good, -delta) if delta < 0 else A.buy(good, delta)
-            if a in legal:
-                return a
-        return A.A_DONE
-
-    # ------------------------------------------------------------------ storehouse overflow
-    def _keep_good(self, game: Game, remaining: float) -> int:
-        """Keep the good that adds most to the storehouse's need-based value."""
-        p = game.current_player
-        ev = self._evaluator(game, remaining)
-        goods = game.goods(p).astype(np.int64)
-        base = ev.need_value(p, goods)
-        best, best_gain = -1, -np.inf
-        for a in game.legal_actions():
-            g = int(a) - A.A_GOOD
-            goods[g] += 1
-            gain = ev.need_value(p, goods) - base + GOOD_PRICE[g] * 1e-3  # then the most valuable
-            goods[g] -= 1
-            if gain > best_gain:
-                best, best_gain = int(a), gain
-        return best
-
-    # ------------------------------------------------------------------ Colonist
-    def _colonist(self, game: Game, remaining: float) -> int:
-        """Settle or tax by lookahead; a settled colonist goes next to the best unbuilt cities."""
-        return self._colonist_options(game, remaining)[0][1]
-
-    def _colonist_options(self, game: Game, remaining: float) -> list[tuple[float, int]]:
-        p = game.current_player
-        ev = self._evaluator(game, remaining)
-        net = np.where(np.isfinite(ev.house_net_values(p)), ev.house_gains(p), 0.0)
-        options = []
-        for a in game.legal_actions():
-            sim = game.clone()
-            sim.step(int(a))
-            value = self.utility(sim, p, remaining)
-            if A.A_SETTLE <= a < A.A_TAX:
-                kind, place = divmod(int(a) - A.A_SETTLE, A.MAX_CITIES)
-                value += SETTLE_POSITION_WEIGHT * _place_potential(ev.board, place, kind, net)
-            options.append((value, int(a)))
-        return sorted(options, key=lambda t: -t[0])
+    @staticmethod
+    def as_turn_options(game: Game, options: strategy.TurnOptions) -> list[TurnOption]:
+        """The rows of :meth:`option_arrays` as :class:`TurnOption` objects (afterstates as games)."""
+        out = []
+        for k in range(len(options.first)):
+            after = game.clone()
+            after.state[:] = options.afterstates[k]
+            plan = TurnPlan.from_actions(game, options.plans[k, : options.lengths[k]])
+            out.append(TurnOption(plan, after, options.values[k].copy()))
+        return out
 
 
-# --------------------------------------------------------------------------- helpers
-class _Houses:
-    """The houses a player could build, as plain Python lists (planning tries many sets of places)."""
-
-    def __init__(self, ev: Evaluator, player: int, money: int, goods: np.ndarray) -> None:
-        net = ev.house_net_values(player)
-        self.net = np.where(np.isfinite(net), net, -1.0).tolist()
-        price, cost = ev.house_costs(player)
-        self.price = price.tolist()
-        self.cost = [tuple(row) for row in cost.tolist()]
-        self.money = money
-        self.goods = goods.tolist()
-
-    def plan(self, places: set[int]) -> tuple[float, list[int]]:
-        """Greedy: the best-valued affordable houses among ``places`` (value, cities in build order)."""
-        money, goods = self.money, list(self.goods)
-        total, chosen = 0.0, []
-        for c in sorted(places, key=lambda c: -self.net[c]):
-            if not self.net[c] > 0:
-                break
-            cost = self.cost[c]
-            if self.price[c] <= money and all(h >= k for h, k in zip(goods, cost, strict=True)):
-                money -= self.price[c]
-                goods = [h - k for h, k in zip(goods, cost, strict=True)]
-                total += self.net[c]
-                chosen.append(c)
-        return total, chosen
-
-
-def _place_potential(board: Board, place: int, kind: int, value: np.ndarray) -> float:
-    """Value of the best unbuilt cities one path away from ``place`` by paths of this kind."""
-    paths = board.place_paths[place]
-    paths = paths[board.path_kind[paths] == kind]
-    near = {int(c) for c in board.path_ends[paths].ravel()} - {place}
-    best = sorted((value[c] for c in near if value[c] > 0), reverse=True)
-    return float(sum(best[:POSITION_CITIES]))
-
-
-def _plan_trades(
-    ev: Evaluator, player: int, money: int, goods: np.ndarray, free: int, open_goods: list[int], kinds: int
-) -> list[tuple[int, int]]:
-    """The best Mercator trades as (good, +bought / -sold), at most ``kinds`` goods.
-
-    Trades at the fixed price keep the player's wealth, so what a trade gains is the need
-    premium of :class:`Evaluator`: the plan turns money and surplus into the goods the
-    next houses (bricks first) and colonist need, and stops there. Every pair of goods and quantities is
-    scored at once with numpy (at most 25 x 25 per pair of goods).
-    """
-    if kinds <= 0 or not open_goods:
-        return []
-    deltas, gains, moneys = {}, {}, {}
-    for g in open_goods:
-        d = np.arange(-min(int(goods[g]), A.MAX_TRADE), A.MAX_TRADE + 1)
-        values = ev.good_need_values(player, g, goods[g] + d)
-        deltas[g] = d
-        gains[g] = values - values[d == 0][0]
-        moneys[g] = -d * int(GOOD_PRICE[g])
-
-    def score(gain: np.ndarray, dmoney: np.ndarray, dslots: np.ndarray) -> np.ndarray:
-        # a tiny preference for fewer units moved breaks ties towards keeping things as they are
-        value = gain - 1e-3 * np.abs(dslots)
-        return np.where((money + dmoney >= 0) & (dslots <= free), value, -np.inf)
-
-    best_gain, best_plan = 1e-6, []
-    for g in open_goods:
-        values = score(gains[g], moneys[g], deltas[g])
-        i = int(np.argmax(values))
-        if values[i] > best_gain:
-            best_gain, best_plan = float(values[i]), [(g, int(deltas[g][i]))]
-    if kinds >= MERCATOR_KINDS:
-        for i1, g1 in enumerate(open_goods):
-            for g2 in open_goods[i1 + 1 :]:
-                values = score(
-                    gains[g1][:, None] + gains[g2][None, :],
-                    moneys[g1][:, None] + moneys[g2][None, :],
-                    deltas[g1][:, None] + deltas[g2][None, :],
-                )
-                i, j = np.unravel_index(int(np.argmax(values)), values.shape)
-                if values[i, j] > best_gain:
-                    plan = [(g1, int(deltas[g1][i])), (g2, int(deltas[g2][j]))]
-                    best_gain, best_plan = float(values[i, j]), [t for t in plan if t[1] != 0]
-    return best_plan
-
-
-__all__ = ["HeuristicAgent"]
+__all__ = ["HeuristicAgent", "TurnOption", "TurnPlan", "evaluate", "follow", "remaining_fraction"]

@@ -1,17 +1,18 @@
 """``learned``: a trained afterstate model choosing among whole turns.
 
-``agents.make("learned")`` plays at once with the models shipped in the package, one per
-player count they were trained for (``concordia_env/agents/models/``: 2-player Italia, made by
-``concordia train afterstate --config afterstate_long``; 4-player
-Imperium, by ``afterstate_imperium4.yaml``; see ``docs/training.md``). A game uses the
+``concordia_env.agents.make("learned")`` plays at once with the models shipped in the package, one per
+player count they were trained for (``agents/models/``: 2-player Italia, made by
+``python -m concordia_env.training.afterstate --config training/configs/afterstate_long.yaml``; 4-player
+Imperium, by ``afterstate_imperium4.yaml``; see ``docs/concordia_env.training.md``). A game uses the
 shipped model of its player count, or of the nearest one. ``path=`` loads one model for every
 game (``learned:runs/afterstate-…/model.npz`` on a command line).
 
 At each decision that is not already planned, the agent asks the heuristic's documented
 generator for the turn options of the pending decision on a determinized copy of the game
 (:func:`concordia_env.agents.afterstate.candidates`), scores every option's afterstate with the model and
-plays the best one: its first action now, the rest of that turn as planned on the real game
-by the same rules of thumb. When the game leaves the plan (another player keeps other goods
+plays the best one: its first action now, the rest of that turn as that option planned it
+(the rest of a turn never depends on the hidden stack, so the plan fits the real game,
+:func:`concordia_env.agents.heuristic.follow`). When the game leaves the plan (another player keeps other goods
 after an overflow, a card that comes up differs from the determinized draw), it decides
 again from where the game is.
 
@@ -38,11 +39,10 @@ import numpy as np
 from concordia_env import Game
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 
-from ._evaluation import remaining_fraction
-from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, afterstate_features, candidates
-from .base import Agent
-from .heuristic import HeuristicAgent, TurnOption, TurnPlan
-from .mcts import MCTSAgent, first_actions
+from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, batch_features, candidates
+from .base import Agent, draw_seed
+from .heuristic import HeuristicAgent, TurnOption, TurnPlan, follow, remaining_fraction
+from .mcts import MCTSAgent
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
 #: the models shipped in the package, by the player count they were trained for
@@ -58,7 +58,7 @@ def shipped_model_path(num_players: int = 2) -> Path:
     folder = resources.files("concordia_env.agents") / "models"
     present = [n for n, name in SHIPPED_MODELS.items() if (folder / name).is_file()]
     if not present:
-        raise FileNotFoundError(f"no shipped afterstate model in {folder} (see docs/training.md)")
+        raise FileNotFoundError(f"no shipped afterstate model in {folder} (see docs/concordia_env.training.md)")
     best = min(present, key=lambda n: (abs(n - num_players), n))
     return Path(str(folder / SHIPPED_MODELS[best]))
 
@@ -117,7 +117,7 @@ class LearnedAgent(Agent):
                 time_per_move=time_per_move,
                 strict=self.strict,
             )
-        self._rules = HeuristicAgent(strict=self.strict)
+        self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
         self._plan: TurnPlan | None = None
         #: (player, candidates, index played) for every decision taken, when recording
         self.trace: list[tuple[int, Candidates, int]] = []
@@ -137,6 +137,7 @@ class LearnedAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
+        self._rules.reset(draw_seed(self.rng))
         self._plan = None
         self.trace = []
         if self._search is not None:
@@ -156,8 +157,8 @@ class LearnedAgent(Agent):
         choice = self._choose(scores)
         if self.record:
             self.trace.append((game.current_player, cands, choice))
-        # the options were played on a shuffled stack: plan the chosen turn's rest on the real game
-        self._plan = self._rules.plan_turn(game, list(first_actions(cands.options[choice].plan)))
+        # the options were played on a shuffled stack: follow the chosen turn on the real game
+        self._plan = follow(game, cands.options[choice].plan.actions)
         return self.checked(game, self._plan.actions[0], legal)
 
     def _choose(self, scores: np.ndarray) -> int:
@@ -190,7 +191,9 @@ class ModelGuidedSearch(MCTSAgent):
         values = super().option_values(game, options)
         mover = game.current_player
         remaining = remaining_fraction(game)
-        features = np.stack([afterstate_features(o.game, o.values, mover, remaining) for o in options])
+        states = np.stack([o.game.state for o in options])
+        values_now = np.stack([o.values for o in options])
+        features = batch_features(states, game.map.tables, values_now, mover, remaining)
         margins = self.model_for(game).predict(features) * MARGIN_SCALE
         for value, option, margin in zip(values, options, margins, strict=True):
             if option.game.is_over():

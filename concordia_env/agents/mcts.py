@@ -11,8 +11,9 @@ of near-identical branches, so the moves of this tree are whole *turns*:
   actions applied with ``clone()`` + ``step()``; the child is the position after it
   (normally the next player's turn).
 * **Expansion.** Expanding a node evaluates all its moves at once with the position
-  evaluation of :mod:`concordia_env.agents._evaluation` (estimated final VP of every player); each new
-  child starts with that estimate, worth one visit.
+  evaluation of :mod:`concordia_env.strategy.evaluation` (estimated final VP of every
+  player; the compiled turn options come with it); each new child starts with that
+  estimate, worth one visit.
 * **Multi-player values (max-n).** Nodes keep the summed value of every player, and the
   player to move at a node picks by UCB1 on their own value. A player's value is their
   margin over the best opponent squashed into 0..1,
@@ -23,9 +24,10 @@ of near-identical branches, so the moves of this tree are whole *turns*:
   it follows every player's best move (expanding those nodes) round to them.
 * **Rollouts.** The position reached is scored by its estimate (``rollout="none"``) or by
   a rollout of ``rollout_rounds`` rounds (every player plays that many turns; ``None``:
-  to the end of the game): ``"heuristic"`` plays the compiled greedy policy of
-  :mod:`concordia_env.agents._fast_rollout` (a fast, noisy version of the rules of thumb),
-  ``"random"`` uniformly random legal actions. Where a rollout stops, ``evaluation``
+  to the end of the game): ``"heuristic"`` plays the rollout policy of
+  :mod:`concordia_env.strategy.rollout` (the heuristic's own planner with noise on the
+  card choice and cheaper play-outs, ``ROLLOUT_SETTINGS``), ``"random"`` uniformly random
+  legal actions. Where a rollout stops, ``evaluation``
   scores the position: ``"heuristic"`` (the evaluation above) or ``"score"`` (VP if the
   game ended now plus a tenth of the wealth, compiled); a finished game counts its final
   scores (the tie-break winner ahead).
@@ -41,7 +43,8 @@ of near-identical branches, so the moves of this tree are whole *turns*:
   expected path (e.g. another player keeps other goods after an overflow).
 
 It scales from a couple of simulations (tests) to thousands; everything random comes from
-the agent's seeded generator (the compiled rollouts are seeded from it).
+the agent's seeded generator (the compiled rollouts draw from a generator state seeded from
+it at every search).
 """
 
 from __future__ import annotations
@@ -51,26 +54,26 @@ import time
 
 import numpy as np
 
-from concordia_env import Game
+from concordia_env import Game, strategy
 from concordia_env.engine import actions as A
 from concordia_env.engine.rules.setup import shuffle_hidden_stack
+from concordia_env.strategy import RolloutSettings
 
-from . import _fast_rollout as fast
-from ._evaluation import Evaluator
-from .base import Agent
-from .heuristic import HeuristicAgent, TurnOption, TurnPlan
+from .base import Agent, draw_seed
+from .heuristic import HeuristicAgent, TurnOption, TurnPlan, evaluate
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, choice_option, float_option, int_option
 
 ROLLOUTS = ("none", "heuristic", "random")
 EVALUATIONS = ("heuristic", "score")
-#: noise of the compiled greedy rollout policy: share of random sub-decisions, card-choice temperature
-ROLLOUT_EPSILON = 0.05
-ROLLOUT_TEMPERATURE = 0.5
+#: the rollout policy: the heuristic's planner, Gumbel noise of this many VP on the card
+#: choice, and no nested lookahead inside a card's turn (cheaper)
+ROLLOUT_SETTINGS = RolloutSettings(epsilon=0.0, temperature=0.5, nested_lookahead=False)
+ROLLOUT_PARAMS = strategy.params_array(rollout=ROLLOUT_SETTINGS)
 #: turns played by a rollout with rollout_rounds=None (far more than any game lasts)
 UNLIMITED_TURNS = 1_000_000
 #: the first estimate of a child counts as this many visits
 PRIOR_VISITS = 1
-#: limits of the options (concordia_env.agents.options has the budget limits): far beyond any useful value, so
+#: limits of the options (agents.options has the budget limits): far beyond any useful value, so
 #: that a typo cannot build an agent whose every move takes hours or whose values mean nothing
 MAX_EXPLORATION = 100.0
 MAX_ROLLOUT_ROUNDS = 1_000
@@ -150,7 +153,8 @@ class MCTSAgent(Agent):
         self.evaluation = evaluation
         self.value_scale = value_scale
         self.determinizations = determinizations
-        self._rules = HeuristicAgent(strict=self.strict)
+        self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
+        self._noise = strategy.new_rng(0)
         self._plan: TurnPlan | None = None
         #: simulations run for the last search (diagnostics and tests)
         self.last_simulations = 0
@@ -164,6 +168,7 @@ class MCTSAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
+        self._rules.reset(draw_seed(self.rng))
         self._plan = None
 
     # ------------------------------------------------------------------ entry point
@@ -179,8 +184,7 @@ class MCTSAgent(Agent):
 
     def _search(self, game: Game) -> TurnPlan:
         """Run the trees; return the best root move as the plan of its actions on the real game."""
-        fast.seed(int(self.rng.integers(2**31 - 1)))
-        self._rules.clear_cache()
+        self._noise = strategy.new_rng(draw_seed(self.rng))
         deadline = None if self.time_per_move is None else time.perf_counter() + self.time_per_move
         per_tree = max(1, self.simulations // self.determinizations)
         visits: dict[tuple[int, ...], int] = {}
@@ -260,9 +264,9 @@ class MCTSAgent(Agent):
         sim = node.game.clone()
         turns = UNLIMITED_TURNS if self.rollout_rounds is None else self.rollout_rounds * sim.num_players
         if self.rollout == "random":
-            fast.random_rollout(sim.state, sim.map.tables, turns)
+            strategy.random_rollout(sim.state, sim.map.tables, turns, self._noise)
         else:
-            fast.rollout(sim.state, sim.map.tables, turns, ROLLOUT_EPSILON, ROLLOUT_TEMPERATURE)
+            strategy.rollout_turns(sim.state, sim.map.tables, ROLLOUT_PARAMS, turns, self._noise)
         return self._game_value(sim)
 
     def _game_value(self, game: Game) -> np.ndarray:
@@ -270,16 +274,17 @@ class MCTSAgent(Agent):
             points = game.final_scores().astype(float)
             points[game.winner()] += 0.5  # ties go to the tie-break winner (docs/rules.md §7)
         elif self.evaluation == "heuristic":
-            points = Evaluator(game).values()
+            points = evaluate(game)
         else:
-            points = np.zeros(game.num_players)
-            fast.score_estimate(game.state, game.map.tables, points)
+            points = strategy.score_estimate(game.state, game.map.tables)
         return self._squash(points)
 
     def _squash(self, points: np.ndarray) -> np.ndarray:
         """Each player's margin over the best opponent, mapped into 0..1."""
-        n = len(points)
-        best_other = np.array([np.max(np.delete(points, p)) for p in range(n)])
+        points = np.asarray(points, dtype=np.float64)
+        top = int(np.argmax(points))
+        best_other = np.full(len(points), points[top])  # everyone's best opponent is the leader...
+        best_other[top] = np.max(np.delete(points, top))  # ...but the leader's is the runner-up
         return 0.5 + 0.5 * np.tanh((points - best_other) / self.value_scale)
 
 

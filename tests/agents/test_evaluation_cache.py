@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference.evaluation import DEFAULT_WEIGHTS, Evaluator, Weights, remaining_fraction
 
 from concordia_env import Game
-from concordia_env.agents._evaluation import DEFAULT_WEIGHTS, Evaluator, Weights, remaining_fraction
 
 GAMES = [("italia", 2, 3), ("imperium", 4, 1), ("aegyptus", 3, 2), ("creta", 2, 5)]
 

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from numba.core.dispatcher import Dispatcher
 
 import concordia_env
-from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame
+from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame, strategy
 from concordia_env.engine.position import from_json
-from concordia_env.engine.state import PHASE_PLAY_CARD
+from concordia_env.engine.state import PHASE_PLAY_CARD, STATE_SIZE
 from concordia_env.envs.gym_env import SingleAgentEnv
 from concordia_env.envs.pettingzoo_env import raw_env
 from tests.fuzz import campaigns as fuzz
@@ -131,3 +131,46 @@ def test_signature_counts_stay_fixed_over_a_fuzz_run() -> None:
     added = {name: sigs for name, sigs in added.items() if sigs}
     assert not added, f"odd inputs compiled new versions at run time: {added}"
     assert sum(map(len, after.values())) == sum(map(len, before.values()))
+
+
+def strategy_calls(state, tables, params, remaining, rng) -> None:
+    """Every entry point of the strategy core once, with the given inputs."""
+    strategy.remaining_fraction(state, tables)
+    strategy.evaluate(state, tables, params, remaining)
+    strategy.decide(state, tables, params, remaining)
+    options = strategy.turn_options(state, tables, params, remaining)
+    strategy.best_option(options, 0)
+    strategy.utility(options.values[0], 0)
+    start = [int(options.first[0, 0])]
+    strategy.plan_turn(state, tables, start, params, remaining)
+    strategy.replay(state, tables, options.plans[0, : options.lengths[0]])
+    strategy.determinized(state, rng)
+    strategy.score_estimate(state, tables)
+    own = np.array(state, dtype=np.int32)
+    strategy.rollout_turns(own, np.asarray(tables), np.asarray(params, dtype=np.float64), 2, rng)
+    strategy.random_rollout(np.array(state, dtype=np.int32), np.asarray(tables), 2, rng)
+
+
+def test_the_strategy_core_compiles_once() -> None:
+    """The strategy's entry points normalise their inputs: odd array types and numbers compile nothing new."""
+    game = Game.new("italia", 3, seed=2)
+    rng = strategy.new_rng(0)
+    for _ in range(3):
+        game.step(int(game.legal_actions()[0]))
+    strategy_calls(game.state, game.map.tables, strategy.DEFAULT_PARAMS, 0.5, rng)  # ordinary use first
+    concordia_env.agents.make("mcts", simulations=2, seed=0).act(game)
+    before = signatures()
+    wide = np.zeros((2, STATE_SIZE), dtype=np.int64)
+    wide[0] = game.state
+    odd_inputs = [
+        (game.state.astype(np.int64), game.map.tables.astype(np.int64), strategy.DEFAULT_PARAMS.astype(np.float32), 1),
+        (wide[0], game.map.tables.tolist(), list(strategy.DEFAULT_PARAMS), np.float32(0.25)),
+        (game.state.tolist(), game.map.tables[::1], strategy.DEFAULT_PARAMS, np.int64(0)),
+        (np.asfortranarray(game.state), game.map.tables, None, None),
+    ]
+    for state, tables, params, remaining in odd_inputs:
+        strategy_calls(state, tables, params if params is not None else strategy.DEFAULT_PARAMS, remaining, rng)
+    after = signatures()
+    added = {name: sorted(set(after[name]) - set(before.get(name, []))) for name in after}
+    added = {name: sigs for name, sigs in added.items() if sigs}
+    assert not added, f"odd inputs compiled new versions of the strategy at run time: {added}"

@@ -241,7 +241,7 @@ def finish(game: Game) -> None:
 
 
 def test_the_module_documents_its_threat_model():
-    import concordia_env.tools.web  # FIXME-RECUT binds agents
+    import concordia_env.tools.web
 
     doc = concordia_env.tools.web.__doc__
     for words in ("Threat model", "127.0.0.1", "Origin", "Host", "application/json", "no file paths"):

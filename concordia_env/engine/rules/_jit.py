@@ -8,13 +8,15 @@ is how to step through them in a debugger or measure coverage.
 
 Why a cache stamp of our own: numba decides whether a cached function is still valid from
 the modification time of *the file that defines it* only. A compiled function inlines the
-functions it calls, so after an edit of ``rules/scoring.py`` the cached ``engine.step`` in
+functions it calls, so after an edit of ``engine/rules/scoring.py`` the cached ``engine.step`` in
 the unchanged ``rules/engine.py`` would silently keep the old scoring (seen during
 development; ``git pull`` into an editable install does the same). Functions compiled
-here are therefore stamped with a digest of what they depend on: their own file and every
-file of the package it imports, transitively (its *import closure*, read from the import
-statements). An edit there recompiles them once; an edit elsewhere (a docstring in
-``views/render/``, an agent, a tool) recompiles nothing.
+here are therefore stamped with a digest of what their code depends on: the defining file,
+every project module it imports, directly or through others (followed through the import
+statements of the source, as far as the files lie in the checkout), and the package's data
+files (card and map tables are compiled in as constants). An edit of ``engine/rules/scoring.py``
+recompiles every function that reaches it; an edit of a renderer, an environment or a
+docstring elsewhere recompiles nothing.
 """
 
 from __future__ import annotations
@@ -28,88 +30,80 @@ import numba
 
 #: attribute set on the Python functions compiled here, so our cache locators pick only them
 _MARK = "__concordia_compiled__"
-#: the folder that holds the package ``concordia_env``
-_ROOT = Path(__file__).resolve().parents[3]
-_PACKAGE = "concordia_env"
+_PACKAGE_DIR = Path(__file__).resolve().parents[2]
+#: the card and map tables: compiled into the rules as constants
+_DATA_DIR = _PACKAGE_DIR / "engine" / "data"
 
 
-def source_digest(files: list[Path] | tuple[Path, ...]) -> str:
-    """SHA-256 over ``files`` (their paths relative to the package's folder, and their contents)."""
-    digest = hashlib.sha256()
-    for path in sorted(files):
-        digest.update(_relative(path).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def _relative(path: Path) -> str:
-    try:
-        return path.relative_to(_ROOT).as_posix()
-    except ValueError:  # a file outside the package (its own name is enough)
-        return path.name
-
-
-def _module_file(name: str) -> Path | None:
-    """The source file of a module of the package (a ``.py`` file or a package's ``__init__``), if any."""
-    if name != _PACKAGE and not name.startswith(_PACKAGE + "."):
-        return None
-    base = _ROOT.joinpath(*name.split("."))
+def _module_file(root: Path, name: str) -> Path | None:
+    """The source of the dotted module ``name`` under ``root`` (a module or a package's ``__init__``)."""
+    base = root.joinpath(*name.split("."))
     for candidate in (base.with_suffix(".py"), base / "__init__.py"):
         if candidate.is_file():
             return candidate
     return None
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(_ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def imported_files(py_file: Path, root: Path) -> set[Path]:
+    """The project files ``py_file`` imports (every import statement, relative ones resolved).
 
-
-@functools.cache
-def imported_files(py_file: Path) -> frozenset[Path]:
-    """The package's files that ``py_file`` imports directly (a ``from p import m`` of a submodule counts)."""
-    tree = ast.parse(py_file.read_text(encoding="utf-8"))
-    try:
-        here = _module_name(py_file)
-        package = here if py_file.name == "__init__.py" else here.rpartition(".")[0]
-    except ValueError:  # outside the package: only absolute imports of it count
-        package = ""
-    found: set[Path] = set()
+    ``from package import name`` counts the submodule ``package/name.py`` when there is one,
+    else the package's ``__init__``; modules outside ``root`` (numpy, numba) are left out.
+    """
+    tree = ast.parse(py_file.read_text())
+    package = py_file.relative_to(root).with_suffix("").parts[:-1]
+    names: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
+            names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                if not package:
-                    continue
-                parent = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1])
-                source = f"{parent}.{node.module}" if node.module else parent
-            else:
-                source = node.module or ""
-            modules = [source, *(f"{source}.{alias.name}" for alias in node.names)]
-        else:
-            continue
-        found.update(f for f in map(_module_file, modules) if f is not None)
-    return frozenset(found)
+            base = list(package[: len(package) - node.level + 1]) if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names.extend(f"{module}.{alias.name}" if module else alias.name for alias in node.names)
+            names.append(module)
+    found = set()
+    for name in names:
+        path = _module_file(root, name) if name else None
+        if path is not None:
+            found.add(path)
+    return found
 
 
-@functools.cache
-def dependency_files(py_file: str) -> tuple[Path, ...]:
-    """``py_file`` and every file of the package it imports, transitively (sorted)."""
-    start = Path(py_file).resolve()
-    seen, todo = {start}, [start]
+def dependency_files(py_file: Path, root: Path) -> list[Path]:
+    """``py_file`` and every project file it reaches through imports, sorted."""
+    seen = {py_file}
+    todo = [py_file]
     while todo:
-        for dep in imported_files(todo.pop()):
-            if dep not in seen:
-                seen.add(dep)
-                todo.append(dep)
-    return tuple(sorted(seen))
+        for path in imported_files(todo.pop(), root):
+            if path not in seen:
+                seen.add(path)
+                todo.append(path)
+    return sorted(seen)
+
+
+def dependency_digest(py_file: str | Path, root: Path | None = None, data_dir: Path = _DATA_DIR) -> str:
+    """SHA-256 over the sources ``py_file`` depends on (``dependency_files``) and the package data.
+
+    ``root`` is the folder imports are resolved from (the checkout: the parent of the package).
+    """
+    path = Path(py_file).resolve()
+    root = _PACKAGE_DIR.parent if root is None else root.resolve()
+    if not path.is_relative_to(root):
+        root = path.parent
+    digest = hashlib.sha256()
+    for dep in dependency_files(path, root):
+        digest.update(dep.relative_to(root).as_posix().encode())
+        digest.update(dep.read_bytes())
+    for data in sorted(data_dir.rglob("*.json")):
+        digest.update(data.relative_to(data_dir).as_posix().encode())
+        digest.update(data.read_bytes())
+    return digest.hexdigest()
 
 
 @functools.cache
 def source_stamp(py_file: str) -> tuple[str, str]:
-    """The digest of the defining file's import closure, plus that file's own digest."""
-    return source_digest(dependency_files(py_file)), hashlib.sha256(Path(py_file).read_bytes()).hexdigest()
+    """The digest of what the file's compiled code depends on, plus the file's own digest."""
+    return dependency_digest(py_file), hashlib.sha256(Path(py_file).read_bytes()).hexdigest()
 
 
 class _PackageStampMixin:

@@ -169,8 +169,14 @@ def can_afford_house(s, p, city, city_good):
 
 @njit
 def is_buildable_place(m, city):
-    """A city with a token: not the capital and not a special square."""
-    return city != m[M_CAPITAL] and m[M_CITY_SPECIAL + city] == 0 and m[M_CITY_PROVINCE + city] >= 0
+    """A city with a token: not the capital and not a special square.
+
+    Written with ``if``s: numba compiles a chain of ``and`` into a call some fifty times
+    slower, and the planners ask this for every place many times per decision.
+    """
+    if city == m[M_CAPITAL] or m[M_CITY_SPECIAL + city] != 0:
+        return False
+    return m[M_CITY_PROVINCE + city] >= 0
 
 
 @njit

@@ -169,8 +169,11 @@ def reachable_paths(m, loc, kind, steps, out):
     Architect's legal moves ask it); the colonist's own path counts (0 steps). Nothing is
     marked for a colonist that may not move (storehouse, special square).
     """
-    for path in range(m[M_NUM_PATHS]):
-        out[path] = is_movable(m, loc) and m[M_PATH_KIND + path] == kind and path_distance(m, loc, path) <= steps
+    movable = is_movable(m, loc)
+    for path in range(m[M_NUM_PATHS]):  # no ``and`` chain: see ``common.is_buildable_place``
+        out[path] = False
+        if movable and m[M_PATH_KIND + path] == kind:
+            out[path] = path_distance(m, loc, path) <= steps
 
 
 @njit

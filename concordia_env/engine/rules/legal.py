@@ -173,7 +173,9 @@ def is_movable(m, loc):
     """On the board and not on a special square (a colonist there never moves again)."""
     if loc == LOC_STOREHOUSE:
         return False
-    return not (loc < MAX_CITIES and m[M_CITY_SPECIAL + loc] == 1)
+    if loc < MAX_CITIES:  # ``if``s, not an ``and`` chain: see ``common.is_buildable_place``
+        return m[M_CITY_SPECIAL + loc] != 1
+    return True
 
 
 @njit

@@ -1,0 +1,675 @@
+"""The turn planner: rules of thumb a decent human player would recognise, compiled.
+
+Every decision of a turn is taken here, on the state array, for whoever must decide
+(``s[CURRENT_PLAYER]``), with the evaluation of :mod:`.evaluation` and the ``remaining`` of
+the decision that started the plan. :func:`decide` dispatches by the pending decision:
+
+*Which card, whom to copy, where to produce, which bonus good.* These are taken by
+**whole-turn lookahead**: every legal answer is played out to the end of the turn on a copy
+(:func:`play_out`, with the rules of thumb below for the turn's other decisions) and scored
+by the utility of the position reached: the decider's estimated final VP minus the
+opponents' mean (``opponent_weight``). The best answer wins; ties go to the lower action.
+Inside a lookahead, such a decision is again taken by lookahead (a Diplomat that copies a
+Prefect tries every province), and the best answer's play-out is the plan. The rollout
+policy may switch these nested lookaheads off (``RolloutSettings.nested_lookahead``): the
+nested decision is then taken by the position right after it, as a card purchase is.
+
+*What a house is worth.* :func:`.evaluation.house_net_values`: god scoring with the cards
+held, production and what future cards will make of it, minus its price in money and goods.
+
+*Architect* (:func:`architect`). Moves one colonist at a time to the path that makes the
+most valuable set of houses affordable now (greedily, best house first, within its money
+and goods; a position next to good cities it cannot afford yet is worth a little; shorter
+moves win ties), then builds those houses, best first, and stops.
+
+*Mercator* (:func:`mercator`). Plans its trades, at most two kinds: sells surplus and buys
+the goods its next houses (those within reach of its colonists; bricks above all) and a new
+colonist need, as far as money and storehouse space allow, and stops there.
+
+*Senator / Consul, Tribune's colonist* (:func:`best_by_one_step`). Each purchase is tried
+and the position right after it evaluated: gods that score well on its board, specialists of
+goods it produces, useful actions; the "any" good paid with the good it needs least;
+nothing when nothing is worth its price.
+
+*Colonist* (:func:`colonist`). Settles when a colonist is worth its food and tool (Mars
+cards, another Architect step), next to the best cities it has not built in yet; otherwise
+it takes the tax.
+
+*Storehouse overflow* (:func:`keep_good`). Keeps the goods it needs first, then the most
+valuable ones.
+
+Every answer is a legal action of the pending decision; a rule of thumb that proposed
+another would be a bug: the planner then plays the first legal action and counts the event
+in ``status[STATUS_ILLEGAL]``, which the Python agents turn into an error in strict mode.
+Every fact of the rules comes from the compiled rule queries of
+:mod:`concordia_env.engine.rules.facts`; the strategy is all that is written here. This is a faithful
+port of the Python heuristic the project used before (the readable reference in
+``tests/reference/heuristic.py``; the tests check that both decide alike). Ties between equal
+houses are broken by the lower place id (the Python version broke them by the iteration
+order of a set).
+
+Like the engine's rules, the code compares with ``==`` chains where Python would test tuple
+membership (numba).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from concordia_env.engine.actions import (
+    A_BUILD,
+    A_BUY,
+    A_DONE,
+    A_GOOD,
+    A_MOVE,
+    A_SELL,
+    A_SETTLE,
+    A_TAX,
+    MAX_TRADE,
+    NUM_ACTIONS,
+)
+from concordia_env.engine.cards import GOOD_PRICE, MERCATOR_KINDS, NUM_GOODS
+from concordia_env.engine.maps import (
+    M_NUM_CITIES,
+    M_NUM_PATHS,
+    M_PATH_END_A,
+    M_PATH_END_B,
+    M_PATH_KIND,
+    MAX_CITIES,
+    MAX_PATHS,
+)
+from concordia_env.engine.rules import njit
+from concordia_env.engine.rules.effects import apply_action
+from concordia_env.engine.rules.engine import advance
+from concordia_env.engine.rules.facts import free_slots, house_prices, path_distance, places_next_to, trades_left
+from concordia_env.engine.rules.legal import fill_legal
+from concordia_env.engine.state import (
+    COLONISTS_PER_PLAYER,
+    CURRENT_PLAYER,
+    P_COLONISTS,
+    P_GOODS,
+    P_MONEY,
+    PHASE,
+    PHASE_ARCHITECT_BUILD,
+    PHASE_ARCHITECT_MOVE,
+    PHASE_BONUS_GOOD,
+    PHASE_BUY_CARDS,
+    PHASE_COLONIST,
+    PHASE_COLONIST_SETTLE,
+    PHASE_DIPLOMAT,
+    PHASE_GAME_OVER,
+    PHASE_MERCATOR,
+    PHASE_OVERFLOW,
+    PHASE_PLAY_CARD,
+    PHASE_PREFECT,
+    PHASE_TRIBUNE_COLONIST,
+    PLAYER_SIZE,
+    PLAYERS,
+    STATE_SIZE,
+    TRADED_GOODS,
+    TURN_COUNT,
+)
+
+from .evaluation import (
+    NUM_FACTS,
+    good_need_value,
+    house_gains,
+    house_net_values,
+    need,
+    need_value,
+    new_value_cache,
+    player_facts,
+    position_utility,
+)
+from .params import (
+    P_OPPONENT_WEIGHT,
+    P_POSITION_CITIES,
+    P_POSITION_WEIGHT,
+    P_SETTLE_POSITION_WEIGHT,
+    P_STEP_COST,
+    R_NESTED_LOOKAHEAD,
+)
+
+#: a turn's play-out never has more decisions than this (a safety net for the planning loop)
+MAX_TURN_DECISIONS = 64
+#: nested lookaheads within one turn: a card, whom a Diplomat copies, a Prefect's province,
+#: the Gavdos bonus good (each nested decision comes later in that order, so four suffice)
+MAX_LOOKAHEAD_DEPTH = 4
+#: legal answers of one lookahead decision at most (14 cards, 13 Prefect answers)
+MAX_CANDIDATES = 32
+#: status counters the planner fills for its caller
+STATUS_ILLEGAL = 0
+STATUS_SIZE = 1
+#: staying put wins ties with Architect moves by this margin (VP)
+STAY_MARGIN = 1e-9
+#: a Mercator plan moves as few units as it can: this much VP per unit moved breaks ties
+UNIT_MOVED_COST = 1e-3
+#: the smallest gain for which a Mercator trades at all
+MIN_TRADE_GAIN = 1e-6
+#: overflow: after the needs, the dearest good (VP per sestertius of price)
+KEEP_PRICE_WEIGHT = 1e-3
+
+
+# --------------------------------------------------------------------------- small helpers
+@njit
+def is_lookahead_phase(phase):
+    """Decisions taken by playing the rest of the turn out for every answer."""
+    return phase == PHASE_PLAY_CARD or phase == PHASE_DIPLOMAT or phase == PHASE_PREFECT or phase == PHASE_BONUS_GOOD
+
+
+@njit
+def apply(s, m, a, scratch):
+    """Carry out legal action ``a`` and close decisions that offer nothing but "done" (as ``engine.step``)."""
+    apply_action(s, m, a)
+    advance(s, m, scratch)
+
+
+@njit
+def first_legal(mask):
+    for a in range(NUM_ACTIONS):
+        if mask[a]:
+            return a
+    return -1
+
+
+@njit
+def decider_facts(s, m, params, remaining):
+    """Facts, house gains, house prices and needs of the player to decide (what most rules of thumb read)."""
+    p = s[CURRENT_PLAYER]
+    facts = np.zeros(NUM_FACTS)
+    gains = np.zeros(MAX_CITIES)
+    price_money = np.zeros(MAX_CITIES, dtype=np.int64)
+    price_goods = np.zeros((MAX_CITIES, NUM_GOODS), dtype=np.int64)
+    needs = np.zeros((2, NUM_GOODS), dtype=np.int64)
+    player_facts(s, m, params, p, facts)
+    house_gains(s, m, params, p, facts, remaining, gains)
+    house_prices(s, m, price_money, price_goods)
+    need(s, m, params, p, facts, remaining, gains, price_goods, needs)
+    return facts, gains, price_money, price_goods, needs
+
+
+# --------------------------------------------------------------------------- Architect
+@njit
+def plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, position_cities, chosen):
+    """The best-valued affordable houses among the places ``in_reach``, greedily (best first).
+
+    ``order`` lists the places by net value, best first (ties: lower place id). Returns
+    (value of the houses bought, value of the best ``position_cities`` places in reach that
+    are worth a house but not affordable, number of houses chosen); the houses go into
+    ``chosen`` in build order.
+    """
+    goods_left = goods.copy()
+    money_left = money
+    total = 0.0
+    rest = 0.0
+    rest_count = 0
+    count = 0
+    for i in range(order.shape[0]):
+        c = order[i]
+        if not nets[c] > 0:
+            break
+        if not in_reach[c]:
+            continue
+        affordable = price_money[c] <= money_left
+        for g in range(NUM_GOODS):
+            if goods_left[g] < price_goods[c, g]:
+                affordable = False
+        if affordable:
+            money_left -= price_money[c]
+            for g in range(NUM_GOODS):
+                goods_left[g] -= price_goods[c, g]
+            total += nets[c]
+            chosen[count] = c
+            count += 1
+        elif rest_count < position_cities:
+            rest += nets[c]
+            rest_count += 1
+    return total, rest, count
+
+
+@njit
+def mark_next_to(m, loc, out):
+    """Mark the places a colonist at ``loc`` may build in."""
+    a, b = places_next_to(m, loc)
+    if a >= 0:
+        out[a] = True
+    if b >= 0:
+        out[b] = True
+
+
+@njit
+def architect(s, m, params, remaining, mask):
+    """Move one colonist where the best set of affordable houses opens up, else build, else stop.
+
+    A position is worth the houses it makes affordable (greedily, best first, within money
+    and goods) plus ``position_weight`` times the best ``position_cities`` good cities next to
+    the colonists that are not affordable yet; a move also pays ``step_cost`` per step.
+    Staying put (build the best house, or stop) wins ties.
+    """
+    p = s[CURRENT_PLAYER]
+    facts, gains, price_money, price_goods, _ = decider_facts(s, m, params, remaining)
+    nets = np.zeros(MAX_CITIES)
+    house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
+    n_cities = m[M_NUM_CITIES]
+    for c in range(n_cities):
+        if not np.isfinite(nets[c]):
+            nets[c] = -1.0
+    order = np.argsort(-nets[:n_cities], kind="mergesort")
+    b = PLAYERS + p * PLAYER_SIZE
+    money = s[b + P_MONEY]
+    goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].copy()
+    weight = params[P_POSITION_WEIGHT]
+    cities = int(params[P_POSITION_CITIES])
+    chosen = np.zeros(MAX_CITIES, dtype=np.int64)
+    in_reach = np.zeros(MAX_CITIES, dtype=np.bool_)
+    for slot in range(COLONISTS_PER_PLAYER):
+        mark_next_to(m, s[b + P_COLONISTS + slot], in_reach)
+    total, rest, count = plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen)
+    best_value = total + weight * rest
+    best = A_DONE
+    for i in range(count):
+        if mask[A_BUILD + chosen[i]]:
+            best = A_BUILD + chosen[i]
+            break
+    if s[PHASE] != PHASE_ARCHITECT_MOVE:
+        return best
+    for a in range(A_MOVE, A_MOVE + COLONISTS_PER_PLAYER * MAX_PATHS):
+        if not mask[a]:
+            continue
+        slot = (a - A_MOVE) // MAX_PATHS
+        path = (a - A_MOVE) % MAX_PATHS
+        in_reach[:] = False
+        in_reach[m[M_PATH_END_A + path]] = True
+        in_reach[m[M_PATH_END_B + path]] = True
+        for other in range(COLONISTS_PER_PLAYER):
+            if other != slot:
+                mark_next_to(m, s[b + P_COLONISTS + other], in_reach)
+        total, rest, _ = plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen)
+        value = total + weight * rest - params[P_STEP_COST] * path_distance(m, s[b + P_COLONISTS + slot], path)
+        value = value - STAY_MARGIN
+        if value > best_value:
+            best_value = value
+            best = a
+    return best
+
+
+# --------------------------------------------------------------------------- Mercator
+@njit
+def trade_score(gain, money_change, slots_change, money, free):
+    """A plan's worth: its need premium minus a little per unit moved; -inf if money or space lacks."""
+    if money + money_change < 0 or slots_change > free:
+        return -np.inf
+    return gain - UNIT_MOVED_COST * abs(slots_change)
+
+
+@njit
+def plan_trades(params, goods, needs, money, free, open_goods, kinds, plan):
+    """The best Mercator trades, at most ``kinds`` goods, into ``plan[k] = (good, +bought / -sold)``.
+
+    Trades at the fixed price keep the player's wealth, so what a trade gains is the need
+    premium of the evaluation: the plan turns money and surplus into the goods the next
+    houses (bricks first) and colonist need, and stops there. Every quantity of one good
+    and every pair of goods and quantities is scored; returns the number of trades.
+    """
+    n_open = 0
+    for g in range(NUM_GOODS):
+        if open_goods[g]:
+            n_open += 1
+    if kinds <= 0 or n_open == 0:
+        return 0
+    # gains[g, i]: what holding goods[g] + d more units adds, d = i - MAX_TRADE (-sold .. +bought)
+    width = 2 * MAX_TRADE + 1
+    gains = np.zeros((NUM_GOODS, width))
+    for g in range(NUM_GOODS):
+        if open_goods[g]:
+            now = good_need_value(params, g, goods[g], needs)
+            for i in range(MAX_TRADE - min(goods[g], MAX_TRADE), width):
+                gains[g, i] = good_need_value(params, g, goods[g] + i - MAX_TRADE, needs) - now
+    best_gain = MIN_TRADE_GAIN
+    count = 0
+    for g in range(NUM_GOODS):
+        if not open_goods[g]:
+            continue
+        top = -np.inf
+        top_d = 0
+        for i in range(MAX_TRADE - min(goods[g], MAX_TRADE), width):
+            d = i - MAX_TRADE
+            value = trade_score(gains[g, i], -d * GOOD_PRICE[g], d, money, free)
+            if value > top:
+                top = value
+                top_d = d
+        if top > best_gain:
+            best_gain = top
+            plan[0, 0] = g
+            plan[0, 1] = top_d
+            count = 1
+    if kinds < MERCATOR_KINDS:
+        return count
+    for g1 in range(NUM_GOODS):
+        if not open_goods[g1]:
+            continue
+        for g2 in range(g1 + 1, NUM_GOODS):
+            if not open_goods[g2]:
+                continue
+            top = -np.inf
+            top_d1 = 0
+            top_d2 = 0
+            for i in range(MAX_TRADE - min(goods[g1], MAX_TRADE), width):
+                d1 = i - MAX_TRADE
+                for j in range(MAX_TRADE - min(goods[g2], MAX_TRADE), width):
+                    d2 = j - MAX_TRADE
+                    money_change = -d1 * GOOD_PRICE[g1] + -d2 * GOOD_PRICE[g2]
+                    value = trade_score(gains[g1, i] + gains[g2, j], money_change, d1 + d2, money, free)
+                    if value > top:
+                        top = value
+                        top_d1 = d1
+                        top_d2 = d2
+            if top > best_gain:
+                best_gain = top
+                count = 0
+                if top_d1 != 0:
+                    plan[count, 0] = g1
+                    plan[count, 1] = top_d1
+                    count += 1
+                if top_d2 != 0:
+                    plan[count, 0] = g2
+                    plan[count, 1] = top_d2
+                    count += 1
+    return count
+
+
+@njit
+def mercator(s, m, params, remaining, mask):
+    """The first trade of the best plan of at most two kinds (sales first: they pay), or stop."""
+    p = s[CURRENT_PLAYER]
+    _, _, _, _, needs = decider_facts(s, m, params, remaining)
+    b = PLAYERS + p * PLAYER_SIZE
+    goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].astype(np.int64)
+    open_goods = np.zeros(NUM_GOODS, dtype=np.bool_)
+    for g in range(NUM_GOODS):
+        open_goods[g] = (s[TRADED_GOODS] >> g) & 1 == 0
+    plan = np.zeros((2, 2), dtype=np.int64)
+    count = plan_trades(params, goods, needs, s[b + P_MONEY], free_slots(s, p), open_goods, trades_left(s), plan)
+    if count == 2 and plan[1, 1] < plan[0, 1]:  # sales first (a stable sort by the change)
+        for k in range(2):
+            plan[0, k], plan[1, k] = plan[1, k], plan[0, k]
+    for k in range(count):
+        good = plan[k, 0]
+        delta = plan[k, 1]
+        if delta < 0:
+            a = A_SELL + good * MAX_TRADE + (-delta) - 1
+        else:
+            a = A_BUY + good * MAX_TRADE + delta - 1
+        if mask[a]:
+            return a
+    return A_DONE
+
+
+# --------------------------------------------------------------------------- storehouse overflow
+@njit
+def keep_good(s, m, params, remaining, mask):
+    """Keep the good that adds most to the storehouse's need premium, then the dearest one."""
+    p = s[CURRENT_PLAYER]
+    _, _, _, _, needs = decider_facts(s, m, params, remaining)
+    b = PLAYERS + p * PLAYER_SIZE
+    goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].astype(np.int64)
+    base = need_value(params, goods, needs)
+    best = -1
+    best_gain = -np.inf
+    for g in range(NUM_GOODS):
+        if not mask[A_GOOD + g]:
+            continue
+        goods[g] += 1
+        gain = need_value(params, goods, needs) - base + GOOD_PRICE[g] * KEEP_PRICE_WEIGHT
+        goods[g] -= 1
+        if gain > best_gain:
+            best = A_GOOD + g
+            best_gain = gain
+    return best
+
+
+# --------------------------------------------------------------------------- one-step choices
+@njit
+def best_by_one_step(s, m, params, remaining, mask, keys, cached):
+    """The action whose immediate result has the highest utility (card purchases, the Tribune's colonist)."""
+    p = s[CURRENT_PLAYER]
+    sim = np.empty(STATE_SIZE, dtype=np.int32)
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    best = -1
+    best_value = -np.inf
+    for a in range(NUM_ACTIONS):
+        if not mask[a]:
+            continue
+        sim[:] = s
+        apply(sim, m, a, scratch)
+        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], keys, cached)
+        if value > best_value:
+            best = a
+            best_value = value
+    return best
+
+
+# --------------------------------------------------------------------------- Colonist
+@njit
+def place_potential(m, place, kind, gains, cities):
+    """Value of the best ``cities`` unbuilt cities one path of this kind away from ``place``."""
+    near = np.zeros(MAX_CITIES, dtype=np.bool_)
+    for path in range(m[M_NUM_PATHS]):
+        if m[M_PATH_KIND + path] != kind:
+            continue
+        a = m[M_PATH_END_A + path]
+        b = m[M_PATH_END_B + path]
+        if a == place or b == place:
+            near[a] = True
+            near[b] = True
+    near[place] = False
+    total = 0.0
+    for _ in range(cities):
+        best = -1
+        for c in range(m[M_NUM_CITIES]):
+            if near[c] and gains[c] > 0 and (best < 0 or gains[c] > gains[best]):
+                best = c
+        if best < 0:
+            break
+        near[best] = False
+        total += gains[best]
+    return total
+
+
+@njit
+def colonist(s, m, params, remaining, mask, keys, cached):
+    """Settle or tax by one-step lookahead; a settled colonist also counts the best unbuilt cities near it."""
+    p = s[CURRENT_PLAYER]
+    _, gains, _, _, _ = decider_facts(s, m, params, remaining)
+    sim = np.empty(STATE_SIZE, dtype=np.int32)
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    cities = int(params[P_POSITION_CITIES])
+    best = -1
+    best_value = -np.inf
+    for a in range(NUM_ACTIONS):
+        if not mask[a]:
+            continue
+        sim[:] = s
+        apply(sim, m, a, scratch)
+        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], keys, cached)
+        if A_SETTLE <= a < A_TAX:
+            kind = (a - A_SETTLE) // MAX_CITIES
+            place = (a - A_SETTLE) % MAX_CITIES
+            value += params[P_SETTLE_POSITION_WEIGHT] * place_potential(m, place, kind, gains, cities)
+        if value > best_value:
+            best = a
+            best_value = value
+    return best
+
+
+# --------------------------------------------------------------------------- dispatch
+@njit
+def rule_of_thumb(s, m, params, remaining, mask, keys, cached):
+    """The answer of the rules of thumb to a decision that is no lookahead decision (``mask``: its legal mask)."""
+    phase = s[PHASE]
+    if phase == PHASE_ARCHITECT_MOVE or phase == PHASE_ARCHITECT_BUILD:
+        return architect(s, m, params, remaining, mask)
+    if phase == PHASE_MERCATOR:
+        return mercator(s, m, params, remaining, mask)
+    if phase == PHASE_OVERFLOW:
+        return keep_good(s, m, params, remaining, mask)
+    if phase == PHASE_COLONIST or phase == PHASE_COLONIST_SETTLE:
+        return colonist(s, m, params, remaining, mask, keys, cached)
+    if phase == PHASE_TRIBUNE_COLONIST or phase == PHASE_BUY_CARDS:
+        return best_by_one_step(s, m, params, remaining, mask, keys, cached)
+    # a lookahead decision where no lookahead is wanted (rollouts without nested lookahead)
+    return best_by_one_step(s, m, params, remaining, mask, keys, cached)
+
+
+@njit
+def play_out(s, m, params, remaining, turn, plan, plan_len, status, keys, cached):
+    """Play turn number ``turn`` out on ``s`` (in place) with the planner; returns the plan's new length.
+
+    The actions taken are appended to ``plan`` from ``plan_len`` on. Lookahead decisions
+    inside the turn are taken by lookahead: each legal answer is played out on a copy (a
+    *frame*), the best by the decider's utility wins, and its play-out becomes the rest of
+    the turn. Frames nest (a card, then whom a Diplomat copies, then a Prefect's province,
+    then the Gavdos good), kept on an explicit stack of at most ``MAX_LOOKAHEAD_DEPTH``
+    frames, so nothing recurses.
+    """
+    n_frames = MAX_LOOKAHEAD_DEPTH if params[R_NESTED_LOOKAHEAD] != 0 else 0
+    n_alloc = MAX_LOOKAHEAD_DEPTH
+    base = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
+    work = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
+    best_state = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
+    candidates = np.zeros((n_alloc, MAX_CANDIDATES), dtype=np.int64)
+    n_candidates = np.zeros(n_alloc, dtype=np.int64)
+    index = np.zeros(n_alloc, dtype=np.int64)
+    decider = np.zeros(n_alloc, dtype=np.int64)
+    best_value = np.zeros(n_alloc)
+    work_plan = np.zeros((n_alloc, MAX_TURN_DECISIONS), dtype=np.int64)
+    work_len = np.zeros(n_alloc, dtype=np.int64)
+    best_plan = np.zeros((n_alloc, MAX_TURN_DECISIONS), dtype=np.int64)
+    best_len = np.zeros(n_alloc, dtype=np.int64)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    opponent_weight = params[P_OPPONENT_WEIGHT]
+    level = -1  # -1: the caller's own play-out on s; k >= 0: a candidate of frame k on work[k]
+    start = plan_len
+    while True:
+        st = s if level < 0 else work[level]
+        length = plan_len - start if level < 0 else work_len[level]
+        if st[PHASE] == PHASE_GAME_OVER or st[TURN_COUNT] != turn or length >= MAX_TURN_DECISIONS:
+            if level < 0:
+                return plan_len
+            # a candidate of frame `level` is played out: score it, then the next one
+            value = position_utility(st, m, params, remaining, decider[level], opponent_weight, keys, cached)
+            if index[level] == 0 or value > best_value[level]:
+                best_value[level] = value
+                best_state[level] = st
+                best_plan[level, : work_len[level]] = work_plan[level, : work_len[level]]
+                best_len[level] = work_len[level]
+            index[level] += 1
+            if index[level] < n_candidates[level]:
+                a = candidates[level, index[level]]
+                work[level] = base[level]
+                apply(work[level], m, a, scratch)
+                work_plan[level, 0] = a
+                work_len[level] = 1
+                continue
+            # the frame is decided: its parent goes on from the best candidate's play-out
+            parent = level - 1
+            if parent < 0:
+                s[:] = best_state[level]
+                for i in range(best_len[level]):
+                    if plan_len < plan.shape[0]:
+                        plan[plan_len] = best_plan[level, i]
+                        plan_len += 1
+            else:
+                work[parent] = best_state[level]
+                for i in range(best_len[level]):
+                    if work_len[parent] < MAX_TURN_DECISIONS:
+                        work_plan[parent, work_len[parent]] = best_plan[level, i]
+                        work_len[parent] += 1
+            level = parent
+            continue
+        fill_legal(st, m, mask)
+        count = 0
+        for a in range(NUM_ACTIONS):
+            if mask[a]:
+                count += 1
+        if count > 1 and is_lookahead_phase(st[PHASE]) and level + 1 < n_frames:
+            f = level + 1
+            base[f] = st
+            decider[f] = st[CURRENT_PLAYER]
+            n = 0
+            for a in range(NUM_ACTIONS):
+                if mask[a] and n < MAX_CANDIDATES:
+                    candidates[f, n] = a
+                    n += 1
+            n_candidates[f] = n
+            index[f] = 0
+            work[f] = st
+            apply(work[f], m, candidates[f, 0], scratch)
+            work_plan[f, 0] = candidates[f, 0]
+            work_len[f] = 1
+            level = f
+            continue
+        if count == 1:
+            a = first_legal(mask)
+        else:
+            a = rule_of_thumb(st, m, params, remaining, mask, keys, cached)
+            if a < 0 or not mask[a]:
+                status[STATUS_ILLEGAL] += 1
+                a = first_legal(mask)
+        apply(st, m, a, scratch)
+        if level < 0:
+            if plan_len < plan.shape[0]:
+                plan[plan_len] = a
+                plan_len += 1
+        else:
+            work_plan[level, work_len[level]] = a
+            work_len[level] += 1
+
+
+@njit
+def lookahead_choice(s, m, params, remaining, mask, status, keys, cached):
+    """The answer to a lookahead decision: each legal answer played out to the end of the turn, best utility."""
+    p = s[CURRENT_PLAYER]
+    sim = np.empty(STATE_SIZE, dtype=np.int32)
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    plan = np.zeros(MAX_TURN_DECISIONS, dtype=np.int64)
+    best = -1
+    best_value = -np.inf
+    for a in range(NUM_ACTIONS):
+        if not mask[a]:
+            continue
+        sim[:] = s
+        apply(sim, m, a, scratch)
+        play_out(sim, m, params, remaining, s[TURN_COUNT], plan, 0, status, keys, cached)
+        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], keys, cached)
+        if best < 0 or value > best_value:
+            best = a
+            best_value = value
+    return best
+
+
+@njit
+def decide(s, m, params, remaining, status):
+    """The planner's answer to the pending decision of ``s`` (see the module docstring); -1 once the game is over."""
+    if s[PHASE] == PHASE_GAME_OVER:
+        return -1
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    fill_legal(s, m, mask)
+    count = 0
+    for a in range(NUM_ACTIONS):
+        if mask[a]:
+            count += 1
+    if count == 1:
+        return first_legal(mask)
+    keys, cached = new_value_cache()
+    if is_lookahead_phase(s[PHASE]):
+        return lookahead_choice(s, m, params, remaining, mask, status, keys, cached)
+    a = rule_of_thumb(s, m, params, remaining, mask, keys, cached)
+    if a < 0 or not mask[a]:
+        status[STATUS_ILLEGAL] += 1
+        a = first_legal(mask)
+    return a
+
+
+__all__ = ["MAX_TURN_DECISIONS", "STATUS_ILLEGAL", "STATUS_SIZE", "apply", "decide", "play_out", "rule_of_thumb"]

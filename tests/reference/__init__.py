@@ -1,0 +1,8 @@
+"""The Python heuristic and evaluation the compiled strategy core replaced, kept as its slow readable reference.
+
+``evaluation.py`` and ``heuristic.py`` are the former ``agents/_evaluation.py`` and
+``agents/heuristic.py`` as they were (only their imports changed). The tests of
+``tests/strategy`` check that :mod:`concordia_env.strategy` gives the same values and takes
+the same decisions; ``strength.py`` plays the two against each other through the tournament.
+Nothing outside the tests imports them.
+"""
