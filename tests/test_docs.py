@@ -68,3 +68,15 @@ def test_rules_notes_point_to_the_rules_page() -> None:
     notes = (DOCS / "rules-notes.md").read_text()
     assert "[rules.md](rules.md)" in notes
     assert "shared/reference" not in notes
+
+
+def test_tests_say_what_they_check_without_tracker_numbers() -> None:
+    """A reader of the tests cannot see the tracker: a tracker number says nothing, the behaviour does."""
+    root = DOCS.parent
+    cited = [
+        f"{path.relative_to(root)}:{n}"
+        for path in sorted((root / "tests").rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if re.search(r"\bissues? ?#?\d+|\bD\d{1,2}\b", line, flags=re.IGNORECASE)
+    ]
+    assert cited == []

@@ -1,4 +1,4 @@
-"""Bad input at the entry points beyond ``Game``: the OpenSpiel bridge, ``parallel_env``, the web app (issue 15).
+"""Bad input at the entry points beyond ``Game``: the OpenSpiel bridge, ``parallel_env``, the web app.
 
 Each refusal is the documented exception with a short message, and changes nothing.
 """

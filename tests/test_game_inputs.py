@@ -1,4 +1,4 @@
-"""Bad input to ``Game`` and ``VectorGame`` is refused before compiled code sees it (issue 15: D6, D7, D11, D12).
+"""Bad input to ``Game`` and ``VectorGame`` is refused before compiled code sees it.
 
 * any action value of any type: ``IllegalActionError``, state unchanged;
 * options typed strictly (a string is not a bool, a float is not a count; numpy integers
@@ -42,7 +42,7 @@ def game() -> Game:
     return g
 
 
-# =========================================================================== D6: actions
+# =========================================================================== actions
 ODD_ACTIONS = [
     2**63,
     2**63 - 1,
@@ -83,7 +83,7 @@ def test_integer_types_of_a_legal_action_are_all_accepted(game: Game) -> None:
         assert trial.decision_count == game.decision_count + 1
 
 
-# =========================================================================== D7: options
+# =========================================================================== options
 def test_options_are_typed_strictly() -> None:
     with pytest.raises(TypeError, match="intermediate_scoring must be True or False, got 'false'"):
         Game.new("italia", 2, intermediate_scoring="false")  # type: ignore[arg-type]
@@ -106,13 +106,13 @@ def test_options_are_typed_strictly() -> None:
 
 
 def test_numpy_integers_and_bools_are_accepted_as_options() -> None:
-    """D7: np.uint64(4) players raised OverflowError."""
+    """np.uint64(4) players once raised OverflowError."""
     expected = Game.new("imperium", 4, seed=5, intermediate_scoring=True, start_player=2)
     same = Game.new("imperium", np.uint64(4), seed=np.int64(5), intermediate_scoring=np.True_, start_player=np.int8(2))
     assert same == expected
 
 
-# =========================================================================== D11: accessors
+# =========================================================================== accessors
 @pytest.mark.parametrize(
     "call",
     [
@@ -136,7 +136,7 @@ def test_numpy_integers_and_bools_are_accepted_as_options() -> None:
     ],
 )
 def test_accessors_check_their_index(game: Game, call) -> None:
-    """D11: negative and too large indices read other fields of the state."""
+    """Negative and too large indices once read other fields of the state."""
     before = game.state.copy()
     with pytest.raises(ValueError):
         call(game)
@@ -149,7 +149,7 @@ def test_accessors_take_numpy_integers(game: Game) -> None:
     assert game.score_breakdown(np.uint8(1)) == game.score_breakdown(1)
 
 
-# =========================================================================== D12: the raw constructor
+# =========================================================================== the raw constructor
 def _corrupt(game: Game, index: int, value: int) -> np.ndarray:
     state = game.state.copy()
     state[index] = value
@@ -174,7 +174,7 @@ def _corrupt(game: Game, index: int, value: int) -> np.ndarray:
     ],
 )
 def test_the_raw_constructor_refuses_fields_out_of_range(game: Game, index: int, value: int, field: str) -> None:
-    """D12: single-field corruptions crashed the process (segmentation faults)."""
+    """Single-field corruptions once crashed the process (segmentation faults)."""
     with pytest.raises(ValueError, match=rf"state {field} \(entry {index}\) is {value}"):
         Game(_corrupt(game, index, value), game.map)
 
@@ -262,7 +262,7 @@ def test_vector_refuses_non_integer_or_wrapping_actions(vec: VectorGame, bad) ->
 
 
 def test_vector_observations_refuse_float_seats(vec: VectorGame) -> None:
-    """D11: [0.9, 1.5] was truncated to seats 0 and 1."""
+    """[0.9, 1.5] was once truncated to seats 0 and 1."""
     with pytest.raises(TypeError):
         vec.observations([0.9, 1.5, 0.0])
     with pytest.raises(ValueError):

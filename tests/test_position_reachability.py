@@ -1,13 +1,13 @@
-"""Positions the rules cannot reach, and inputs that are no position at all (issue 15: D1-D5).
+"""Positions the rules cannot reach, and inputs that are no position at all: each refused with ``PositionError``.
 
-* D1: a storehouse-overflow choice that the engine would not ask (a full storehouse, one
+* storehouse choices: a storehouse-overflow choice that the engine would not ask (a full storehouse, one
   kind of good, fewer goods than free slots, goods waiting for a player who already stored);
-* D2: a decision nobody can take (a Diplomat with nothing to copy);
-* D3: counters beyond their documented bounds (``state_check``), int32 overflow included;
-* D4: an action with more allowance than it began with (a Consul buying twice, an
+* dead decisions: a decision nobody can take (a Diplomat with nothing to copy);
+* counters beyond their documented bounds (``state_check``), int32 overflow included;
+* allowances and context: an action with more allowance than it began with (a Consul buying twice, an
   Architect with more steps than colonists), context outside its decision, an action the
   engine would have closed (two goods traded, only "done" left);
-* D5: any text or object: ``PositionError`` only, with a short message.
+* not a position: any text or object: ``PositionError`` only, with a short message.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _refused(d: Any, pattern: str) -> PositionError:
     return info.value
 
 
-# =========================================================================== D1: storehouse choices
+# =========================================================================== storehouse choices
 @pytest.fixture(scope="module")
 def overflow() -> Game:
     """A pending storehouse choice of a player other than the turn player (Creta, 2 players)."""
@@ -61,7 +61,7 @@ def test_a_reachable_storehouse_choice_loads(overflow: Game) -> None:
 
 
 def test_a_choice_with_a_full_storehouse_is_refused(overflow: Game) -> None:
-    """D1: keeping a good would overfill, and the forced storing then left brick at -1."""
+    """Keeping a good would overfill, and the forced storing once left brick at -1."""
     d = to_dict(overflow)
     chooser = d["players"][overflow.current_player]
     stored = sum(chooser["goods"].values()) + sum(1 for _ in range(6 - len(chooser["colonists"])))
@@ -87,9 +87,9 @@ def test_goods_cannot_wait_for_a_player_who_already_stored(overflow: Game) -> No
     _refused(d, f"player {overflow.turn_player} stores before player {overflow.current_player}")
 
 
-# =========================================================================== D2: dead decisions
+# =========================================================================== dead decisions
 def test_a_diplomat_with_nothing_to_copy_is_refused() -> None:
-    """D2: accepted before, then is_over() was False and no action was legal."""
+    """Once accepted, and then is_over() was False and no action was legal."""
     game = _reach("italia", 2, 3, lambda g: g.phase == PHASE_DIPLOMAT)
     d = to_dict(game)
     for p, player in enumerate(d["players"]):
@@ -107,13 +107,13 @@ def test_a_decision_that_only_offers_done_is_refused() -> None:
     _refused(d, "offers nothing but 'done' here")
 
 
-# =========================================================================== D3: counters
+# =========================================================================== counters
 @pytest.mark.parametrize(
     ("key", "bound"),
     [("players.0.money", MAX_MONEY), ("turn_count", MAX_TURNS), ("decision_count", MAX_DECISIONS)],
 )
 def test_counters_are_bounded(key: str, bound: int) -> None:
-    """D3: values near 2**31 wrapped negative after a few moves; 2**31 raised OverflowError."""
+    """Values near 2**31 once wrapped negative after a few moves; 2**31 raised OverflowError."""
 
     def with_value(value: int) -> dict[str, Any]:
         d = _base()
@@ -154,9 +154,9 @@ def test_incoming_goods_are_bounded(overflow: Game) -> None:
     assert int(overflow.state[INCOMING : INCOMING + 10].max()) <= MAX_INCOMING
 
 
-# =========================================================================== D4: allowances and context
+# =========================================================================== allowances and context
 def test_a_consul_buys_one_card() -> None:
-    """D4: a Consul with 2 purchases left was accepted."""
+    """A Consul with 2 purchases left was once accepted."""
     game = _reach_mid_action("italia", 4, 2, PHASE_BUY_CARDS, "BUY_CARD")  # a Senator after one purchase
     d = to_dict(game)
     assert from_dict(copy.deepcopy(d)) == game
@@ -165,7 +165,7 @@ def test_a_consul_buys_one_card() -> None:
 
 
 def test_an_architect_has_no_more_steps_than_colonists_on_the_board() -> None:
-    """D4: an Architect with 6 steps and 2 colonists on the board was accepted."""
+    """An Architect with 6 steps and 2 colonists on the board was once accepted."""
     d = _base()
     d["current_player"] = 1
     d["pending"] = {"decision": "Architect: move colonists or build", "card": "Architect", "steps_left": 6}
@@ -204,7 +204,7 @@ def test_every_state_of_random_games_still_loads() -> None:
         assert seen > 50
 
 
-# =========================================================================== D5: not a position
+# =========================================================================== not a position
 @pytest.mark.parametrize(
     "text",
     [
@@ -234,7 +234,7 @@ def test_any_object_is_refused_with_position_error(value: Any) -> None:
 
 
 def test_huge_names_give_short_messages() -> None:
-    """D5: a 5 MB city name gave a 10-million-character error message."""
+    """A 5 MB city name once gave a 10-million-character error message."""
     d = _base()
     d["cities"]["x" * 5_000_000] = {"good": "wine"}
     error = _refused(d, "no city")

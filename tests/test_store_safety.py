@@ -1,4 +1,4 @@
-"""The results store never loses games silently (issue 15, D10).
+"""The results store never loses games silently.
 
 * an empty, truncated, damaged or foreign file is refused with a clear message, left as it
   is, and never recreated over;

@@ -54,21 +54,11 @@ agents.)
 
 Rewards
 -------
-``reward=`` chooses one of these (:mod:`concordia_env.envs.rewards`, shared by every env; all
-players get a reward at every step; for the terminal kinds it is 0 until the game is over):
-
-| ``reward`` | paid | value for player p |
-| --- | --- | --- |
-| ``"win"`` (default) | at the end | +1 for the winner, −1/(n−1) for every other player |
-| ``"rank"`` | at the end | 1 − 2·rank/(n−1) for final rank 0 (first) … n−1 (last), tie-break included |
-| ``"vp"`` | at the end | (VP of p − best VP of the others) / 100 |
-| ``"score_delta"`` | every step | change of ``score_breakdown(p)["total"]`` since the previous step |
-
-Summed over a whole game, a player's rewards are: for ``"win"``, +1 (winner) or
-−1/(n−1); for ``"rank"``, +1 (first) down to −1 (last); for ``"vp"``, the VP margin / 100;
-for ``"score_delta"`` (which starts from 0 before the first step), exactly the player's
-final VP. The terminal kinds sum to 0 over all players except ``"vp"``; a truncated game
-pays no terminal reward.
+``reward=`` is one of ``"win"`` (default), ``"rank"``, ``"vp"`` and ``"score_delta"``; what
+each pays, when, and what it sums to over a game is written once, in the table of
+:mod:`concordia_env.envs.rewards` (shared by every env). Every agent gets a reward at every
+step (the terminal kinds 0 until the game is over), and a truncated game pays no terminal
+reward.
 
 Illegal actions
 ---------------

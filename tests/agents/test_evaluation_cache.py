@@ -4,8 +4,8 @@ MCTS keeps one cache for a whole search while the share of the game still to pla
 (``remaining``) changes from node to node, and the heuristic's lookahead evaluates many
 positions with one cache. A cached need or value must therefore be keyed by everything it
 depends on: the player's cards, colonists, money and goods, every house, the city goods
-and ``remaining`` (issue 11: the keys once left out the cards and ``remaining``, and a
-cached value of 82.85 stood where a fresh evaluation gave 20.47).
+and ``remaining`` (keys that once left out the cards and ``remaining`` gave a cached value
+of 82.85 where a fresh evaluation gave 20.47).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fuzzing in the test suite (issue 15): every campaign of :mod:`tests.fuzz.campaigns`, a few seconds each.
+"""Fuzzing in the test suite: every campaign of :mod:`tests.fuzz.campaigns`, a few seconds each.
 
 The campaigns themselves (what they draw, what must hold) are documented in
 ``tests/fuzz/campaigns.py``; ``python -m tests.fuzz.campaigns --hours N`` runs them for longer. Here

@@ -1,4 +1,4 @@
-"""No run-time recompilation (issue 15, item 4): odd inputs never reach numba with a new type.
+"""No run-time recompilation: odd inputs never reach numba with a new type.
 
 numba compiles a new version of a function for every new combination of argument types;
 on a loaded machine that is a stall of several seconds in the middle of a game (a value

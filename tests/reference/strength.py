@@ -1,4 +1,4 @@
-"""The compiled heuristic against the Python heuristic it replaced (issue 19, item 6), through the tournament.
+"""The compiled heuristic against the Python heuristic it replaced, through the tournament.
 
 ::
 
