@@ -94,7 +94,8 @@ class _AliasLoader(importlib.abc.Loader):
 
     def get_code(self, fullname: str):  # what ``python -m old.name`` runs
         spec = importlib.util.find_spec(self.target)
-        return spec.loader.get_code(self.target) if spec is not None and spec.loader is not None else None
+        loader = spec.loader if spec is not None else None
+        return loader.get_code(self.target) if isinstance(loader, importlib.abc.InspectLoader) else None
 
     def is_package(self, fullname: str) -> bool:
         spec = importlib.util.find_spec(self.target)

@@ -4,7 +4,8 @@ The parts, lowest first (``docs/architecture.md``)::
 
     engine  <-  strategy  <-  envs  <-  agents  <-  tools  <-  training, benchmarks
        ^                       |
-       +---- views  <----------+        integrations (OpenSpiel): engine, envs, views
+       +---- views  <----------+        integrations (OpenSpiel, RLlib): engine, envs, views;
+                                        used by tools, training and benchmarks
 
 Imports are read from the source (every ``import``, also the ones inside functions), so a
 lazy import that dodges a cycle is seen too. Rules:
@@ -45,7 +46,7 @@ ALLOWED = {
     "integrations": {"engine", "envs", "views"},
     "agents": {"engine", "strategy", "envs", "views"},
     "tools": {"engine", "strategy", "envs", "views", "integrations", "agents"},
-    "training": {"engine", "strategy", "envs", "views", "agents", "tools"},
+    "training": {"engine", "strategy", "envs", "views", "integrations", "agents", "tools"},
     "benchmarks": {"engine", "strategy", "envs", "views", "integrations", "agents", "tools", "training"},
 }
 PARTS = tuple(ALLOWED)

@@ -4,6 +4,7 @@ game played from piped input (``concordia_env.tools.play``)."""
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,10 @@ from pathlib import Path
 import pytest
 
 from concordia_env import Game, agents
+from concordia_env.engine import actions as A
+from concordia_env.engine.cards import GOODS
+from concordia_env.engine.describe import goods_text, money_text
+from concordia_env.engine.state import PHASE_PREFECT
 from concordia_env.tools.play import play
 from concordia_env.tools.session import (
     SHOW_ALL_LIMIT,
@@ -20,6 +25,7 @@ from concordia_env.tools.session import (
     menu_text,
     new_session,
     numbered,
+    unplayable_cards,
 )
 from concordia_env.tools.store import Store
 
@@ -65,6 +71,65 @@ def test_short_lists_are_shown_whole():
     assert len(numbered(groups)) <= SHOW_ALL_LIMIT
     text = menu_text(groups)
     assert "[a]" not in text and "1. play the" in text
+
+
+def _prefect_choices(map_name: str, players: int, seed: int) -> list[tuple[Game, int, str]]:
+    """(position, action, menu text) of every Prefect choice along a random game."""
+    out = []
+    for game in _positions(map_name, players, seed, limit=3000):
+        if game.phase == PHASE_PREFECT:
+            out += [(game, a, t) for g in group_choices(game) for a, t in zip(g.actions, g.texts, strict=True)]
+    return out
+
+
+@pytest.mark.parametrize(("map_name", "players"), [("imperium", 4), ("creta", 3), ("aegyptus", 3)])
+def test_the_prefect_menu_says_what_each_choice_brings(map_name: str, players: int) -> None:
+    """What the menu promises is what the player gets: the goods of a production, the cash bonus in sestertii."""
+    checked = {"produce": 0, "cash": 0, "choice": 0}
+    for game, action, text in _prefect_choices(map_name, players, seed=2):
+        p, after = game.current_player, game.clone()
+        after.step(action)
+        if action == A.A_CASH:
+            assert text.endswith(f"take the cash bonus: {money_text(after.money(p) - game.money(p))}")
+            checked["cash"] += 1
+            continue
+        assert "you receive" in text
+        province = action - A.A_PRODUCE
+        if game.bonus_markers()[province][0] < 0:  # Gavdos: the player names the bonus good next
+            assert after.phase_name == "Prefect: choose the Gavdos bonus good" and "of the good you choose" in text
+            checked["choice"] += 1
+            continue
+        if after.phase_name.startswith("storehouse"):
+            continue  # someone chooses what to keep: the goods are not all stored yet
+        gained = after.goods(p) - game.goods(p)
+        if f"your storehouse has room for {game.free_slots(p)})" in text:  # more than fits: kept by the rules
+            assert gained.sum() == game.free_slots(p)
+        else:
+            assert f"you receive {goods_text(gained)}" in text, (text, gained)
+        for q in range(game.num_players):
+            got = after.goods(q) - game.goods(q)
+            if q != p and got.any() and got.sum() < game.free_slots(q):  # all of it stored
+                assert f"P{q} {goods_text(got)}" in text
+        checked["produce"] += 1
+    assert checked["produce"] > 5 and checked["cash"] > 0
+    assert checked["choice"] > 0 or map_name != "creta", "Creta's Gavdos was offered"
+
+
+def test_sestertii_are_counted_in_good_latin() -> None:
+    assert (money_text(0), money_text(1), money_text(2)) == ("0 sestertii", "1 sestertius", "2 sestertii")
+    texts = [t for game in _positions("italia", 2, seed=4, limit=600) for g in group_choices(game) for t in g.texts]
+    assert any("sestertius" in t for t in texts), "a 1-sestertius price was shown (a brick city's first house)"
+    assert not any(re.search(r"\b1 sestertii", t) for t in texts)
+    assert all(good in GOODS for good in ("brick", "food"))
+
+
+def test_a_card_that_cannot_be_played_is_named_with_its_reason() -> None:
+    game = Game.new("italia", 2, 0)  # every hand holds a Diplomat, and no discard pile shows a card yet
+    assert unplayable_cards(game) == ["Diplomat: no opponent's discard pile shows a card a Diplomat may copy"]
+    out = io.StringIO()
+    ask_human(game, lambda _prompt: "1", out, color=False)
+    assert "cannot be played now: Diplomat: no opponent's discard pile shows a card" in out.getvalue()
+    assert all(g.title != "Diplomat" for g in group_choices(game))
 
 
 def test_bad_input_is_asked_again_and_a_number_takes_that_choice():

@@ -13,8 +13,10 @@ import pytest
 
 pytest.importorskip("ray.rllib")
 
+from concordia_env.integrations import rllib as rllib_integration
 from concordia_env.training import rllib
 from concordia_env.training.policy_net import NumpyActor
+from tests.test_docs import DOCS, needs_ray, python_blocks
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -141,3 +143,26 @@ def test_sampling_throughput_times_the_steps_it_counts() -> None:
     for rate in (result["steps_per_wall_second"], result["steps_per_runner_cpu_second"]):
         assert len(rate["per_round"]) == 2 and min(rate["per_round"]) > 0
         assert rate["ci95"][0] <= rate["mean"] <= rate["ci95"][1]
+
+
+def test_the_integration_refuses_unknown_agents_and_fixed_policies_refuse_training() -> None:
+    with pytest.raises(ValueError, match="unknown agent"):
+        rllib_integration.fixed_policy_spec("nobody", map="italia")
+    spec = rllib_integration.fixed_policy_spec("mcts:5", map="italia", seed=3)
+    assert spec.module_class is rllib_integration.AgentRLModule
+    assert spec.model_config == {"agent": "mcts:5", "map": "italia", "seed": 3}
+    assert rllib_integration.fixed_policy_spec("random", map="italia").module_class is rllib_integration.RandomRLModule
+    env = rllib_integration.env({"map": "italia", "num_players": 2}, max_cycles=10)
+    obs, _ = env.reset(seed=0)
+    assert set(next(iter(obs.values()))) == {"observations", "action_mask"}, "no state unless asked for"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds Ray's processes in /proc")
+def test_your_own_rllib_config_in_the_docs_trains_and_leaves_no_ray_process(capsys: pytest.CaptureFixture[str]) -> None:
+    """The "your own RLlib config" block of docs/environments.md as written: a PPO iteration against the heuristic."""
+    (block,) = [b for b in python_blocks((DOCS / "environments.md").read_text()) if needs_ray(b)]
+    exec(compile(block, "docs/environments.md (RLlib block)", "exec"), {"__name__": "docs"})
+    _assert_ray_is_gone()
+    steps = int(capsys.readouterr().out.split("env steps:")[1].split()[0])
+    assert steps >= 200, "one iteration sampled its batch"

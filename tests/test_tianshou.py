@@ -21,7 +21,7 @@ TINY = [
 ]
 
 
-def test_masked_dqn_trains_against_random_without_illegal_actions() -> None:
+def test_masked_dqn_trains_against_random_without_illegal_actions(capsys: pytest.CaptureFixture[str]) -> None:
     """Counts that follow from the arguments alone, a learner that moved, and a seeded run that repeats.
 
     Whether 150 steps make a better player is not asked: a DQN from scratch needs far more
@@ -29,6 +29,8 @@ def test_masked_dqn_trains_against_random_without_illegal_actions() -> None:
     return that small would be noise. What can be checked exactly is checked exactly.
     """
     summary = tianshou_dqn.train(tianshou_dqn.parse([*TINY, "--seed", "0"]))
+    progress = [line for line in capsys.readouterr().out.splitlines() if line.startswith("epoch ")]
+    assert progress and progress[-1].startswith("epoch 1/1: 150 env steps"), "one progress line per epoch"
     # one env collects exactly collect_steps per round: 15 rounds of 10 env steps, 1 gradient step each
     assert summary["train_steps"] == 150
     assert summary["update_steps"] == 15
@@ -50,3 +52,15 @@ def test_wrapper_sees_the_mask() -> None:
     game = env.env.unwrapped.game
     assert np.array_equal(np.asarray(obs["mask"]), game.legal_mask())
     assert obs["agent_id"] == f"player_{game.current_player}"
+
+
+def test_help_shows_every_default(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        tianshou_dqn.parse(["--help"])
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    pieces = text.split("(default: ")  # each option's help ends with its default
+    assert len(pieces) > 20, "every option shows a default"
+    expected = {"--epochs": "2", "--epoch_steps": "2000", "--lr": "0.0001", "--hidden": "[128, 128]"}
+    for option, default in expected.items():
+        own = max(i for i, piece in enumerate(pieces) if f"{option} " in piece)  # its help line, not the usage
+        assert pieces[own + 1].startswith(f"{default})"), option

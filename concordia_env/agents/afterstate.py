@@ -239,7 +239,8 @@ class AfterstateModel:
     def save(self, path: str | Path) -> Path:
         """Write the model as one ``.npz`` (weights, ``a``, ``b`` and the metadata as JSON)."""
         path = Path(path)
-        arrays = {f"w{k}": w for k, w in enumerate(self.weights)} | {f"b{k}": b for k, b in enumerate(self.biases)}
+        arrays: dict[str, Any] = {f"w{k}": w for k, w in enumerate(self.weights)}
+        arrays |= {f"b{k}": b for k, b in enumerate(self.biases)}
         meta = {**self.metadata, "features_version": FEATURES_VERSION, "num_features": NUM_FEATURES}
         with open(path, "wb") as f:  # an open file: np.savez would add ".npz" to another name
             np.savez(f, a=np.float32(self.a), b=np.float32(self.b), metadata=np.array(json.dumps(meta)), **arrays)

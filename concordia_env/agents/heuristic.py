@@ -96,7 +96,9 @@ class TurnPlan:
     @property
     def states(self) -> list[np.ndarray]:
         if self._states is None:
-            rows = strategy.replay(self._start, self._tables, self.actions)
+            # from_actions keeps the start and the tables to replay from; plans made of states have them
+            assert self._start is not None and self._tables is not None
+            rows = strategy.replay(self._start, self._tables, np.asarray(self.actions, dtype=np.int64))
             if len(rows) != len(self.actions):
                 raise RuntimeError("a planned turn holds an action that is not legal where it comes (a bug)")
             self._states = list(rows)
@@ -117,7 +119,7 @@ def follow(game: Game, actions: np.ndarray | list[int]) -> TurnPlan:
     the actions fit the real game too; the plan's expected states are the real game's. Should
     an action not be legal there, the plan stops before it and the agent decides afresh.
     """
-    rows = strategy.replay(game.state, game.map.tables, actions)
+    rows = strategy.replay(game.state, game.map.tables, np.asarray(actions, dtype=np.int64))
     return TurnPlan(list(rows), [int(a) for a in actions[: len(rows)]])
 
 

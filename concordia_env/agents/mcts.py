@@ -205,6 +205,7 @@ class MCTSAgent(Agent):
                 if tree_deadline is not None and time.perf_counter() >= tree_deadline:
                     break
             done += count
+            assert root.options is not None, "a searched root is expanded"
             for option, child in zip(root.options, root.children, strict=True):
                 first = first_actions(option.plan)
                 visits[first] = visits.get(first, 0) + child.visits

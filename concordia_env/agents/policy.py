@@ -179,7 +179,7 @@ def load_policy(path: Path, device: str = "cpu") -> Any:
     if first is None or actions is None or first.ndim != 2 or actions.shape[0] != NUM_ACTIONS:
         raise ValueError(f"{path} is not a MaskablePPO model of this game ({NUM_ACTIONS} actions)")
     observation_space = gymnasium.spaces.Box(-np.inf, np.inf, shape=(int(first.shape[1]),), dtype=np.float32)
-    action_space = gymnasium.spaces.Discrete(NUM_ACTIONS)
+    action_space: gymnasium.spaces.Discrete = gymnasium.spaces.Discrete(NUM_ACTIONS)
     try:
         policy = MaskableActorCriticPolicy(observation_space, action_space, lambda _: 0.0, **kwargs)
         policy.load_state_dict(weights)

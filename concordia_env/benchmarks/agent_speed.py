@@ -26,6 +26,7 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class Result:
     seconds: float
     unit: str = "decision"
     target: float | None = None
-    ratio: float | None = None
+    ratio: float = float("nan")  # to the engine, set once the engine is measured
 
     @property
     def microseconds(self) -> float:
@@ -72,6 +73,12 @@ def engine(map_name: str, players: int, seconds: float, seed: int = 0) -> Result
             return Result("engine (random play through Game)", decisions, elapsed)
 
 
+class Searcher(Protocol):
+    """A searching agent: it counts the simulations of its last decision (``mcts``, ``learned:simulations=N``)."""
+
+    last_simulations: int
+
+
 def agent_cost(spec: str, map_name: str, players: int, seconds: float, seed: int = 0) -> Result:
     """Self-play games of ``spec`` for about ``seconds`` of thinking: the agents' act() time per decision."""
     name = agents.parse_spec(spec)[0]
@@ -87,14 +94,14 @@ def agent_cost(spec: str, map_name: str, players: int, seconds: float, seed: int
         while not game.is_over() and think < seconds:
             agent = seats[game.current_player]
             if per_simulation:
-                agent.last_simulations = 0
+                cast(Searcher, agent).last_simulations = 0
             start = time.perf_counter()
             action = agent.act(game)
             spent = time.perf_counter() - start
             think += spent
             decisions += 1
-            if per_simulation and agent.last_simulations:
-                simulations += agent.last_simulations
+            if per_simulation and cast(Searcher, agent).last_simulations:
+                simulations += cast(Searcher, agent).last_simulations
                 search_think += spent
             game.step(action)
         game_index += 1

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
+from pettingzoo.utils.env import AECEnv
 
 from concordia_env import Game
 from concordia_env.engine import maps
@@ -58,7 +59,7 @@ class Result:
     seconds: float
     games: int = 0
     target: float | None = None
-    ratio: float | None = None
+    ratio: float = float("nan")  # to the peer, set once the peer is measured
 
     @property
     def steps_per_second(self) -> float:
@@ -86,7 +87,7 @@ def timed(seconds: float, chunk: Callable[[], tuple[int, int]]) -> tuple[int, in
 
 
 # --------------------------------------------------------------------------- AEC loops
-def aec_runner(make_env: Callable[[], object], seed: int = 0) -> Runner:
+def aec_runner(make_env: Callable[[], AECEnv], seed: int = 0) -> Runner:
     """The PettingZoo AEC random-play loop, counting every ``env.step`` call."""
     env = make_env()
     env.reset(seed=seed)
@@ -127,14 +128,15 @@ def concordia_aec(map_name: str = "imperium", num_players: int = ENGINE_PLAYERS)
 def engine_runner(map_name: str, num_players: int = ENGINE_PLAYERS, seed: int = 0) -> Runner:
     """Raw ``Game`` decisions: legal_actions() and step() with a numpy random choice."""
     rng = np.random.default_rng(seed)
-    state = {"game": Game.new(map_name, num_players, seed=seed), "seed": seed}
+    game, game_seed = Game.new(map_name, num_players, seed=seed), seed
 
     def chunk() -> tuple[int, int]:
-        game, games = state["game"], 0
+        nonlocal game, game_seed
+        games = 0
         for _ in range(CLOCK_EVERY):
             if game.is_over():
-                state["seed"] += 1
-                game = state["game"] = Game.new(map_name, num_players, seed=state["seed"])
+                game_seed += 1
+                game = Game.new(map_name, num_players, seed=game_seed)
                 games += 1
             legal = game.legal_actions()
             game.step(legal[rng.integers(len(legal))])

@@ -96,6 +96,11 @@ _DONE_TEXT = {
 }
 
 
+def money_text(amount: int) -> str:
+    """Sestertii in words: ``"1 sestertius"``, ``"0 sestertii"``, ``"7 sestertii"``."""
+    return f"{amount} sestertius" if amount == 1 else f"{amount} sestertii"
+
+
 def goods_text(counts: np.ndarray | list[int]) -> str:
     parts = [f"{n} {GOODS[g]}" for g, n in enumerate(counts) if n]
     return ", ".join(parts) if parts else "nothing"
@@ -129,9 +134,9 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
     if name == "MOVE":
         slot, path = divmod(i, A.MAX_PATHS)
         loc = int(s[b + P_COLONISTS + slot])
-        target = path_text(m, path) if path < len(m.paths) else f"path #{path}"
+        destination = path_text(m, path) if path < len(m.paths) else f"path #{path}"
         kind = PATH_KINDS[facts.colonist_kind(slot)]
-        return f"Architect: move {kind} colonist from {location_text(m, loc)} to {target}"
+        return f"Architect: move {kind} colonist from {location_text(m, loc)} to {destination}"
     if name == "BUILD":
         place = m.places[i] if i < len(m.places) else f"place #{i}"
         if i >= len(m.places) or not facts.is_buildable_place(m.tables, i):
@@ -139,7 +144,7 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
         good, money = int(s[CITY_GOOD + i]), int(facts.house_price(s, i))
         return (
             f"Architect: build a house in {place} ({GOODS[good]} city; pays "
-            f"{goods_text(HOUSE_GOODS_COST[good])} and {money} sestertii)"
+            f"{goods_text(HOUSE_GOODS_COST[good])} and {money_text(money)})"
         )
     if name == "PRODUCE":
         prov = m.province_names[i] if i < len(m.provinces) else f"province #{i}"
@@ -156,7 +161,7 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
         good, q = divmod(i, A.MAX_TRADE)
         q += 1
         verb = "sell" if name == "SELL" else "buy"
-        return f"Mercator: {verb} {q} {GOODS[good]} for {q * int(GOOD_PRICE[good])} sestertii"
+        return f"Mercator: {verb} {q} {GOODS[good]} for {money_text(q * int(GOOD_PRICE[good]))}"
     if name == "BUY_CARD":
         slot, variant = divmod(i, A.PAY_VARIANTS)
         card = int(s[DISPLAY + slot])
@@ -165,9 +170,9 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
         pay = f", paying the slot's 'any' good with {GOODS[variant - 1]}" if variant else ""
         return f"{who}: buy {what} from display slot {slot + 1}{pay}"
     if name == "SETTLE":
-        kind, place = divmod(i, A.MAX_CITIES)
-        where = m.places[place] if place < len(m.places) else f"place #{place}"
-        return f"Colonist: settle a {PATH_KINDS[kind]} colonist in {where} (pays {goods_text(COLONIST_COST)})"
+        path_kind, spot = divmod(i, A.MAX_CITIES)
+        where = m.places[spot] if spot < len(m.places) else f"place #{spot}"
+        return f"Colonist: settle a {PATH_KINDS[path_kind]} colonist in {where} (pays {goods_text(COLONIST_COST)})"
     if name == "TAX":
         return "Colonist: collect the tax"
     if name == "TRIBUNE_COLONIST":
@@ -290,7 +295,7 @@ def _build_reason(s: np.ndarray, m: Map, c: int, p: int) -> str:
         return f"no colonist of player {p} is next to {m.places[c]}"
     money = int(s[player_base(p) + P_MONEY])
     cost = int(facts.house_price(s, c))
-    return f"a house there costs {goods_text(HOUSE_GOODS_COST[s[CITY_GOOD + c]])} and {cost} sestertii (has {money})"
+    return f"a house there costs {goods_text(HOUSE_GOODS_COST[s[CITY_GOOD + c]])} and {money_text(cost)} (has {money})"
 
 
 def _trade_reason(s: np.ndarray, name: str, i: int, p: int) -> str:
@@ -306,7 +311,7 @@ def _trade_reason(s: np.ndarray, name: str, i: int, p: int) -> str:
     free, money, price = int(facts.free_slots(s, p)), int(s[b + P_MONEY]), q * int(GOOD_PRICE[good])
     if q > free:
         return f"player {p} has only {free} free storehouse slots"
-    return f"{q} {GOODS[good]} cost {price} sestertii (has {money})"
+    return f"{q} {GOODS[good]} cost {money_text(price)} (has {money})"
 
 
 def _traded(s: np.ndarray) -> list[int]:

@@ -25,13 +25,22 @@ class IllegalActionError(ValueError):
     has a name. The game state is exactly as it was before the call.
     """
 
+    action: int
+    reason: str
+    description: str | None
+    #: the refused row of a batch (``VectorGame.step``); absent for a single game
+    row: int
+
     def __init__(self, action: int | IllegalActionError, reason: str | None = None, description: str | None = None):
         if isinstance(action, IllegalActionError) and reason is None:
             # the copy form type(err)(err), in which Gymnasium's AsyncVectorEnv re-raises a worker's error
-            self.__dict__.update(action.__dict__)
-            action, reason, description = action.action, action.reason, action.description
+            original = action
+            self.__dict__.update(original.__dict__)
+            action, reason, description = original.action, original.reason, original.description
         if reason is None:
             raise TypeError("IllegalActionError(action, reason, description=None) needs a reason")
+        if isinstance(action, IllegalActionError):
+            raise TypeError("IllegalActionError(err) copies an error; with a reason, the action is an index")
         self.action = action
         self.reason = reason
         self.description = description

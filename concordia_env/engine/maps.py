@@ -253,8 +253,8 @@ def _build_tables(m: Map, city_province: dict[str, str | None]) -> np.ndarray:
     t[M_DIST_CITY : M_DIST_CITY + MAX_CITIES * MAX_PATHS] = dist_city.ravel()
     t[M_NILE_NEXT : M_NILE_NEXT + MAX_PROVINCES] = -1
     route = [prov_names.index(p) for p in m.nile_route]
-    for i, prov in enumerate(route):
-        t[M_NILE_NEXT + prov] = route[(i + 1) % len(route)]
+    for i, province in enumerate(route):
+        t[M_NILE_NEXT + province] = route[(i + 1) % len(route)]
     for prov in m.frankincense_provinces:
         t[M_FRANKINCENSE_PROVINCE + prov_names.index(prov)] = 1
     return t

@@ -612,4 +612,3 @@ def observation_md() -> str:
         "player count. The environments take `observation_version=` to give an older version.\n\n"
         f"{design}\n\n## Versions\n\n{versions}\n\n{describe_observation()}"
     )
-

@@ -677,7 +677,7 @@ class _Reader:
             if key not in d:
                 continue
             if key == "intermediate_done":
-                value = _bool(d[key], f"{where}.{key}")
+                value = int(_bool(d[key], f"{where}.{key}"))
             else:
                 value = _int(d[key], f"{where}.{key}", 0, MAX_INTERMEDIATE_VP)
             if value and not intermediate:

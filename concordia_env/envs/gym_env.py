@@ -109,7 +109,7 @@ names a colonist *slot*, which v0 does not show. The v0 observation is the first
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -149,7 +149,7 @@ SEED_BOUND = 2**63 - 1
 class SingleAgentEnv(gymnasium.Env, EzPickle):
     """One learner seat against fixed opponents; see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}  # noqa: RUF012 (as in Env)
 
     def __init__(
         self,

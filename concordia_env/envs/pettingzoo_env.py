@@ -135,7 +135,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import partial
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -175,7 +175,8 @@ _INT32 = np.iinfo(np.int32)
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
     """The unwrapped AEC environment; use :func:`env` for the standard wrappers."""
 
-    metadata: ClassVar[dict[str, Any]] = {
+    # an instance variable of AECEnv: each env names its observation version in it
+    metadata: dict[str, Any] = {  # noqa: RUF012
         "render_modes": RENDER_MODES,
         "name": f"concordia_v{OBSERVATION_VERSION}",
         "is_parallelizable": False,

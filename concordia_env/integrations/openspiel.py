@@ -109,6 +109,7 @@ Versions
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -289,7 +290,7 @@ class Config:
 
 
 # =========================================================================== the stack, without its order
-def _write_stack(s: np.ndarray, cards: list[int] | np.ndarray) -> None:
+def _write_stack(s: np.ndarray, cards: Sequence[int] | np.ndarray) -> None:
     """Store ``cards`` as the stack in canonical order: lower decks on top, by card type within a deck.
 
     The order carries no information (every card is drawn at a chance node), and it keeps
@@ -355,6 +356,13 @@ class Board:
 
     # ------------------------------------------------------------------ who moves
     @property
+    def dealt(self) -> Game:
+        """The engine game, which exists once the setup's tokens are drawn (players decide only then)."""
+        if self.game is None:
+            raise ValueError("the setup is still being drawn at chance nodes: there is no engine game yet")
+        return self.game
+
+    @property
     def drawing_tokens(self) -> bool:
         return self.game is None and len(self.tokens) < len(self.config.lettered_cities)
 
@@ -374,7 +382,7 @@ class Board:
             return CHANCE
         if self.is_terminal:
             return TERMINAL
-        return self.game.current_player
+        return self.dealt.current_player
 
     # ------------------------------------------------------------------ chance
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -431,7 +439,7 @@ class Board:
         self.undrawn = tuple(range(DISPLAY_SLOTS))
 
     def _draw(self, card: int) -> None:
-        s = self.game.state
+        s = self.dealt.state
         cards = _stack_cards(s)
         cards.remove(card)
         _write_stack(s, cards)
@@ -442,15 +450,15 @@ class Board:
     def legal_actions(self) -> list[int]:
         if self.is_chance or self.is_terminal:
             return []
-        return self.game.legal_actions().tolist()
+        return self.dealt.legal_actions().tolist()
 
     def apply_player_action(self, action: int) -> None:
         """One engine step; cards the engine drew to refill the display go back to be drawn by chance."""
         if self.is_chance or self.is_terminal:
             raise ValueError("no player decides here: " + ("a chance node" if self.is_chance else "the game is over"))
-        s = self.game.state
+        s = self.dealt.state
         before = int(s[STACK_SIZE])
-        self.game.step(action)  # IllegalActionError (the state unchanged) for an illegal action
+        self.dealt.step(action)  # IllegalActionError (the state unchanged) for an illegal action
         drawn = before - int(s[STACK_SIZE])
         if drawn:
             self._undraw(drawn)
@@ -462,7 +470,7 @@ class Board:
         The engine refills the display left to right after closing the gaps, so the cards
         it drew are the last ``count`` filled slots.
         """
-        s = self.game.state
+        s = self.dealt.state
         filled = [slot for slot in range(DISPLAY_SLOTS) if s[DISPLAY + slot] >= 0]
         slots = tuple(filled[-count:])
         cards = _stack_cards(s) + [int(s[DISPLAY + slot]) for slot in slots]

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TextIO
 
 from concordia_env import Game
+from concordia_env.engine.describe import money_text
 from concordia_env.tools.store import GameRecord, Store
 from concordia_env.tools.tournament import GameTask, make_agent, play_game
 from concordia_env.views.html import Replay, record_replay
@@ -57,7 +58,7 @@ def player_summary(game: Game) -> str:
     for p in range(game.num_players):
         goods = ", ".join(f"{n} {GOODS[g]}" for g, n in enumerate(game.goods(p)) if n) or "no goods"
         lines.append(
-            f"  P{p}: {game.score_breakdown(p)['total']} VP now, {game.money(p)} sestertii, {goods}, "
+            f"  P{p}: {game.score_breakdown(p)['total']} VP now, {money_text(game.money(p))}, {goods}, "
             f"{int(game.hand(p).sum())} cards in hand"
         )
     return "\n".join(lines) + "\n"

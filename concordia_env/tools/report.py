@@ -165,8 +165,11 @@ class TournamentSetup(Protocol):
     package graph has no cycles (``tests/test_layering.py``).
     """
 
-    players: int
-    games: int
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def games(self) -> int: ...
 
     @property
     def tournament_id(self) -> str: ...

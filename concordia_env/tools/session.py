@@ -17,11 +17,11 @@ from concordia_env import Game
 from concordia_env.agents import from_spec
 from concordia_env.agents.base import Agent, agent_seed
 from concordia_env.engine import actions as A
-from concordia_env.engine.cards import CARD_ID, GOODS
-from concordia_env.engine.describe import location_text, path_text
+from concordia_env.engine.cards import CARD_ID, GOODS, KIND_NAMES
+from concordia_env.engine.describe import explain_illegal, goods_text, location_text, money_text, path_text
 from concordia_env.engine.errors import integer_argument, short_repr
 from concordia_env.engine.maps import PATH_KINDS
-from concordia_env.engine.state import MAX_PLAYERS
+from concordia_env.engine.state import MAX_PLAYERS, PHASE_PLAY_CARD
 from concordia_env.views.render import render_text
 
 HUMAN = "human"
@@ -68,8 +68,58 @@ def _title_and_text(game: Game, action: int) -> tuple[str, str]:
         return title, (f"paying the slot's 'any' good with {GOODS[variant - 1]}" if variant else text)
     if name == "SETTLE":
         return f"Colonist: settle a {PATH_KINDS[i // A.MAX_CITIES]} colonist", text
+    if name == "PRODUCE":
+        return game.phase_name, prefect_text(game, i)
+    if name == "CASH":
+        return game.phase_name, f"{text}: {money_text(game.cash_bonus())}"
     # the rest belongs to the pending decision as a whole (including its "done")
     return game.phase_name, text
+
+
+def prefect_text(game: Game, province: int) -> str:
+    """A Prefect's production in words: the province, its bonus, what the player and the others receive.
+
+    Every number is the rules' (:meth:`Game.prefect_production`). Gavdos shows no bonus good:
+    the player names one after producing, so its units are told as "of the good you choose"
+    (what choosing brick adds over choosing food). A haul beyond the free storehouse slots
+    says how many fit: the storehouse rules decide what is kept.
+    """
+    p = game.current_player
+    name = game.map.province_names[province]
+    good, _ = game.bonus_markers()[province]
+    if good >= 0:
+        received, chosen, bonus = game.prefect_production(province), 0, GOODS[good]
+    else:
+        received = game.prefect_production(province, bonus_good=0)
+        chosen = int(received[p, 0] - game.prefect_production(province, bonus_good=1)[p, 0])
+        received[p, 0] -= chosen
+        bonus = "a good of your choice"
+    own = goods_text(received[p]) if received[p].any() else ""
+    if chosen:
+        own = f"{own} + {chosen} of the good you choose" if own else f"{chosen} of the good you choose"
+    parts = [f"Prefect: produce in {name} (bonus {bonus}): you receive {own}"]
+    free = game.free_slots(p)
+    if int(received[p].sum()) + chosen > free:
+        parts[0] += f" (your storehouse has room for {free})"
+    others = [f"P{q} {goods_text(received[q])}" for q in range(game.num_players) if q != p and received[q].any()]
+    if others:
+        parts.append("; ".join(others))
+    return "; ".join(parts)
+
+
+def unplayable_cards(game: Game) -> list[str]:
+    """The cards in hand that cannot be played now, each with the rules' reason (the menu omits them).
+
+    A Diplomat with no card to copy is the usual one; without a word it would seem lost.
+    """
+    if game.is_over() or game.phase != PHASE_PLAY_CARD:
+        return []
+    p, legal = game.current_player, game.legal_mask()
+    return [
+        f"{KIND_NAMES[kind]}: {explain_illegal(game.state, game.map, A.A_PLAY + kind)}"
+        for kind, count in enumerate(game.hand_kinds(p))
+        if count and not legal[A.A_PLAY + kind]
+    ]
 
 
 def group_choices(game: Game) -> list[Group]:
@@ -130,6 +180,8 @@ def ask_human(game: Game, read: Callable[[str], str], out: TextIO, color: bool) 
     groups = group_choices(game)
     order = numbered(groups)
     out.write(f"\nYour decision (P{game.current_player}): {game.phase_name}\n" + menu_text(groups))
+    for note in unplayable_cards(game):
+        out.write(f"  cannot be played now: {note}\n")
     while True:
         try:
             line = read(f"[{HELP}] > ").strip().lower()

@@ -290,8 +290,10 @@ class Store:
                     (record.tournament_id, record.game_index),
                 ).fetchone()
                 record.game_id = int(row[0])
+            elif cursor.lastrowid is None:  # sqlite3 gives the id of every row an INSERT added
+                raise sqlite3.DatabaseError(f"{self.path}: the new game's row has no id")
             else:
-                record.game_id = int(cursor.lastrowid)
+                record.game_id = cursor.lastrowid
         if time.monotonic() - self._last_checkpoint >= CHECKPOINT_SECONDS:
             self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             self._last_checkpoint = time.monotonic()

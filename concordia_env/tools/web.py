@@ -61,7 +61,8 @@ rebind that domain to ``127.0.0.1`` to read the answers (DNS rebinding). So:
   finished game goes first.
 
 A view is ``{id, step, map, players, seats, human, to_move, waiting_for, frame, context,
-choices, history, over, result}`` (plus ``meta``, the board and frame layout, when asked
+choices, unplayable, history, over, result}`` (``unplayable``: the cards in the person's hand
+that cannot be played now, each with the reason; plus ``meta``, the board and frame layout, when asked
 with ``?meta=1``): ``frame`` is the position as :func:`concordia_env.views.html.frames.frame`
 writes it for the replay page, which the app's page draws with the same ``board.js``.
 """
@@ -108,6 +109,7 @@ from concordia_env.tools.session import (
     Session,
     group_choices,
     new_session,
+    unplayable_cards,
 )
 from concordia_env.views.html import asset, record_replay
 from concordia_env.views.html.board import board_data
@@ -274,6 +276,8 @@ class Room:
             "frame": position.tolist(),
             "context": context,
             "choices": self.choices() if not over and player == human else [],
+            # cards in the person's hand that cannot be played now, with the rules' reason
+            "unplayable": unplayable_cards(game) if not over and player == human else [],
             "history": self.history[since:],
             "over": over,
             "result": _result(game) if over else None,

@@ -186,10 +186,10 @@ class AfterstateNet(nn.Module):
         layers: list[nn.Module] = []
         for i, o in itertools.pairwise(sizes):
             layers += [nn.Linear(i, o), nn.ReLU()]
-        layers.append(nn.Linear(sizes[-1], 1))
-        self.mlp = nn.Sequential(*layers)
-        nn.init.zeros_(self.mlp[-1].weight)  # untrained: the heuristic's ranking
-        nn.init.zeros_(self.mlp[-1].bias)
+        head = nn.Linear(sizes[-1], 1)
+        self.mlp = nn.Sequential(*layers, head)
+        nn.init.zeros_(head.weight)  # untrained: the heuristic's ranking
+        nn.init.zeros_(head.bias)
         self.a = nn.Parameter(torch.tensor(1.0))
         self.b = nn.Parameter(torch.tensor(0.0))
 
@@ -472,7 +472,7 @@ class Run:
             parts.append(part)
             if bar is not None:
                 bar.update(1)
-        data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "decisions"}
+        data: dict[str, Any] = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "decisions"}
         data["game"] = data["game"] + iteration * self.config.games_per_iteration  # unique across iterations
         np.savez(self.run_dir / "data" / f"iter_{iteration:04d}.npz", **data)
         self.state.games += len(parts)

@@ -153,7 +153,7 @@ class TrainConfig(ConfigBase):
     # ---------------------------------------------------------------- checks
     def validate(self) -> None:
         """Refuse values that would only fail later, deep inside a run."""
-        positive = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every")
+        positive: tuple[str, ...] = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every")
         positive += ("max_snapshots", "eval_every", "final_eval_games", "checkpoint_every", "num_players")
         positive += ("eval_max_turns",)
         for name in positive:
@@ -188,11 +188,11 @@ class TrainConfig(ConfigBase):
         return self.n_steps * self.n_envs
 
 
-def add_override_arguments(parser: argparse.ArgumentParser, cls: type = TrainConfig) -> None:
+def add_override_arguments(parser: argparse.ArgumentParser, cls: type[ConfigBase] = TrainConfig) -> None:
     """One ``--<field>`` option per config field; values are parsed as YAML (``--net_arch "[64, 64]"``)."""
     group = parser.add_argument_group("config overrides (each replaces the config file's value)")
-    for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        default = _default(f)
         group.add_argument(
             f"--{f.name}",
             type=_parse_value,
@@ -200,6 +200,13 @@ def add_override_arguments(parser: argparse.ArgumentParser, cls: type = TrainCon
             metavar=type(default).__name__.upper() if default is not None else "VALUE",
             help=f"{f.metadata['help']} (default: {default})",
         )
+
+
+def _default(f: dataclasses.Field) -> Any:
+    """A field's default value (from its factory for lists and dicts)."""
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
 
 
 def _parse_value(text: str) -> Any:
@@ -210,7 +217,7 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def overrides_from_args(args: argparse.Namespace, cls: type = TrainConfig) -> dict[str, Any]:
+def overrides_from_args(args: argparse.Namespace, cls: type[ConfigBase] = TrainConfig) -> dict[str, Any]:
     """The config fields given on the command line."""
     given = vars(args)
     return {name: given[name] for name in field_names(cls) if name in given}
@@ -243,16 +250,19 @@ def read_config(name: str | Path | None) -> dict[str, Any]:
     return values
 
 
-def resolve(config_path: str | Path | None, overrides: dict[str, Any] | None = None, cls: type = TrainConfig) -> Any:
+def resolve(
+    config_path: str | Path | None, overrides: dict[str, Any] | None = None, cls: type[ConfigBase] = TrainConfig
+) -> Any:
     """The config file's values (or the defaults) with the overrides applied, type-checked."""
     values = read_config(config_path) if config_path else {}
     values.update(overrides or {})
     return cls.from_dict(_coerce(values, cls))
 
 
-def _coerce(values: dict[str, Any], cls: type = TrainConfig) -> dict[str, Any]:
+def _coerce(values: dict[str, Any], cls: type[ConfigBase] = TrainConfig) -> dict[str, Any]:
     """Convert YAML scalars to the field's type (``1e5`` -> 100000 for an int field) and refuse nonsense."""
-    types = {f.name: f.type for f in dataclasses.fields(cls)}
+    # the annotations are strings (``from __future__ import annotations``): "int | None", "list"...
+    types = {f.name: str(f.type) for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     out = dict(values)
     for name, value in values.items():
         kind = types.get(name)
@@ -283,5 +293,5 @@ def _coerce_one(name: str, kind: str, value: Any) -> Any:
     return value
 
 
-def field_names(cls: type = TrainConfig) -> Sequence[str]:
-    return [f.name for f in dataclasses.fields(cls)]
+def field_names(cls: type[ConfigBase] = TrainConfig) -> Sequence[str]:
+    return [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]

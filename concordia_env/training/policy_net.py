@@ -111,8 +111,10 @@ class NumpyActor:
             raise TypeError("NumpyActor needs the flat observation as the actor's input (FlattenExtractor)")
         layers = [*policy.mlp_extractor.policy_net, policy.action_net]
         linears = [m for m in layers if isinstance(m, nn.Linear)]
-        activations = {_MODULE_NAMES.get(type(m)) for m in layers if not isinstance(m, nn.Linear)}
-        if None in activations or len(activations) > 1:
+        others = [m for m in layers if not isinstance(m, nn.Linear)]
+        unknown = [m for m in others if type(m) not in _MODULE_NAMES]
+        activations = {_MODULE_NAMES[type(m)] for m in others if type(m) in _MODULE_NAMES}
+        if unknown or len(activations) > 1:
             raise TypeError(f"NumpyActor supports one activation out of {sorted(NUMPY_ACTIVATIONS)}; got {layers}")
         activation = activations.pop() if activations else "relu"
         weights = [m.weight.detach().cpu().numpy().T for m in linears]
@@ -129,7 +131,8 @@ class NumpyActor:
         return h
 
     def save(self, path: str | Path) -> None:
-        arrays = {f"w{k}": w for k, w in enumerate(self.weights)} | {f"b{k}": b for k, b in enumerate(self.biases)}
+        arrays: dict[str, Any] = {f"w{k}": w for k, w in enumerate(self.weights)}
+        arrays |= {f"b{k}": b for k, b in enumerate(self.biases)}
         with open(path, "wb") as f:  # an open file: np.savez would append ".npz" to a temporary name
             np.savez(f, activation=np.array(self.activation), **arrays)
 

@@ -5,8 +5,8 @@ on one machine or on a cluster, and its learner updates one policy shared by eve
 
 Run
 ---
-``concordia train rllib --config rllib`` starts a local Ray (``num_cpus``
-of this machine's CPUs, default all) and writes ``<runs_dir>/<name>-<timestamp>/`` with
+``concordia train rllib --config rllib`` starts a local Ray (``num_cpus`` CPUs, by default
+one per env runner) and writes ``<runs_dir>/<name>-<timestamp>/`` with
 ``config.yaml``, ``checkpoints/iter_NNNN/`` (every ``checkpoint_every`` iterations and at
 the end), ``progress.jsonl`` (one line per iteration), ``actor.npz`` (the shared policy's
 actor, :class:`~concordia_env.training.policy_net.NumpyActor`) and ``eval.json``. The local Ray is shut
@@ -30,15 +30,16 @@ measured with 1 and 2 env runners are in ``docs/environments.md`` (RLlib section
 What is trained
 ---------------
 * **Environment**: :func:`make_env`, registered with ``ray.tune.registry`` as ``"concordia"``:
-  the PettingZoo AEC env (:mod:`concordia_env.envs.pettingzoo_env`) behind RLlib's
-  ``PettingZooEnv``, with the observation renamed to the keys RLlib's action-masking module
-  expects, ``{"observations", "action_mask"}`` (plus ``"state"``, the engine state, when a
-  heuristic opponent needs it). ``illegal_action="penalize"`` and ``max_cycles`` make a
-  wrong action or an endless game a finished episode instead of a crash.
+  :func:`concordia_env.integrations.rllib.env`, the PettingZoo AEC env behind RLlib's
+  ``PettingZooEnv`` with the observation keys RLlib's action-masking module expects,
+  ``{"observations", "action_mask"}`` (plus ``"state"``, the engine state, when a heuristic
+  opponent needs it). ``illegal_action="penalize"`` and ``max_cycles`` make a wrong action
+  or an endless game a finished episode instead of a crash.
 * **Policies**: ``"shared"``, RLlib's ``ActionMaskingTorchRLModule`` (PPO, illegal logits
   masked out), plays every seat not given to a fixed opponent: self-play with one set of
   weights. ``"random"`` (a uniformly random legal action) and ``"heuristic"`` (the project's
-  heuristic agent, acting on the engine state) are fixed policies that are never trained;
+  heuristic agent, acting on the engine state) are fixed policies that are never trained
+  (:func:`concordia_env.integrations.rllib.fixed_policy_spec`);
   ``opponents`` gives the probability that each non-learner seat of an episode is played
   by one of them. One seat per episode (drawn from the episode id) is always ``"shared"``.
 * **Evaluation**: the shared policy's actor is copied into the project's
@@ -69,10 +70,9 @@ from typing import Any
 import numpy as np
 import yaml
 from gymnasium import spaces
-from pettingzoo.utils.wrappers import BaseWrapper
 
-import concordia_env
-from concordia_env import Game, agents
+from concordia_env.integrations.rllib import env as rllib_env
+from concordia_env.integrations.rllib import fixed_policy_spec
 from concordia_env.tools.report import Z_95
 
 from .config import read_config
@@ -106,7 +106,8 @@ class RLlibConfig:
     opponents: dict = field(default_factory=dict)
     # scale
     iterations: int = 20
-    #: CPUs a local Ray may use (None: all of this machine's); ignored with --address
+    #: CPUs a local Ray may use (None: one per env runner, at least one: what a run asks of Ray, since the
+    #: learner and the driver's own sampling run outside Ray's CPU count); ignored with --address
     num_cpus: int | None = None
     env_runners: int = 1  # 0: sample in the driver process
     envs_per_env_runner: int = 1
@@ -148,46 +149,9 @@ class RLlibConfig:
 
 
 # =========================================================================== environment
-class RLlibObservation(BaseWrapper):
-    """The AEC env with RLlib's observation keys: ``{"observations", "action_mask"[, "state"]}``.
-
-    RLlib's ``ActionMaskingTorchRLModule`` reads ``"observations"`` and ``"action_mask"`` (our
-    env says ``"observation"``, PettingZoo's classic convention). With ``with_state`` the
-    engine's state array rides along for the fixed heuristic policy, which plays on the
-    game itself; the learner's module ignores that key.
-    """
-
-    def __init__(self, env: Any, with_state: bool = False) -> None:
-        super().__init__(env)
-        self.with_state = with_state
-
-    def observation_space(self, agent: str) -> spaces.Dict:
-        inner = self.env.observation_space(agent)
-        parts = {"observations": inner["observation"], "action_mask": inner["action_mask"]}
-        if self.with_state:
-            parts["state"] = self.env.unwrapped.state_space
-        return spaces.Dict(parts)
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = self.env.observe(agent)
-        out = {"observations": obs["observation"], "action_mask": obs["action_mask"]}
-        if self.with_state:
-            out["state"] = self.env.unwrapped.state()
-        return out
-
-
 def make_env(env_config: dict[str, Any]) -> Any:
-    """RLlib's ``PettingZooEnv`` over :class:`RLlibObservation` over ``concordia_env.env(**options)``.
-
-    ``env_config`` holds the env's options plus ``with_state`` (default False). The env
-    penalizes illegal actions (never raises inside an env runner) unless told otherwise.
-    """
-    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-
-    options = dict(env_config)
-    with_state = bool(options.pop("with_state", False))
-    options.setdefault("illegal_action", "penalize")
-    return PettingZooEnv(RLlibObservation(concordia_env.env(**options), with_state=with_state))
+    """The env of a run: :func:`concordia_env.integrations.rllib.env` (``env_config``: its options)."""
+    return rllib_env(env_config)
 
 
 def register() -> None:
@@ -198,52 +162,6 @@ def register() -> None:
 
 
 # =========================================================================== fixed policies
-def _fixed_module_classes() -> dict[str, type]:
-    """The RLModules of the fixed policies (built lazily: RLlib is an optional extra)."""
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    def rows(value: Any) -> np.ndarray:
-        return value.cpu().numpy() if hasattr(value, "cpu") else np.asarray(value)
-
-    class MaskedRandomRLModule(RLModule):
-        """A uniformly random legal action per row; never trained."""
-
-        def setup(self) -> None:
-            self._rng = np.random.default_rng(self.model_config.get("seed"))
-
-        def _forward_inference(self, batch: dict, **kwargs: Any) -> dict:
-            masks = rows(batch[Columns.OBS]["action_mask"])
-            return {Columns.ACTIONS: np.array([self._rng.choice(np.flatnonzero(m)) for m in masks])}
-
-        def _forward_exploration(self, batch: dict, **kwargs: Any) -> dict:
-            return self._forward_inference(batch, **kwargs)
-
-        def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
-            raise NotImplementedError("the random policy is fixed: keep it out of policies_to_train")
-
-    class HeuristicRLModule(RLModule):
-        """The project's heuristic agent, playing on the game rebuilt from the ``"state"`` key; never trained."""
-
-        def setup(self) -> None:
-            self._map = self.model_config["map"]
-            self._agent = agents.make("heuristic")
-            self._agent.reset(self.model_config.get("seed"))
-
-        def _forward_inference(self, batch: dict, **kwargs: Any) -> dict:
-            states = rows(batch[Columns.OBS]["state"]).astype(np.int32)
-            actions = [self._agent.act(Game(np.ascontiguousarray(s), self._map)) for s in states]
-            return {Columns.ACTIONS: np.array(actions)}
-
-        def _forward_exploration(self, batch: dict, **kwargs: Any) -> dict:
-            return self._forward_inference(batch, **kwargs)
-
-        def _forward_train(self, batch: dict, **kwargs: Any) -> dict:
-            raise NotImplementedError("the heuristic policy is fixed: keep it out of policies_to_train")
-
-    return {"random": MaskedRandomRLModule, "heuristic": HeuristicRLModule}
-
-
 def policy_mapping(opponents: dict[str, float], num_players: int, seed: int) -> Any:
     """``policy_mapping_fn``: one seat per episode is "shared"; the others are fixed with ``opponents``' odds."""
     names = [SHARED, *opponents]
@@ -283,7 +201,6 @@ def build_config(config: RLlibConfig) -> Any:
     probe = make_env(env_config)  # the spaces of one agent (every agent has the same)
     obs_space, act_space = probe.observation_spaces["player_0"], probe.action_spaces["player_0"]
     probe.close()
-    fixed = _fixed_module_classes()
     specs = {
         SHARED: RLModuleSpec(
             module_class=ActionMaskingTorchRLModule,
@@ -295,11 +212,12 @@ def build_config(config: RLlibConfig) -> Any:
         )
     }
     for name in config.opponents:
-        specs[name] = RLModuleSpec(
-            module_class=fixed[name],
+        specs[name] = fixed_policy_spec(
+            name,
+            map=config.map,
+            seed=config.seed,
             observation_space=obs_space,
             action_space=spaces.Discrete(int(act_space.n)),
-            model_config={"map": config.map, "seed": config.seed},
         )
     return (
         PPOConfig()
@@ -406,8 +324,9 @@ def _ray(config: RLlibConfig, address: str | None) -> Iterator[None]:
 
     started = not ray.is_initialized()
     if started:
-        cpus = config.num_cpus if address is None else None
-        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+        cpus = config.num_cpus if config.num_cpus is not None else max(1, config.env_runners)
+        local = address is None
+        ray.init(address=address, num_cpus=cpus if local else None, include_dashboard=False, log_to_driver=False)
     try:
         yield
     finally:

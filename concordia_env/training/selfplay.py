@@ -67,7 +67,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -78,9 +78,11 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import Logger, make_output_format
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvObs
 from tqdm import tqdm
 
 from concordia_env.engine.observation import player_scores
+from concordia_env.envs.gym_env import SingleAgentEnv
 
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve
 from .evaluate import EvalResult, evaluate
@@ -145,8 +147,8 @@ class ScaleReward:
     def __init__(self, scale: float) -> None:
         self.scale = scale
 
-    def __call__(self, reward: float) -> float:
-        return reward * self.scale
+    def __call__(self, reward: SupportsFloat) -> float:
+        return float(reward) * self.scale
 
 
 class MarginShaping(gym.Wrapper):
@@ -165,12 +167,16 @@ class MarginShaping(gym.Wrapper):
         super().__init__(env)
         if not 0.0 < gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {gamma}")
+        core = env.unwrapped
+        if not isinstance(core, SingleAgentEnv):
+            raise TypeError(f"MarginShaping shapes the learner's margin of a SingleAgentEnv, not of {core!r}")
+        self.core = core
         self.coef = coef
         self.gamma = gamma
         self._potential = 0.0
 
     def _margin(self) -> float:
-        core = self.env.unwrapped
+        core = self.core
         scores = player_scores(core.game).astype(np.float64)
         own = scores[core.seat]
         return float(own - np.delete(scores, core.seat).mean())
@@ -205,12 +211,10 @@ def env_factory(config: TrainConfig, run_dir: Path, rank: int, session: int) -> 
     """A picklable thunk building environment ``rank`` (run in the worker process)."""
 
     def build() -> gym.Env:
-        from concordia_env.envs.gym_env import SingleAgentEnv
-
         seq = np.random.SeedSequence([config.seed, ENV_TAG, session, rank])
         seeds = [int(s) for s in seq.generate_state(config.num_players)]
         opponents = [PoolOpponent(run_dir / POOL_FILE, seed=s) for s in seeds[1:]]
-        env = SingleAgentEnv(
+        env: gym.Env = SingleAgentEnv(
             opponents=opponents,
             seat="random",
             map=config.map,
@@ -240,7 +244,7 @@ class InfoMaskVecEnv(VecEnvWrapper):
         super().__init__(venv)
         self._masks: list[np.ndarray] = []
 
-    def reset(self) -> np.ndarray:
+    def reset(self) -> VecEnvObs:
         obs = self.venv.reset()
         self._masks = [info[MASK_KEY] for info in self.venv.reset_infos]
         return obs
@@ -543,6 +547,11 @@ class SelfPlayCallback(BaseCallback):
     timestep has been trained on, so a checkpoint taken there loses nothing.
     """
 
+    @property
+    def ppo(self) -> MaskablePPO:
+        """The model being trained (``BaseCallback`` types it as any algorithm; this run trains MaskablePPO)."""
+        return cast(MaskablePPO, self.model)
+
     def __init__(self, run: Run) -> None:
         super().__init__()
         self.run = run
@@ -570,17 +579,17 @@ class SelfPlayCallback(BaseCallback):
         config, state, t = self.run.config, self.run.state, self.num_timesteps
         self._rollout_start_timesteps = t
         if state.last_snapshot is None or t - state.last_snapshot >= config.snapshot_every:
-            self.run.take_snapshot(self.model, t)
+            self.run.take_snapshot(self.ppo, t)
             self.logger.record("pool/snapshots", len(self.run.pool.snapshots))
         if config.eval_games > 0 and self._eval_due(t):
-            for r in self.run.run_evaluation(self.model, t):
+            for r in self.run.run_evaluation(self.ppo, t):
                 self.logger.record(f"eval/win_rate_{r.opponent}", r.win_rate)
                 self.logger.record(f"eval/mean_vp_{r.opponent}", r.mean_vp)
             self._update_postfix()
         if t - (state.last_checkpoint or 0) >= config.checkpoint_every:  # nothing to save at 0
             self.run.state.games += self.session_games
             self.session_games = 0
-            self.run.save_checkpoint(self.model, t)
+            self.run.save_checkpoint(self.ppo, t)
         limit = config.time_limit_minutes
         if limit is not None and self.run.elapsed_train_seconds() >= limit * 60:
             self._stop = True
@@ -619,7 +628,7 @@ class SelfPlayCallback(BaseCallback):
         if self.bar is None:
             return
         latest = self.run.state.latest(PROGRESS_OPPONENT)
-        postfix = {"games": self.run.state.games + self.session_games}
+        postfix: dict[str, Any] = {"games": self.run.state.games + self.session_games}
         postfix[f"win vs {PROGRESS_OPPONENT}"] = f"{latest.win_rate:.0%}" if latest else "-"
         limit = self.run.config.time_limit_minutes
         if limit is not None:

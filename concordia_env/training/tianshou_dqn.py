@@ -11,10 +11,12 @@ the same keys with the same types at every step (Tianshou stacks infos into arra
 refused the old end-of-game-only keys with ``MalformedBufferError``), and ``max_cycles``
 bounds an episode of an untrained policy.
 
-Run ``concordia train tianshou --epochs 5`` (the defaults are a small, quick run).
-After training it plays ``test_episodes`` test games (greedy, ``eps_test``) and prints the
-learner's mean return against the random opponent (with ``reward="win"``: +1 a win, −1 a
-loss). ``tests/test_tianshou.py`` runs a tiny version with ``illegal_action="raise"``.
+Run ``concordia train tianshou --epochs 5`` (the defaults are a small, quick run;
+``--help`` lists every option with its default). It prints one line per epoch (env steps
+and games so far, update rounds, the learner's loss, time); after training it plays
+``test_episodes`` test games (greedy, ``eps_test``) and prints the learner's mean return
+against the random opponent (with ``reward="win"``: +1 a win, −1 a loss).
+``tests/test_tianshou.py`` runs a tiny version with ``illegal_action="raise"``.
 
 With a single training env the replay buffer is a plain ``ReplayBuffer``; with several it
 is Tianshou's ``VectorReplayBuffer``, whose numba helpers compile when it is built (a few
@@ -24,6 +26,7 @@ CPU seconds per process).
 from __future__ import annotations
 
 import argparse
+import time
 from typing import Any
 
 import numpy as np
@@ -105,7 +108,7 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     train_collector.collect(n_step=args.batch_size * args.train_envs)
     learner_index = 0  # player_0: the first algorithm
 
-    result = algorithm.run_training(
+    trainer = algorithm.create_trainer(
         OffPolicyTrainerParams(
             training_collector=train_collector,
             test_collector=None,  # tested once, after training (below)
@@ -119,6 +122,12 @@ def train(args: argparse.Namespace) -> dict[str, float]:
             multi_agent_return_reduction=lambda returns: returns[:, learner_index],
         )
     )
+    trainer.reset()  # as Tianshou's run_training does: the collectors start new games
+    start = time.perf_counter()
+    for _ in range(args.epochs):  # the trainer's own loop, one epoch at a time, to say how far it got
+        epoch = trainer.execute_epoch()
+        print(progress_line(epoch, args.epochs, time.perf_counter() - start), flush=True)
+    result = epoch.info_stat
     test = test_collector.collect(n_episode=args.test_episodes, reset_before_collect=True)
     summary = {
         "train_steps": float(result.train_step),
@@ -140,28 +149,45 @@ def train(args: argparse.Namespace) -> dict[str, float]:
     return summary
 
 
+def progress_line(epoch: Any, epochs: int, seconds: float) -> str:
+    """One line per epoch: env steps and games so far, gradient rounds, the learner's loss, time."""
+    info, stats = epoch.info_stat, epoch.training_stat
+    losses = stats.get_loss_stats_dict() if stats is not None else {}
+    loss = next((value for key, value in sorted(losses.items()) if key.endswith("loss")), None)
+    shown = f", loss {loss:.4f}" if loss is not None else ""
+    return (
+        f"epoch {epoch.epoch}/{epochs}: {info.train_step} env steps, {info.train_episode} games, "
+        f"{info.update_step} update rounds{shown}, {seconds:.1f} s"
+    )
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="concordia train tianshou", description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--map", default="italia")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max_cycles", type=int, default=2000, help="decisions per game before truncation")
-    parser.add_argument("--illegal_action", default="penalize", help="'raise' makes any illegal action an error")
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--epoch_steps", type=int, default=2000, help="env steps per epoch")
-    parser.add_argument("--collect_steps", type=int, default=40, help="env steps per collection")
-    parser.add_argument("--updates_per_step", type=float, default=0.1)
-    parser.add_argument("--batch_size", type=int, default=64)
-    parser.add_argument("--buffer_size", type=int, default=20_000)
-    parser.add_argument("--train_envs", type=int, default=4)
-    parser.add_argument("--test_envs", type=int, default=2)
-    parser.add_argument("--test_episodes", type=int, default=4)
-    parser.add_argument("--hidden", type=int, nargs="*", default=[128, 128])
-    parser.add_argument("--lr", type=float, default=1e-4)
-    parser.add_argument("--gamma", type=float, default=0.99)
-    parser.add_argument("--n_step", type=int, default=3)
-    parser.add_argument("--target_update_freq", type=int, default=320)
-    parser.add_argument("--eps_train", type=float, default=0.1)
-    parser.add_argument("--eps_test", type=float, default=0.0)
+    parser = argparse.ArgumentParser(
+        prog="concordia train tianshou",
+        description=__doc__.split("\n", 1)[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,  # every option's --help line shows its default
+    )
+    add = parser.add_argument
+    add("--map", default="italia", help="the board (2 players)")
+    add("--seed", type=int, default=0, help="seeds the games, exploration, the random opponent and the network")
+    add("--max_cycles", type=int, default=2000, help="decisions per game before truncation")
+    add("--illegal_action", default="penalize", help="'raise' makes any illegal action an error")
+    add("--epochs", type=int, default=2, help="training epochs (one progress line each)")
+    add("--epoch_steps", type=int, default=2000, help="env steps per epoch")
+    add("--collect_steps", type=int, default=40, help="env steps per collection")
+    add("--updates_per_step", type=float, default=0.1, help="gradient steps per collected env step")
+    add("--batch_size", type=int, default=64, help="transitions per gradient step")
+    add("--buffer_size", type=int, default=20_000, help="replay buffer size (transitions)")
+    add("--train_envs", type=int, default=4, help="envs collecting training games")
+    add("--test_envs", type=int, default=2, help="envs playing the test games")
+    add("--test_episodes", type=int, default=4, help="greedy test games after training")
+    add("--hidden", type=int, nargs="*", default=[128, 128], help="hidden layer sizes of the Q-network")
+    add("--lr", type=float, default=1e-4, help="Adam's learning rate")
+    add("--gamma", type=float, default=0.99, help="discount")
+    add("--n_step", type=int, default=3, help="n-step return horizon")
+    add("--target_update_freq", type=int, default=320, help="gradient steps between target-network updates")
+    add("--eps_train", type=float, default=0.1, help="exploration while training (epsilon-greedy)")
+    add("--eps_test", type=float, default=0.0, help="exploration in the test games")
     return parser.parse_args(argv)
 
 

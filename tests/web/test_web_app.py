@@ -82,6 +82,12 @@ def test_a_new_game_offers_the_persons_legal_choices_grouped(client):
     assert view["frame"][view["meta"]["layout"]["globals"]["turn"][0]] == 0
 
 
+def test_a_card_that_cannot_be_played_is_explained_in_the_view(client):
+    view = new_game(client, seat=starter(7))  # the first decision: every Diplomat has nothing to copy yet
+    assert view["unplayable"] == ["Diplomat: no opponent's discard pile shows a card a Diplomat may copy"]
+    assert "cannot be played now: ${esc(note)}" in client.get("/").text, "the page shows them under the choices"
+
+
 def test_a_whole_game_through_the_api_matches_the_engine(client):
     rng = random.Random(3)
     view = new_game(client, vs="random", seed=11)

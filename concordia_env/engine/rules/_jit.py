@@ -132,9 +132,10 @@ def _install_locators() -> bool:
     except ImportError:  # pragma: no cover - numba always has it
         return False
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
-    bases = [getattr(caching, name, None) for name in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
-    bases.append(getattr(caching, "UserWideCacheLocator", None))
-    if impl is None or not isinstance(getattr(impl, "_locator_classes", None), list) or None in bases:
+    found = [getattr(caching, name, None) for name in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
+    found.append(getattr(caching, "UserWideCacheLocator", None))
+    bases = [base for base in found if isinstance(base, type)]
+    if impl is None or not isinstance(getattr(impl, "_locator_classes", None), list) or len(bases) < len(found):
         return False
     if any(issubclass(cls, _PackageStampMixin) for cls in impl._locator_classes):
         return True

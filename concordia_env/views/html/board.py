@@ -63,7 +63,7 @@ def static_svg(map_name: str) -> str:
         if kind == LAND:
             color, dashes = style.LAND_PATH, style.LAND_DASHES[1]
         else:
-            shade = m.sea_path_kinds.get(tuple(sorted((a, b))), "sea")
+            shade = m.sea_path_kinds.get((min(a, b), max(a, b)), "sea")
             color, dashes = style.SEA_PATH_SHADES.get(shade, style.SEA_PATH), style.SEA_DASHES[1]
         (x1, y1), (x2, y2) = geo.segments[p]
         dash = ",".join(_n(d * width) for d in dashes)

@@ -45,7 +45,7 @@ _PLACEHOLDER = re.compile(r"<!--@(\w+)-->")
 
 def asset(name: str) -> str:
     """The text of one of the page assets shipped with the package (``board.js``, ``replay.css``...)."""
-    return resources.files("concordia_env.views.html").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("concordia_env.views.html").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def fill_template(template: str, parts: dict[str, str]) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from matplotlib import patheffects
@@ -92,7 +93,7 @@ class Scale:
 def draw_map(snap: Snapshot, layout: FrameLayout) -> np.ndarray:
     """The map and its legend for ``snap``: an (H, W, 3) uint8 array."""
     fig = _new_figure(layout)
-    renderer = fig.canvas.get_renderer()
+    renderer = _canvas(fig).get_renderer()
     # start from the cached background's pixels and draw only the pieces on top (blitting)
     np.asarray(renderer.buffer_rgba())[:] = _background(snap.map.name, layout)
     ax, scale = _map_axes(fig, snap.map.name, layout)
@@ -114,6 +115,13 @@ def _new_figure(layout: FrameLayout) -> Figure:
     return fig
 
 
+def _canvas(fig: Figure) -> FigureCanvasAgg:
+    """The Agg canvas :func:`_new_figure` gave the figure: it draws into a pixel buffer."""
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        raise TypeError(f"the board is drawn on an Agg canvas, not on {type(fig.canvas).__name__}")
+    return fig.canvas
+
+
 def _map_axes(fig: Figure, map_name: str, layout: FrameLayout) -> tuple[Axes, Scale]:
     """Axes over the map area, in board units with y pointing down, and its unit-to-point scale."""
     geo = board_geometry(map_name)
@@ -127,8 +135,9 @@ def _map_axes(fig: Figure, map_name: str, layout: FrameLayout) -> tuple[Axes, Sc
 
 def _pixels(fig: Figure) -> np.ndarray:
     """The figure drawn, as an (H, W, 4) uint8 RGBA array."""
-    fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba()).copy()
+    canvas = _canvas(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba()).copy()
 
 
 @lru_cache(maxsize=BACKGROUND_CACHE_SIZE)
@@ -160,7 +169,7 @@ def _draw_paths(ax: Axes, map_name: str, geo: BoardGeometry, scale: Scale) -> No
         if kind == LAND:
             key = (LAND_PATH, LAND_DASHES)
         else:
-            shade = m.sea_path_kinds.get(tuple(sorted((a, b))), "sea")
+            shade = m.sea_path_kinds.get((min(a, b), max(a, b)), "sea")
             key = (SEA_PATH_SHADES.get(shade, SEA_PATH_SHADES["sea"]), SEA_DASHES)
         groups.setdefault(key, []).append(geo.segments[p])
     for (color, dashes), segments in groups.items():
@@ -175,13 +184,27 @@ def _draw_fixed_places(ax: Axes, map_name: str, geo: BoardGeometry, scale: Scale
     capital = geo.places[m.place_index(m.capital)]
     edge = scale.pt(EDGE_WIDTH)
     ax.scatter(
-        *capital, s=scale.area(CAPITAL_SIZE), c=CAPITAL, marker="s", edgecolors=TEXT, linewidths=edge * 2.5, zorder=3
+        capital[0],
+        capital[1],
+        s=scale.area(CAPITAL_SIZE),
+        c=CAPITAL,
+        marker="s",
+        edgecolors=TEXT,
+        linewidths=edge * 2.5,
+        zorder=3,
     )
     for name in m.special_squares:
         xy = geo.places[m.place_index(name)]
         color = SPECIAL_SQUARE_COLORS.get(name, COIN)
         ax.scatter(
-            *xy, s=scale.area(SQUARE_SIZE), c=color, marker="D", edgecolors=TEXT, linewidths=edge * 1.5, zorder=3
+            xy[0],
+            xy[1],
+            s=scale.area(SQUARE_SIZE),
+            c=color,
+            marker="D",
+            edgecolors=TEXT,
+            linewidths=edge * 1.5,
+            zorder=3,
         )
 
 
@@ -259,7 +282,7 @@ def _draw_legend(fig: Figure, layout: FrameLayout) -> None:
 
 def _legend_symbol(ax: Axes, kind: str, x: float, y: float, size: float, char: float) -> None:
     """The symbol of one legend entry, centred at (x, y) in pixels; ``size`` in points."""
-    edge = {"edgecolors": TEXT, "linewidths": size * 0.06}
+    edge: dict[str, Any] = {"edgecolors": TEXT, "linewidths": size * 0.06}
     if kind in GOODS:
         ax.scatter(x, y, s=size**2, c=GOOD_COLORS[GOODS.index(kind)], **edge)
     elif kind == "capital":
@@ -407,7 +430,8 @@ def _coin_side(ax: Axes, x: float, y: float, good: int, size: float, edge: float
 def _draw_nile_marker(ax: Axes, xy: np.ndarray, scale: Scale) -> None:
     """The Nile food marker: a small food-coloured disc marked N beside the province's bonus marker."""
     ax.scatter(
-        *xy,
+        xy[0],
+        xy[1],
         s=scale.area(MARKER_SIZE * 0.8),
         c=GOOD_COLORS[FOOD],
         marker="o",
@@ -416,5 +440,13 @@ def _draw_nile_marker(ax: Axes, xy: np.ndarray, scale: Scale) -> None:
         zorder=2,
     )
     ax.text(
-        *xy, "N", ha="center", va="center", fontsize=scale.pt(MARKER_FONT) * 0.85, color=TEXT, weight="bold", zorder=2
+        xy[0],
+        xy[1],
+        "N",
+        ha="center",
+        va="center",
+        fontsize=scale.pt(MARKER_FONT) * 0.85,
+        color=TEXT,
+        weight="bold",
+        zorder=2,
     )

@@ -97,7 +97,8 @@ def _columns(snap: Snapshot, count: int) -> list[list[Block]]:
     if count == 1:
         return [[_header, *players, _display]]
     per_column = math.ceil(len(players) / (count - 1))
-    return [[_header, _display]] + [players[k : k + per_column] for k in range(0, len(players), per_column)]
+    header: list[Block] = [_header, _display]
+    return [header, *(players[k : k + per_column] for k in range(0, len(players), per_column))]
 
 
 # --------------------------------------------------------------------------- blocks

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from concordia_env.engine.cards import CARD_ID, COLONISTS_PER_PLAYER, GOODS, KIND_NAMES, MERCATOR_KINDS
+from concordia_env.engine.describe import money_text
 from concordia_env.engine.game import Game
 from concordia_env.engine.maps import Map
 from concordia_env.engine.state import (
@@ -203,7 +204,7 @@ def pending_context(game: Game) -> tuple[str, ...]:
         names = ", ".join(GOODS[g] for g in traded) if traded else "none yet"
         out.append(f"Mercator kinds traded: {names} (at most {MERCATOR_KINDS})")
     elif phase == PHASE_PREFECT:
-        out.append(f"cash bonus now: {game.cash_bonus()} sestertii")
+        out.append(f"cash bonus now: {money_text(game.cash_bonus())}")
     elif phase == PHASE_BUY_CARDS:
         out.append(f"cards that may still be bought: {game.buys_left}")
     elif phase == PHASE_OVERFLOW and game.current_player >= 0:

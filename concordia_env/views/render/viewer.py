@@ -49,7 +49,7 @@ def _non_interactive_backends() -> set[str]:
     except ImportError:  # matplotlib < 3.9
         from matplotlib import rcsetup
 
-        names = rcsetup.non_interactive_bk
+        names = rcsetup.non_interactive_bk  # type: ignore[attr-defined]  # gone from matplotlib >= 3.9's stubs
     return {name.lower() for name in names}
 
 

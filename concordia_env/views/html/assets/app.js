@@ -156,7 +156,7 @@
       }
       const heading = group.actions.length > 1 || group.cards ? `<div class="group-title">${esc(group.title)}</div>` : "";
       return `<div class="group">${heading}${buttons}</div>`;
-    }).join("");
+    }).join("") + view.unplayable.map((note) => `<p class="unplayable">cannot be played now: ${esc(note)}</p>`).join("");
   }
 
   function showResult(view) {
