@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make run    set up .venv (if missing; the training extras only) and run the main job
-#   make test   set up .venv (if missing; every extra) and run the test suite (what CI runs)
+#   make test   set up .venv (if missing; every extra) and run what CI runs: ruff, mypy, the test
+#               suite, and the wheel installed alone into a fresh venv elsewhere (.ci/wheel_check.py)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -11,7 +12,7 @@ STAMP_RUN := $(VENV)/.installed-run
 # Elsewhere: make run TORCH="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test lint bench setup clean
+.PHONY: run test lint typecheck wheel-check bench setup clean
 
 setup: $(STAMP)
 
@@ -34,11 +35,20 @@ run: $(STAMP_RUN)
 
 test: $(STAMP)
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+	$(PY) -m mypy
+	$(PY) .ci/wheel_check.py
 	$(PY) -m pytest -n 2 -q
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+
+typecheck: $(STAMP)
+	$(PY) -m mypy
+
+wheel-check: $(STAMP)
+	$(PY) .ci/wheel_check.py
 
 bench: $(STAMP)
 	$(VENV)/bin/concordia bench throughput

@@ -9,8 +9,9 @@ import pytest
 
 from concordia_env.tools.docgen import DOCS, GENERATED
 
-#: the pages whose ``python`` blocks run as written, each block on its own (as a reader copies one)
-RUNNABLE_PAGES = ["environments.md"]
+#: the pages whose ``python`` blocks run as written, each block on its own (as a reader copies one):
+#: page -> (at least this many blocks, printing at least this many lines in all)
+RUNNABLE_PAGES = {"environments.md": (6, 5), "engine.md": (1, 2), "agents.md": (1, 1)}
 
 
 def python_blocks(text: str) -> list[str]:
@@ -23,15 +24,16 @@ def needs_ray(block: str) -> bool:
     return re.search(r"^(import ray|from ray)\b", block, flags=re.MULTILINE) is not None
 
 
-@pytest.mark.parametrize("page", RUNNABLE_PAGES)
+@pytest.mark.parametrize("page", sorted(RUNNABLE_PAGES))
 def test_docs_python_blocks_run(page: str, capsys: pytest.CaptureFixture[str]) -> None:
+    least_blocks, least_lines = RUNNABLE_PAGES[page]
     blocks = python_blocks((DOCS / page).read_text())
-    assert len(blocks) >= 6
+    assert len(blocks) >= least_blocks
     for index, block in enumerate(blocks):
         if needs_ray(block):
             continue
         exec(compile(block, f"docs/{page} block {index}", "exec"), {"__name__": "docs"})
-    assert capsys.readouterr().out.count("\n") >= 5, "the examples print what they show"
+    assert capsys.readouterr().out.count("\n") >= least_lines, "the examples print what they show"
 
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
@@ -87,3 +89,20 @@ def test_tests_say_what_they_check_without_tracker_numbers() -> None:
         if re.search(r"\bissues? ?#?\d+|\bD\d{1,2}\b", line, flags=re.IGNORECASE)
     ]
     assert cited == []
+
+
+def test_the_architecture_picture_is_drawn_from_the_layering_rule() -> None:
+    """docs/images/architecture.svg is what docs/images/architecture.py draws from test_layering.ALLOWED."""
+    import runpy
+
+    script = runpy.run_path(str(DOCS / "images" / "architecture.py"))
+    assert (DOCS / "images" / "architecture.svg").read_text() == script["svg"](), (
+        "run `python docs/images/architecture.py` to redraw it"
+    )
+    page = (DOCS / "architecture.md").read_text()
+    assert "images/architecture.svg" in page
+    from tests.test_layering import ALLOWED
+
+    for part, below in ALLOWED.items():  # the text form of the graph on the page says the same
+        line = f"| `{part}` | " + (", ".join(f"`{b}`" for b in sorted(below)) or "nothing of the package") + " |"
+        assert line in page, line

@@ -164,5 +164,5 @@ def test_your_own_rllib_config_in_the_docs_trains_and_leaves_no_ray_process(caps
     (block,) = [b for b in python_blocks((DOCS / "environments.md").read_text()) if needs_ray(b)]
     exec(compile(block, "docs/environments.md (RLlib block)", "exec"), {"__name__": "docs"})
     _assert_ray_is_gone()
-    steps = int(capsys.readouterr().out.split("env steps:")[1].split()[0])
+    steps = float(capsys.readouterr().out.split("env steps sampled:")[1].split()[0])
     assert steps >= 200, "one iteration sampled its batch"

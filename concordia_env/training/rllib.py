@@ -353,7 +353,17 @@ def sampling_throughput(config: RLlibConfig, rounds: int = 5, address: str | Non
     """
     if rounds < 2:
         raise ValueError(f"rounds must be at least 2 (an interval needs two); got {rounds}")
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+    from ray.rllib.env.single_agent_episode import SingleAgentEpisode
     from ray.rllib.execution.rollout_ops import synchronous_parallel_sample
+
+    def episode_steps(episodes: Any) -> int:
+        """Env steps in what the new env runners sampled: a list of episodes."""
+        if not isinstance(episodes, list) or not all(
+            isinstance(e, SingleAgentEpisode | MultiAgentEpisode) for e in episodes
+        ):
+            raise TypeError(f"RLlib's env runners returned {type(episodes).__name__}, not a list of episodes")
+        return sum(e.env_steps() for e in episodes)
 
     def runner_cpu_seconds() -> float:
         # process_time() of every sampling process (the driver's own runner when there are no remote ones)
@@ -372,7 +382,7 @@ def sampling_throughput(config: RLlibConfig, rounds: int = 5, address: str | Non
             _uses_new_env_runners=True,
         )
         wall = time.perf_counter() - start
-        return sum(e.env_steps() for e in episodes), wall, runner_cpu_seconds() - cpu
+        return episode_steps(episodes), wall, runner_cpu_seconds() - cpu
 
     with _ray(config, address):
         algo = build_config(config).build_algo()

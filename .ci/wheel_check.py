@@ -1,0 +1,136 @@
+"""The wheel works outside the checkout: build it, install it alone into a fresh venv elsewhere, run the README there.
+
+``python .ci/wheel_check.py`` (``make test`` runs it after the test suite):
+
+1. builds the wheel of this checkout (``pip wheel --no-deps``);
+2. checks what it ships: the one package ``concordia_env`` (with ``py.typed``, its data, the
+   shipped models and configs) and the ``concordia`` command, and no other top-level name;
+3. makes a fresh virtual environment in a temporary folder and installs the wheel there with
+   its core dependencies only (pip's cache is reused, so a second run downloads nothing);
+4. runs, from a folder outside the checkout (so nothing of the checkout can be imported), every
+   ``python`` block of README.md whose imports are the package, the standard library and the
+   core dependencies, and ``concordia --help``.
+
+The README blocks that need an extra (Stable-Baselines3, say) are named in the output; the
+check fails if fewer than two blocks ran. Exits non-zero on the first failure, with its output.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import venv
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "concordia_env"
+#: a README block that runs longer than this has an endless loop
+BLOCK_SECONDS = 600
+#: the subcommands ``concordia --help`` must list
+SUBCOMMANDS = ("play", "web", "replay", "tournament", "train", "bench")
+
+
+def run(cmd: list[str], cwd: Path, timeout: float = BLOCK_SECONDS) -> str:
+    """Run ``cmd``; its output, or exit with it printed when it fails."""
+    done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        print(f"FAILED ({done.returncode}): {' '.join(cmd)}\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}")
+        sys.exit(1)
+    return done.stdout
+
+
+def build_wheel(out: Path) -> Path:
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out), str(ROOT)], ROOT)
+    (wheel,) = out.glob("concordia_env-*.whl")
+    return wheel
+
+
+def check_contents(wheel: Path) -> list[str]:
+    """The wheel's top-level names are the package and its metadata; returns its core requirements."""
+    with zipfile.ZipFile(wheel) as z:
+        names = z.namelist()
+        (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+        meta = z.read(metadata).decode()
+        (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+        scripts = z.read(entry_points).decode()
+    top = {n.split("/", 1)[0] for n in names}
+    extra = sorted(t for t in top if t != PACKAGE and not t.endswith(".dist-info"))
+    if extra:
+        sys.exit(f"FAILED: the wheel ships top-level names besides {PACKAGE}: {extra}")
+    for needed in (f"{PACKAGE}/py.typed", f"{PACKAGE}/engine/data/cards.json", f"{PACKAGE}/views/html/assets/app.js"):
+        if needed not in names:
+            sys.exit(f"FAILED: the wheel lacks {needed}")
+    if not any(n.startswith(f"{PACKAGE}/agents/models/") and n.endswith(".npz") for n in names):
+        sys.exit("FAILED: the wheel lacks the shipped models")
+    if "concordia = concordia_env.tools.cli:main" not in scripts:
+        sys.exit("FAILED: the wheel does not install the concordia command")
+    if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):
+        sys.exit("FAILED: the wheel does not carry the LICENSE")
+    core = [line.split(":", 1)[1].strip() for line in meta.splitlines() if line.startswith("Requires-Dist:")]
+    return [r for r in core if "extra ==" not in r]
+
+
+def import_names(requirements: list[str]) -> set[str]:
+    """The import names of the core requirements (each of them imports under its distribution name)."""
+    return {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0].lower().replace("-", "_") for r in requirements}
+
+
+def top_level_imports(code: str) -> set[str]:
+    tree = ast.parse(code)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def readme_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)
+
+
+def main() -> None:
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="concordia-wheel-") as tmp:
+        tmp_dir = Path(tmp)
+        wheel = build_wheel(tmp_dir / "dist")
+        core = check_contents(wheel)
+        print(f"built {wheel.name}: ships {PACKAGE} and the concordia command; core requirements {core}")
+        venv.create(tmp_dir / "venv", with_pip=True)
+        python, concordia = tmp_dir / "venv" / "bin" / "python", tmp_dir / "venv" / "bin" / "concordia"
+        run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], tmp_dir)
+        work = tmp_dir / "work"
+        work.mkdir()
+        allowed = import_names(core) | {PACKAGE} | set(sys.stdlib_module_names)
+        ran, skipped = 0, []
+        for index, block in enumerate(readme_blocks()):
+            needs = sorted(top_level_imports(block) - allowed)
+            if needs:
+                skipped.append(f"block {index} (needs {', '.join(needs)})")
+                continue
+            script = work / f"readme_block_{index}.py"
+            script.write_text(block)
+            out = run([str(python), str(script)], work)
+            if not out.strip():
+                sys.exit(f"FAILED: README block {index} printed nothing")
+            ran += 1
+        helped = run([str(concordia), "--help"], work, timeout=120)
+        missing = [name for name in SUBCOMMANDS if name not in helped]
+        if missing:
+            sys.exit(f"FAILED: concordia --help does not list {missing}")
+        if ran < 2:
+            sys.exit(f"FAILED: only {ran} README blocks need the core alone; expected the engine and PettingZoo ones")
+    print(
+        f"wheel check passed in {time.perf_counter() - start:.0f} s: {ran} README blocks and concordia --help "
+        f"ran in a fresh venv outside the checkout; left to the test suite (extras): {', '.join(skipped) or 'none'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
