@@ -54,4 +54,4 @@ bench: $(STAMP)
 	$(VENV)/bin/concordia bench throughput
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis .mypy_cache

@@ -65,6 +65,13 @@ def test_policy_mapping_keeps_one_learner_seat() -> None:
         rllib.RLlibConfig(num_cpus=1, env_runners=2)
 
 
+def test_a_local_ray_has_one_cpu_per_env_runner_so_the_tiny_config_runs_two_on_two_cores() -> None:
+    tiny = "concordia_env/training/configs/rllib_tiny.yaml"
+    assert rllib.local_cpus(rllib.RLlibConfig.load(tiny, {})) == 1  # the driver samples
+    assert rllib.local_cpus(rllib.RLlibConfig.load(tiny, {"env_runners": 2})) == 2
+    assert rllib.local_cpus(rllib.RLlibConfig.load(tiny, {"env_runners": 2, "num_cpus": 4})) == 4
+
+
 def _ray_processes() -> list[str]:
     """The live Ray processes (raylet, gcs_server, ray:: workers) descending from this test process."""
     parent, names = {}, {}

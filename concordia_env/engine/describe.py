@@ -295,7 +295,8 @@ def _build_reason(s: np.ndarray, m: Map, c: int, p: int) -> str:
         return f"no colonist of player {p} is next to {m.places[c]}"
     money = int(s[player_base(p) + P_MONEY])
     cost = int(facts.house_price(s, c))
-    return f"a house there costs {goods_text(HOUSE_GOODS_COST[s[CITY_GOOD + c]])} and {money_text(cost)} (has {money})"
+    goods = goods_text(HOUSE_GOODS_COST[s[CITY_GOOD + c]])
+    return f"a house there costs {goods} and {money_text(cost)} (has {money_text(money)})"
 
 
 def _trade_reason(s: np.ndarray, name: str, i: int, p: int) -> str:
@@ -311,7 +312,7 @@ def _trade_reason(s: np.ndarray, name: str, i: int, p: int) -> str:
     free, money, price = int(facts.free_slots(s, p)), int(s[b + P_MONEY]), q * int(GOOD_PRICE[good])
     if q > free:
         return f"player {p} has only {free} free storehouse slots"
-    return f"{q} {GOODS[good]} cost {money_text(price)} (has {money})"
+    return f"{q} {GOODS[good]} cost {money_text(price)} (has {money_text(money)})"
 
 
 def _traded(s: np.ndarray) -> list[int]:

@@ -313,6 +313,16 @@ def _latest_checkpoint(run_dir: Path) -> Path | None:
     return found[-1] if found else None
 
 
+def local_cpus(config: RLlibConfig) -> int:
+    """CPUs of a local Ray for this run: ``num_cpus``, else one per env runner (at least one).
+
+    Each env runner is an actor asking for one CPU; the learner (``num_learners=0``) and the
+    driver's own sampling run in the driver, outside Ray's count. So ``--env_runners 2`` asks
+    for two, and fits a 2-core machine.
+    """
+    return config.num_cpus if config.num_cpus is not None else max(1, config.env_runners)
+
+
 @contextlib.contextmanager
 def _ray(config: RLlibConfig, address: str | None) -> Iterator[None]:
     """Ray for one run: a local one of ``config.num_cpus`` CPUs, or the cluster at ``address``.
@@ -324,9 +334,8 @@ def _ray(config: RLlibConfig, address: str | None) -> Iterator[None]:
 
     started = not ray.is_initialized()
     if started:
-        cpus = config.num_cpus if config.num_cpus is not None else max(1, config.env_runners)
-        local = address is None
-        ray.init(address=address, num_cpus=cpus if local else None, include_dashboard=False, log_to_driver=False)
+        cpus = local_cpus(config) if address is None else None
+        ray.init(address=address, num_cpus=cpus, include_dashboard=False, log_to_driver=False)
     try:
         yield
     finally:
