@@ -136,7 +136,6 @@ from concordia_env.engine.cards import (
     NUM_CARD_TYPES,
     NUM_SALE_CARDS,
 )
-from concordia_env.engine.describe import describe
 from concordia_env.engine.errors import IllegalActionError, short_repr
 from concordia_env.engine.game import Game, action_index
 from concordia_env.engine.maps import Map
@@ -431,7 +430,7 @@ class Board:
         self.undrawn = tuple(range(DISPLAY_SLOTS))
 
     def _draw(self, card: int) -> None:
-        s = self.game.state
+        s = self.game._state  # a chance outcome: the bridge writes the game's own array (Game, "Who owns the state")
         cards = _stack_cards(s)
         cards.remove(card)
         _write_stack(s, cards)
@@ -462,7 +461,7 @@ class Board:
         The engine refills the display left to right after closing the gaps, so the cards
         it drew are the last ``count`` filled slots.
         """
-        s = self.game.state
+        s = self.game._state  # the bridge takes the drawn cards back (Game, "Who owns the state")
         filled = [slot for slot in range(DISPLAY_SLOTS) if s[DISPLAY + slot] >= 0]
         slots = tuple(filled[-count:])
         cards = _stack_cards(s) + [int(s[DISPLAY + slot]) for slot in slots]
@@ -501,7 +500,7 @@ class Board:
     def view(self) -> np.ndarray:
         """A state array to observe: the game's, or during the setup an empty board with the tokens drawn."""
         if self.game is not None:
-            return self.game.state
+            return self.game._state  # for the compiled observation, which is compiled for writable arrays
         c = self.config
         if not self.tokens:
             return c.setup_view  # OpenSpiel observes a new initial state to learn the tensor sizes, often
@@ -557,7 +556,7 @@ class Board:
             return f"chance outcome {action}"
         if self.game is None:
             return f"action {action}"
-        return describe(self.game.state, self.config.map, action)
+        return self.game.describe_action(action)
 
     # ------------------------------------------------------------------ the JSON document
     def document(self) -> dict[str, Any]:
@@ -649,7 +648,7 @@ class Board:
         game = position.from_dict(d)
         config.check_position(game)
         board = cls(config, game)
-        _write_stack(game.state, _stack_cards(game.state))
+        _write_stack(game._state, _stack_cards(game.state))
         if slots:
             board._undraw(len(slots))
             if board.undrawn != slots:  # pragma: no cover - the display check of from_dict guarantees it
@@ -663,7 +662,7 @@ class Board:
             raise ValueError(f"expected a concordia_env.Game, got {type(game).__name__}")
         config.check_position(game)
         game = game.clone()
-        _write_stack(game.state, _stack_cards(game.state))
+        _write_stack(game._state, _stack_cards(game.state))
         return cls(config, game)
 
 
