@@ -99,6 +99,16 @@ every message is short, whatever the size of the input. Only ``pyspiel``'s own e
 (``pyspiel.load_game`` with a value its C++ parameter types cannot hold, a damaged string to
 ``deserialize_game_and_state``) raise OpenSpiel's errors before the bridge is reached.
 
+``game.deserialize_state(text)`` refuses a state of another ``python_concordia`` game (another
+map, player count, utility or any other parameter) with ``ValueError`` naming the
+parameters that differ, as ``new_initial_state`` does: OpenSpiel would otherwise give the
+game a state whose ``returns()`` and observations are for other seats. Trust: OpenSpiel
+serialises a Python state as a pickle of its attributes (``__dict__=`` in the text), and
+``deserialize_state`` / ``pyspiel.deserialize_game_and_state`` unpickle it before the bridge
+sees anything, so a crafted string can run code: deserialize only strings you made. To
+exchange positions with others, use the JSON document (``state.to_json()``,
+``game.new_initial_state(text)``), which is read as data.
+
 Versions
 --------
 | version | change |
@@ -666,6 +676,16 @@ class Board:
         return cls(config, game)
 
 
+def _check_board_of(board: Any, config: Config) -> None:
+    """``ValueError`` unless ``board`` is a :class:`Board` of the game with this ``config``."""
+    if not isinstance(board, Board):
+        raise ValueError(f"a python_concordia state holds a Board, got {short_repr(board)}")
+    if board.config != config:
+        own, wanted = board.config.params(), config.params()
+        differ = ", ".join(f"{k} {own[k]!r} (the game has {wanted[k]!r})" for k in wanted if own[k] != wanted[k])
+        raise ValueError(f"the state is of another python_concordia game: {differ}")
+
+
 def _board_from_json(text: str) -> Board:
     """Unpickling a board (``pyspiel.deserialize_game_and_state``) reads its JSON document."""
     return Board.from_document(json.loads(text))
@@ -735,6 +755,17 @@ class ConcordiaState(pyspiel.State):
     def __init__(self, game: ConcordiaGame, board: Board | None = None) -> None:
         super().__init__(game)
         self.board = board if board is not None else Board(game.config, None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Every ``board`` set on a state is one of its game: ``game.deserialize_state(text)`` sets it from the text.
+
+        OpenSpiel rebuilds a Python state as a new initial state of the game it is asked
+        on, then sets the attributes the text carries; a board of another map, player
+        count, utility or other parameter would answer for seats the game does not have.
+        """
+        if name == "board":
+            _check_board_of(value, self.get_game().config)
+        super().__setattr__(name, value)
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:
