@@ -38,6 +38,11 @@ Options
 * ``illegal_action``: ``"raise"`` (default) or ``"penalize"``, see below.
 * ``observation_version``: 1 (default, the current observation) or 0, see the version table.
 
+``reset(options=...)`` reads no options: a key that names one of the options above (or of
+the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with
+nothing changed (they were ignored silently before); any other key gives a ``UserWarning``
+that it is ignored (see ``envs.common.check_reset_options``).
+
 Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
 until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now
 between consecutive learner decisions (starting from 0), so an episode's rewards sum to the
@@ -155,6 +160,7 @@ from .common import (
     check_cap,
     check_illegal_action,
     check_render_mode,
+    check_reset_options,
     render_game,
 )
 from .opponents import Opponent, resolve
@@ -246,6 +252,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        check_reset_options(options)  # before anything changes
         if seed is None:
             seed = self._init_seed  # the constructor's seed starts the first episode (if no reset seed does)
         self._init_seed = None
