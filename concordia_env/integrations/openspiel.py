@@ -146,6 +146,7 @@ from concordia_env.engine.cards import (
     NUM_CARD_TYPES,
     NUM_SALE_CARDS,
 )
+from concordia_env.engine.describe import describe
 from concordia_env.engine.errors import IllegalActionError, short_repr
 from concordia_env.engine.game import Game, action_index
 from concordia_env.engine.maps import Map
@@ -566,7 +567,7 @@ class Board:
             return f"chance outcome {action}"
         if self.game is None:
             return f"action {action}"
-        return self.game.describe_action(action)
+        return describe(self.game._state, self.config.map, action)  # the compiled rules read the writable array
 
     # ------------------------------------------------------------------ the JSON document
     def document(self) -> dict[str, Any]:
