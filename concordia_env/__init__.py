@@ -22,7 +22,7 @@ from gymnasium.envs.registration import registry as _gym_registry
 from . import _aliases
 from .engine import maps
 from .engine.actions import NUM_ACTIONS
-from .engine.errors import IllegalActionError, ResetNeededError
+from .engine.errors import IllegalActionError, OpponentError, ResetNeededError
 from .engine.game import Game
 from .envs.common import MAX_EPISODE_STEPS
 
@@ -64,6 +64,7 @@ __all__ = [
     "NUM_ACTIONS",
     "Game",
     "IllegalActionError",
+    "OpponentError",
     "ResetNeededError",
     "SingleAgentEnv",
     "VectorGame",

@@ -5,7 +5,11 @@ make the position part short and readable: start from :meth:`Game.new` and chang
 what the test is about, through the named offsets of :mod:`concordia_env.engine.state` (never a
 bare number), so a change of the state layout cannot silently break a test.
 
-Everything here writes ``game.state`` in place and returns nothing; names are the ones
+Everything here writes the game's own array in place and returns nothing. That array is
+``game._state``: the public ``game.state`` is a read-only view (``Game``, "Who owns the
+state"), and a caller outside the package edits a copy and builds ``Game(edited, map)``,
+which checks it. Rules tests write positions directly, some of which no check would
+pass on purpose (:func:`set_field` for a single named entry). Names are the ones
 players use (city names, path ids such as ``"land:Colonia Agrippina-Novaria"``, card ids
 such as ``"Farmer/I"``, good names).
 
@@ -75,18 +79,18 @@ def new_game(num_players: int = 4, *, map: str = "imperium", start_player: int =
 
 def set_turn(game: Game, p: int) -> None:
     """Make it player ``p``'s turn, at the start of the turn (choose a card to play)."""
-    game.state[TURN_PLAYER] = p
-    game.state[CURRENT_PLAYER] = p
-    game.state[PHASE] = PHASE_PLAY_CARD
+    game._state[TURN_PLAYER] = p
+    game._state[CURRENT_PLAYER] = p
+    game._state[PHASE] = PHASE_PLAY_CARD
 
 
 def set_praefectus_magnus(game: Game, p: int) -> None:
-    game.state[PRAEFECTUS_MAGNUS] = p
+    game._state[PRAEFECTUS_MAGNUS] = p
 
 
 def set_concordia_holder(game: Game, p: int) -> None:
     """Give ``p`` the Concordia card (normally taken by the player who ends the game)."""
-    game.state[CONCORDIA_HOLDER] = p
+    game._state[CONCORDIA_HOLDER] = p
 
 
 def play(game: Game, kind: int) -> None:
@@ -100,7 +104,7 @@ def legal(game: Game, action: int) -> bool:
 
 # --------------------------------------------------------------------------- money and goods
 def set_money(game: Game, p: int, amount: int) -> None:
-    game.state[player_base(p) + P_MONEY] = amount
+    game._state[player_base(p) + P_MONEY] = amount
 
 
 def set_goods(
@@ -110,7 +114,7 @@ def set_goods(
     amounts = {"brick": brick, "food": food, "tool": tool, "wine": wine, "cloth": cloth}
     base = player_base(p) + P_GOODS
     for good, n in amounts.items():
-        game.state[base + GOOD_INDEX[good]] = n
+        game._state[base + GOOD_INDEX[good]] = n
 
 
 def goods_of(game: Game, p: int) -> dict[str, int]:
@@ -155,7 +159,7 @@ def put_colonist(game: Game, p: int, slot: int, where: str) -> None:
         expected = PATH_KINDS[LAND] if slot in LAND_SLOTS else PATH_KINDS[1 - LAND]
         if kind != expected:
             raise ValueError(f"colonist slot {slot} is a {expected} colonist and cannot stand on {where}")
-    game.state[player_base(p) + P_COLONISTS + slot] = location_code(game, where)
+    game._state[player_base(p) + P_COLONISTS + slot] = location_code(game, where)
 
 
 def clear_colonists(game: Game, p: int) -> None:
@@ -174,11 +178,11 @@ def colonists_on_board(game: Game, p: int) -> int:
 
 # --------------------------------------------------------------------------- board
 def set_city_good(game: Game, city: str, good: str) -> None:
-    game.state[CITY_GOOD + game.map.place_index(city)] = GOOD_INDEX[good]
+    game._state[CITY_GOOD + game.map.place_index(city)] = GOOD_INDEX[good]
 
 
 def add_house(game: Game, p: int, city: str) -> None:
-    game.state[house_index(p, game.map.place_index(city))] = 1
+    game._state[house_index(p, game.map.place_index(city))] = 1
 
 
 def has_house(game: Game, p: int, city: str) -> bool:
@@ -188,13 +192,13 @@ def has_house(game: Game, p: int, city: str) -> bool:
 def set_bonus_marker(game: Game, province: str, good: str, *, coin_side: bool = False) -> None:
     """Put a bonus marker of ``good`` on ``province``, goods side up unless ``coin_side``."""
     v = game.map.province_index(province)
-    game.state[BONUS_GOOD + v] = GOOD_INDEX[good]
-    game.state[BONUS_COIN_SIDE + v] = int(coin_side)
+    game._state[BONUS_GOOD + v] = GOOD_INDEX[good]
+    game._state[BONUS_COIN_SIDE + v] = int(coin_side)
 
 
 def set_all_markers_goods_side(game: Game) -> None:
     for v in range(len(game.map.provinces)):
-        game.state[BONUS_COIN_SIDE + v] = 0
+        game._state[BONUS_COIN_SIDE + v] = 0
 
 
 def marker_coin_side(game: Game, province: str) -> bool:
@@ -212,28 +216,28 @@ def _counts(card_ids: Iterable[str]) -> np.ndarray:
 def set_hand(game: Game, p: int, card_ids: Iterable[str]) -> None:
     """Replace player ``p``'s hand by these cards (ids as in ``cards.CARD_ID``)."""
     base = player_base(p) + P_HAND
-    game.state[base : base + NUM_CARD_TYPES] = _counts(card_ids)
+    game._state[base : base + NUM_CARD_TYPES] = _counts(card_ids)
 
 
 def set_discard(game: Game, p: int, card_ids: list[str], top: str | None = None) -> None:
     """Replace ``p``'s discard pile; ``top`` (default: the last id) is the visible card."""
     base = player_base(p) + P_DISCARD
-    game.state[base : base + NUM_CARD_TYPES] = _counts(card_ids)
+    game._state[base : base + NUM_CARD_TYPES] = _counts(card_ids)
     if top is None and card_ids:
         top = card_ids[-1]
     if top is not None and top not in card_ids:
         raise ValueError(f"the top card {top!r} must be one of the discard pile's cards")
-    game.state[player_base(p) + P_DISCARD_TOP] = card_type(top) if top is not None else -1
+    game._state[player_base(p) + P_DISCARD_TOP] = card_type(top) if top is not None else -1
 
 
 def set_display(game: Game, card_ids: list[str | None]) -> None:
     """Display slots 1..7 from the left; ``None`` or a short list leaves slots empty."""
     if len(card_ids) > DISPLAY_SLOTS:
         raise ValueError(f"the display has {DISPLAY_SLOTS} slots")
-    game.state[DISPLAY : DISPLAY + DISPLAY_SLOTS] = -1
+    game._state[DISPLAY : DISPLAY + DISPLAY_SLOTS] = -1
     for slot, cid in enumerate(card_ids):
         if cid is not None:
-            game.state[DISPLAY + slot] = card_type(cid)
+            game._state[DISPLAY + slot] = card_type(cid)
 
 
 def display_ids(game: Game) -> list[str | None]:
@@ -242,10 +246,10 @@ def display_ids(game: Game) -> list[str | None]:
 
 def set_stack(game: Game, card_ids_top_first: list[str]) -> None:
     """Replace the face-down stack; the first id is the next card drawn."""
-    game.state[STACK : STACK + NUM_SALE_CARDS] = -1
+    game._state[STACK : STACK + NUM_SALE_CARDS] = -1
     bottom_first = [card_type(c) for c in reversed(card_ids_top_first)]
-    game.state[STACK : STACK + len(bottom_first)] = bottom_first
-    game.state[STACK_SIZE] = len(bottom_first)
+    game._state[STACK : STACK + len(bottom_first)] = bottom_first
+    game._state[STACK_SIZE] = len(bottom_first)
 
 
 def stack_size(game: Game) -> int:
@@ -253,6 +257,11 @@ def stack_size(game: Game) -> int:
 
 
 # --------------------------------------------------------------------------- assertions
+def set_field(game: Game, offset: int, value: int) -> None:
+    """Write one entry of the game's own state array (``offset`` a named offset of ``state``)."""
+    game._state[offset] = value
+
+
 def expect_illegal(game: Game, action: object, *reason_parts: str) -> IllegalActionError:
     """Assert ``action`` is refused with an error naming it and why, and changes nothing.
 

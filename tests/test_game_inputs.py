@@ -184,7 +184,8 @@ def test_the_raw_constructor_accepts_engine_states_and_normalises_the_array(game
     read_only = game.state.copy()
     read_only.setflags(write=False)
     wrapped = Game(read_only, game.map)
-    assert wrapped.state.flags.writeable and wrapped == game  # copied: the compiled code writes it
+    assert wrapped._state.flags.writeable and wrapped == game  # copied: the compiled code writes it
+    assert not wrapped.state.flags.writeable  # ...and nobody else (test_state_ownership.py)
     assert Game(game.state.astype(np.int64), game.map) == game
     assert Game(game.state.tolist(), game.map) == game
 

@@ -125,15 +125,18 @@ def test_stack_order_is_hidden() -> None:
     game = Game.new("imperium", 4, seed=11)
     size = int(game.state[STACK_SIZE])
     assert size > 2
-    shuffled = game.clone()
+    edited = game.state.copy()
     rng = np.random.default_rng(0)
-    shuffled.state[STACK : STACK + size] = rng.permutation(game.state[STACK : STACK + size])
+    edited[STACK : STACK + size] = rng.permutation(game.state[STACK : STACK + size])
+    shuffled = Game(edited, game.map)
     assert not np.array_equal(shuffled.state, game.state)
     for p in range(4):
         assert np.array_equal(game.observation(p), shuffled.observation(p))
     # the composition is shown: removing a card from the stack changes the observation
-    fewer = game.clone()
-    fewer.state[STACK_SIZE] -= 1
+    edited = game.state.copy()
+    edited[STACK_SIZE] -= 1
+    edited[STACK + size - 1] = -1  # the stack holds one card fewer (Game checks that entries past the size are -1)
+    fewer = Game(edited, game.map)
     assert not np.array_equal(game.observation(0), fewer.observation(0))
     in_stack = field(game.observation(0), O.O_STACK_CARDS, NUM_SALE_CARDS)
     expected = np.zeros(NUM_SALE_CARDS)

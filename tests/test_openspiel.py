@@ -220,14 +220,15 @@ def test_the_stack_is_always_in_canonical_order() -> None:
 
 def permuted_stack(game: Game, rng: np.random.Generator) -> Game:
     """The same position with the stack shuffled within each deck (the order differs)."""
-    other = game.clone()
-    size = other.stack_size
-    cards = other.state[STACK : STACK + size]
+    edited = game.state.copy()
+    size = game.stack_size
+    cards = edited[STACK : STACK + size]
     decks = CARD_DECK[cards]
     for deck in np.unique(decks):
         where = np.flatnonzero(decks == deck)
         if len(where) > 1:
             cards[where] = cards[np.roll(where, 1)]  # a rotation: every card moves
+    other = Game(edited, game.map)
     assert not np.array_equal(other.state, game.state)
     return other
 
@@ -531,3 +532,45 @@ def test_the_docs_example_runs() -> None:
     assert blocks, "docs/openspiel.md has python examples"
     for block in blocks:
         exec(compile(block, str(DOCS), "exec"), {"__name__": "docs_example"})
+
+
+# =========================================================================== deserialize_state (issue 22, finding 6)
+def _played(game, moves: int, seed: int = 0):
+    state = game.new_initial_state()
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        random_step(state, rng)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "named"),
+    [
+        ({"map": "italia", "players": 2}, {"map": "imperium", "players": 4}, ["map 'italia'", "players 2"]),
+        ({"map": "italia", "players": 2, "utility": "vp_share"}, {"map": "italia", "players": 2}, ["utility"]),
+        ({"map": "italia", "players": 2}, {"map": "italia", "players": 3}, ["players 2 (the game has 3)"]),
+        ({"map": "creta", "players": 2, "max_game_length": 50}, {"map": "creta", "players": 2}, ["max_game_length"]),
+    ],
+)
+def test_deserialize_state_refuses_a_state_of_another_game(source: dict, target: dict, named: list[str]) -> None:
+    """An Italia 2-player state loaded into the Imperium 4-player game: 4 players, 2 returns, MCTS searched it."""
+    state = _played(pyspiel.load_game("python_concordia", source), 40)
+    game = pyspiel.load_game("python_concordia", target)
+    with pytest.raises(ValueError, match="the state is of another python_concordia game") as caught:
+        game.deserialize_state(state.serialize())
+    assert all(text in str(caught.value) for text in named)
+    during_setup = _played(pyspiel.load_game("python_concordia", source), 3)
+    with pytest.raises(ValueError, match="another python_concordia game"):
+        game.deserialize_state(during_setup.serialize())
+
+
+def test_deserialize_state_takes_its_own_games_states() -> None:
+    game = pyspiel.load_game("python_concordia", {"map": "aegyptus", "players": 3, "utility": "vp_share"})
+    state = _played(game, 60, seed=2)
+    again = game.deserialize_state(state.serialize())
+    assert str(again) == str(state) and again.history() == state.history()
+    assert again.num_players() == 3 and len(again.returns()) == 3
+    _, twin = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(twin) == str(state) and twin.clone().history() == state.history()
+    with pytest.raises(ValueError, match="holds a Board"):
+        state.board = "not a board"

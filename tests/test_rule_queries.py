@@ -12,7 +12,7 @@ from importlib import resources
 
 import numpy as np
 import pytest
-from builders import new_game, play, put_colonist, set_discard, set_goods
+from builders import new_game, play, put_colonist, set_discard, set_field, set_goods
 
 from concordia_env import Game
 from concordia_env.engine import actions as A
@@ -110,7 +110,7 @@ def test_house_price_is_the_base_price_times_houses_after_building() -> None:
         money, goods = game.house_price(place)
         assert money == HOUSE_MONEY_COST[good] * (houses + 1)
         assert goods.tolist() == HOUSE_GOODS_COST[good].tolist()
-        game.state[house_index(houses, place)] = 1
+        set_field(game, house_index(houses, place), 1)
     with pytest.raises(ValueError, match="no house may be built"):
         game.house_price(game.map.place_index(game.map.capital))
 
@@ -206,9 +206,9 @@ def test_praefectus_magnus_doubles_the_bonus_and_the_nile_adds_food() -> None:
     good = game.bonus_markers()[nile][0]
     bonus = np.eye(NUM_GOODS, dtype=np.int64)[good]
     nile_food = cards.NILE_FOOD * np.eye(NUM_GOODS, dtype=np.int64)[cards.FOOD]
-    game.state[PRAEFECTUS_MAGNUS] = 0
+    set_field(game, PRAEFECTUS_MAGNUS, 0)
     assert game.prefect_production(nile, player=0)[0].tolist() == (2 * bonus + nile_food).tolist()
-    game.state[PRAEFECTUS_MAGNUS] = 1
+    set_field(game, PRAEFECTUS_MAGNUS, 1)
     assert game.prefect_production(nile, player=0)[0].tolist() == (bonus + nile_food).tolist()
     assert not game.prefect_production(nile, player=0)[1:].any()  # nobody has a house yet
 

@@ -72,6 +72,7 @@ from concordia_env.engine.observation import (
     observe_batch_into,
 )
 from concordia_env.engine.state import MAX_PLAYERS
+from concordia_env.engine.state_check import compiled_state
 
 from .base import draw_seed
 from .heuristic import HeuristicAgent, TurnOption, evaluate, remaining_fraction
@@ -159,7 +160,7 @@ def batch_features(
     states), all of the map whose ``tables`` are given; ``values[i]`` every player's
     estimated final VP in row i. One compiled call observes every row.
     """
-    states = np.ascontiguousarray(afterstates, dtype=np.int32)
+    states = compiled_state(np.ascontiguousarray(afterstates, dtype=np.int32))  # game.state is read-only
     vals = np.asarray(values, dtype=np.float64)
     rows, n = vals.shape
     obs = np.empty((rows, OBS_SIZE), dtype=np.float32)
@@ -291,7 +292,7 @@ def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> C
     """
     player = game.current_player
     sim = game.clone()
-    sim.state[:] = strategy.determinized(game.state, strategy.new_rng(draw_seed(rng)))
+    sim._state[:] = strategy.determinized(game.state, strategy.new_rng(draw_seed(rng)))
     remaining = remaining_fraction(sim)
     raw = rules.option_arrays(sim)
     features = batch_features(raw.afterstates, sim.map.tables, raw.values, player, remaining)
@@ -316,7 +317,7 @@ def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.ra
     for _ in range(samples):
         sim = game.with_hidden_stack_shuffled(rng)
         if not sim.is_over():
-            strategy.rollout_turns(sim.state, sim.map.tables, ROLLOUT_PARAMS, rounds * sim.num_players, noise)
+            strategy.rollout_turns(sim._state, sim.map.tables, ROLLOUT_PARAMS, rounds * sim.num_players, noise)
         if sim.is_over():
             scores = sim.final_scores().astype(np.float64)
             total += utility(scores, player)

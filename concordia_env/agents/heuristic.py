@@ -246,7 +246,7 @@ class HeuristicAgent(Agent):
         out = []
         for k in range(len(options.first)):
             after = game.clone()
-            after.state[:] = options.afterstates[k]
+            after._state[:] = options.afterstates[k]
             plan = TurnPlan.from_actions(game, options.plans[k, : options.lengths[k]])
             out.append(TurnOption(plan, after, options.values[k].copy()))
         return out

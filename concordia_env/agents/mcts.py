@@ -265,9 +265,9 @@ class MCTSAgent(Agent):
         sim = node.game.clone()
         turns = UNLIMITED_TURNS if self.rollout_rounds is None else self.rollout_rounds * sim.num_players
         if self.rollout == "random":
-            strategy.random_rollout(sim.state, sim.map.tables, turns, self._noise)
+            strategy.random_rollout(sim._state, sim.map.tables, turns, self._noise)
         else:
-            strategy.rollout_turns(sim.state, sim.map.tables, ROLLOUT_PARAMS, turns, self._noise)
+            strategy.rollout_turns(sim._state, sim.map.tables, ROLLOUT_PARAMS, turns, self._noise)
         return self._game_value(sim)
 
     def _game_value(self, game: Game) -> np.ndarray:

@@ -61,6 +61,25 @@ class ResetNeededError(RuntimeError, gymnasium.error.ResetNeeded):
     """
 
 
+class OpponentError(RuntimeError):
+    """An opponent inside an environment failed: it raised, or answered with an action the rules refuse.
+
+    The single-agent env raises it in place of the opponent's own error (chained as
+    ``__cause__``), so a failure of an opponent is never taken for one of the learner:
+    ``seat`` is the opponent's seat, ``spec`` what it was built from (its spec string, or
+    the repr of the object or callable). The episode is then broken: every later
+    ``step()`` raises :class:`ResetNeededError` until ``reset()``.
+    """
+
+    def __init__(self, message: str, seat: int = -1, spec: str = "") -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.spec = spec
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.seat, self.spec))
+
+
 class ArgumentTypeError(TypeError, ValueError):
     """An argument of the wrong type: a string where a bool is expected, a float where an index is.
 

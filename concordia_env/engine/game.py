@@ -70,7 +70,7 @@ from .state import (
     TURN_PLAYER,
     player_base,
 )
-from .state_check import as_state_array, check_state
+from .state_check import as_state_array, check_state, read_only_view
 
 NUM_ACTIONS = A.NUM_ACTIONS
 #: keys of score_breakdown besides the gods
@@ -84,38 +84,87 @@ class Game:
     action index in ``0..NUM_ACTIONS-1``; :meth:`legal_mask` says which are allowed for
     :attr:`current_player`, :meth:`step` applies one.
 
-    ``Game(state, map)`` wraps a raw state array (int32, length ``STATE_SIZE``; an int32
-    array is shared, anything else copied). Because the compiled rules do not
-    bounds-check, the array is checked first (:func:`~concordia_env.engine.state_check.check_state`):
-    every index-like field in its range and every counter within its bound, else
-    ``ValueError`` naming the field (``ArgumentTypeError`` for an array that is not of
-    integers). It does not check that a game can reach the position: load positions
-    with :meth:`from_json` for that.
-
     Every method refuses bad arguments before they reach compiled code: a player or slot
     index of the wrong type raises :class:`~concordia_env.engine.errors.ArgumentTypeError` (a
     ``TypeError`` and a ``ValueError``), one out of range ``ValueError``, and any action
     :meth:`step` cannot take ``IllegalActionError``; the state is then unchanged.
+
+    Who owns the state
+    ------------------
+    A game owns its state array, and only the compiled rules write it: numba does not
+    bounds-check, so a Python write of a wrong value (``CURRENT_PLAYER = 10**8``) would
+    make them read or write outside the arrays (a segmentation fault), and a value that
+    stays inside them (a seat 7 in a 2-player game) would give wrong answers silently.
+
+    * :attr:`state` is a **read-only view** of that array: reading, copying and
+      ``np.array_equal`` work as on any array; a write raises numpy's ``ValueError``
+      ("assignment destination is read-only"), and so does setting
+      ``state.flags.writeable = True`` (the view is of a read-only buffer). :attr:`state`
+      and :attr:`map` cannot be reassigned (``AttributeError``).
+    * ``Game(state, map)`` builds a game from a raw state array (int32, length
+      ``STATE_SIZE``; any integer array-like): it **copies** the array, so the caller
+      keeps no handle on the game's own, and checks the copy
+      (:func:`~concordia_env.engine.state_check.check_state`): every index-like field in
+      its range and every counter within its bound, else ``ValueError`` naming the field
+      (``ArgumentTypeError`` for an array that is not of integers). It does not check that
+      a game can reach the position: load positions with :meth:`from_json` for that.
+    * To edit a position, edit a copy and build a game from it::
+
+          edited = game.state.copy()
+          edited[state.PLAYERS + state.P_MONEY] = 30   # player 0's money
+          game = Game(edited, game.map)                # checked; refused with ValueError if out of range
+
+    * Unpickling and ``copy.deepcopy`` check the state the same way; :meth:`clone` copies
+      it (a state the engine produced needs no check).
+
+    Inside the package, code that advances a game with compiled functions in place (the
+    strategy core's rollouts on a clone, the OpenSpiel bridge's chance outcomes) writes the
+    game's own array, ``game._state``; nothing outside the package should.
     """
 
-    __slots__ = ("_mask", "map", "state")
+    __slots__ = ("_map", "_mask", "_state", "_view")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
         m = _map_of(map)
-        state = as_state_array(state)
-        check_state(state, m)
-        self.map = m
-        self.state = state
-        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        own = as_state_array(state)  # a new array: the caller keeps no handle on it
+        check_state(own, m)
+        self._set(own, m)
 
     @classmethod
     def _wrap(cls, state: np.ndarray, m: Map) -> Game:
         """A game around a state the engine produced (a copy, a batch row): no check needed."""
         game = cls.__new__(cls)
-        game.map = m
-        game.state = state
-        game._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        game._set(state, m)
         return game
+
+    def _set(self, state: np.ndarray, m: Map) -> None:
+        self._map = m
+        self._state = state
+        self._view: np.ndarray | None = None  # the read-only view, made on first use of .state
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+
+    @property
+    def state(self) -> np.ndarray:
+        """The state array (int32, length ``STATE_SIZE``), read-only: see "Who owns the state"."""
+        view = self._view
+        if view is None:
+            view = self._view = read_only_view(self._state)
+        return view
+
+    @property
+    def map(self) -> Map:
+        """The map this game is played on (fixed: the compiled rules index the state with its tables)."""
+        return self._map
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"map": self._map.name, "state": self._state}
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        """A pickled game is data from outside: checked like ``Game(state, map)``."""
+        m = _map_of(saved["map"])
+        own = as_state_array(saved["state"])
+        check_state(own, m)
+        self._set(own, m)
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -157,12 +206,12 @@ class Game:
         return cls._wrap(state, m)
 
     def clone(self) -> Game:
-        return Game._wrap(self.state.copy(), self.map)
+        return Game._wrap(self._state.copy(), self._map)
 
     # ------------------------------------------------------------------ decisions
     @property
     def num_players(self) -> int:
-        return int(self.state[NUM_PLAYERS])
+        return int(self._state[NUM_PLAYERS])
 
     @property
     def current_player(self) -> int:
@@ -171,16 +220,16 @@ class Game:
         Usually the player whose turn it is; when produced goods overflow another
         player's storehouse, that player chooses what to keep.
         """
-        return int(self.state[CURRENT_PLAYER])
+        return int(self._state[CURRENT_PLAYER])
 
     @property
     def turn_player(self) -> int:
-        return int(self.state[TURN_PLAYER])
+        return int(self._state[TURN_PLAYER])
 
     @property
     def phase(self) -> int:
         """The pending decision as a ``state.PHASE_*`` number."""
-        return int(self.state[PHASE])
+        return int(self._state[PHASE])
 
     @property
     def phase_name(self) -> str:
@@ -188,17 +237,17 @@ class Game:
 
     @property
     def turn_count(self) -> int:
-        return int(self.state[TURN_COUNT])
+        return int(self._state[TURN_COUNT])
 
     @property
     def decision_count(self) -> int:
-        return int(self.state[DECISION_COUNT])
+        return int(self._state[DECISION_COUNT])
 
     def legal_mask(self) -> np.ndarray:
         """Bool array of length NUM_ACTIONS: which actions are legal now (all False when over)."""
         mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
         if not self.is_over():
-            fill_legal(self.state, self.map.tables, mask)
+            fill_legal(self._state, self._map.tables, mask)
         return mask
 
     def legal_actions(self) -> np.ndarray:
@@ -213,29 +262,29 @@ class Game:
         unusual type never compiles a new version of them.
         """
         a = action_index(action)
-        code = engine.step(self.state, self.map.tables, a, self._mask)
+        code = engine.step(self._state, self._map.tables, a, self._mask)
         if code != engine.STEP_OK:
-            reason = explain_illegal(self.state, self.map, a)
-            raise IllegalActionError(a, reason, describe(self.state, self.map, a))
+            reason = explain_illegal(self._state, self._map, a)
+            raise IllegalActionError(a, reason, describe(self._state, self._map, a))
 
     def describe_action(self, action: int) -> str:
         """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
         a = integer_argument(action, "action")
         if not 0 <= a < NUM_ACTIONS:
             raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {short_repr(a)}")
-        return describe(self.state, self.map, a)
+        return describe(self._state, self._map, a)
 
     # ------------------------------------------------------------------ end and scores
     def is_over(self) -> bool:
-        return int(self.state[PHASE]) == PHASE_GAME_OVER
+        return int(self._state[PHASE]) == PHASE_GAME_OVER
 
     def score_breakdown(self, player: int) -> dict[str, int]:
         """VP per god plus ``special_squares``, ``concordia`` and ``total``, as if the game ended now."""
         p = self._check_player(player)
         parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
-        score_parts(self.state, self.map.tables, p, parts, True)
+        score_parts(self._state, self._map.tables, p, parts, True)
         out = {god: int(parts[g]) for g, god in enumerate(GODS)}
-        if self.map.special_squares:
+        if self._map.special_squares:
             out["special_squares"] = int(parts[SPECIAL_PART])
         out["concordia"] = int(parts[CONCORDIA_PART])
         out["total"] = int(parts.sum())
@@ -244,7 +293,7 @@ class Game:
     def scores(self) -> np.ndarray:
         """Total VP per player as if the game ended now (``rules.scoring.score_totals``)."""
         out = np.zeros(self.num_players, dtype=np.int64)
-        score_totals(self.state, self.map.tables, out)
+        score_totals(self._state, self._map.tables, out)
         return out
 
     def final_scores(self) -> np.ndarray:
@@ -255,7 +304,7 @@ class Game:
 
     def tie_break_order(self) -> list[int]:
         """Players in the order they win ties: the Praefectus Magnus holder, then passing right."""
-        pm, n = int(self.state[PRAEFECTUS_MAGNUS]), self.num_players
+        pm, n = int(self._state[PRAEFECTUS_MAGNUS]), self.num_players
         return [(pm - k) % n for k in range(n)]
 
     def ranking(self) -> list[int]:
@@ -272,28 +321,28 @@ class Game:
 
     # ------------------------------------------------------------------ public view
     def money(self, player: int) -> int:
-        return int(self.state[player_base(self._check_player(player)) + P_MONEY])
+        return int(self._state[player_base(self._check_player(player)) + P_MONEY])
 
     def goods(self, player: int) -> np.ndarray:
         b = player_base(self._check_player(player)) + P_GOODS
-        return self.state[b : b + NUM_GOODS].copy()
+        return self._state[b : b + NUM_GOODS].copy()
 
     def colonist_locations(self, player: int) -> np.ndarray:
         """Six location codes (land slots 0-2, sea 3-5); see :mod:`concordia_env.engine.state`."""
         b = player_base(self._check_player(player)) + P_COLONISTS
-        return self.state[b : b + COLONISTS_PER_PLAYER].copy()
+        return self._state[b : b + COLONISTS_PER_PLAYER].copy()
 
     def hand(self, player: int) -> np.ndarray:
         """Card counts per card type in the player's hand."""
         b = player_base(self._check_player(player)) + P_HAND
-        return self.state[b : b + NUM_CARD_TYPES].copy()
+        return self._state[b : b + NUM_CARD_TYPES].copy()
 
     def discard(self, player: int) -> np.ndarray:
         b = player_base(self._check_player(player)) + P_DISCARD
-        return self.state[b : b + NUM_CARD_TYPES].copy()
+        return self._state[b : b + NUM_CARD_TYPES].copy()
 
     def discard_top(self, player: int) -> int:
-        return int(self.state[player_base(self._check_player(player)) + P_DISCARD_TOP])
+        return int(self._state[player_base(self._check_player(player)) + P_DISCARD_TOP])
 
     def hand_kinds(self, player: int) -> np.ndarray:
         """Number of cards per card kind in hand."""
@@ -304,25 +353,25 @@ class Game:
     def houses(self) -> np.ndarray:
         """Bool array [player, place]: who has a house where."""
         n = self.num_players
-        return self.state[HOUSES : HOUSES + n * MAX_CITIES].reshape(n, MAX_CITIES)[:, : len(self.map.places)] == 1
+        return self._state[HOUSES : HOUSES + n * MAX_CITIES].reshape(n, MAX_CITIES)[:, : len(self._map.places)] == 1
 
     def city_goods(self) -> np.ndarray:
         """Good index of each place's city token (-1 for the capital and special squares)."""
-        return self.state[CITY_GOOD : CITY_GOOD + len(self.map.places)].copy()
+        return self._state[CITY_GOOD : CITY_GOOD + len(self._map.places)].copy()
 
     def display(self) -> np.ndarray:
         """Card type in each display slot (-1 empty)."""
-        return self.state[DISPLAY : DISPLAY + DISPLAY_SLOTS].copy()
+        return self._state[DISPLAY : DISPLAY + DISPLAY_SLOTS].copy()
 
     def bonus_markers(self) -> list[tuple[int, bool]]:
         """(good, coin side up) of each province's bonus marker; good -1 when there is none (Gavdos)."""
-        s = self.state
-        return [(int(s[BONUS_GOOD + v]), bool(s[BONUS_COIN_SIDE + v])) for v in range(len(self.map.provinces))]
+        s = self._state
+        return [(int(s[BONUS_GOOD + v]), bool(s[BONUS_COIN_SIDE + v])) for v in range(len(self._map.provinces))]
 
     @property
     def stack_size(self) -> int:
         """Cards left in the face-down stack (their order is hidden; see observation)."""
-        return int(self.state[STACK_SIZE])
+        return int(self._state[STACK_SIZE])
 
     def display_price(self, slot: int, kind: int = K_SENATOR) -> tuple[np.ndarray, int]:
         """The price of the card in ``slot``: (goods, units of an "any" good of the buyer's choice).
@@ -334,71 +383,71 @@ class Game:
         if kind not in (K_SENATOR, K_CONSUL):
             raise ValueError(f"kind must be cards.K_SENATOR or cards.K_CONSUL, got {kind!r}")
         goods = np.zeros(NUM_GOODS, dtype=np.int32)
-        any_units = facts.display_price(self.state, slot, kind, goods)
+        any_units = facts.display_price(self._state, slot, kind, goods)
         return goods, int(any_units)
 
     def slot_cost(self, slot: int) -> tuple[np.ndarray, int]:
         """The cost printed under display ``slot`` (this game's side of the display): (goods, 'any' units)."""
         slot = self._slot_index(slot)
         goods = np.zeros(NUM_GOODS, dtype=np.int32)
-        any_units = facts.slot_cost(self.state, slot, goods)
+        any_units = facts.slot_cost(self._state, slot, goods)
         return goods, int(any_units)
 
     @property
     def display_costs_variant(self) -> int:
         """0 for the standard display slot costs, 1 for the alternative ones."""
-        return int(self.state[OPT_DISPLAY_COSTS])
+        return int(self._state[OPT_DISPLAY_COSTS])
 
     @property
     def nile_marker(self) -> int | None:
         """Province holding the Nile food marker (Aegyptus), None elsewhere."""
-        v = int(self.state[NILE_MARKER])
+        v = int(self._state[NILE_MARKER])
         return v if v >= 0 else None
 
     # ------------------------------------------------------------------ pending decision context
     @property
     def played_kind(self) -> int:
         """Kind of the card played this turn (cards.K_*), -1 before one is played."""
-        return int(self.state[PLAYED_KIND])
+        return int(self._state[PLAYED_KIND])
 
     @property
     def action_kind(self) -> int:
         """Kind whose action is carried out (the copied one after a Diplomat), -1."""
-        return int(self.state[ACTION_KIND])
+        return int(self._state[ACTION_KIND])
 
     @property
     def steps_left(self) -> int:
         """Architect movement steps not yet used."""
-        return int(self.state[STEPS_LEFT])
+        return int(self._state[STEPS_LEFT])
 
     def traded_goods(self) -> list[int]:
         """Goods already sold or bought in the pending Mercator action."""
-        bits = int(self.state[TRADED_GOODS])
+        bits = int(self._state[TRADED_GOODS])
         return [g for g in range(NUM_GOODS) if bits >> g & 1]
 
     @property
     def buys_left(self) -> int:
         """Cards the pending Senator/Consul may still buy."""
-        return int(self.state[BUYS_LEFT])
+        return int(self._state[BUYS_LEFT])
 
     def incoming_goods(self, player: int) -> np.ndarray:
         """Goods produced for ``player`` that wait for a storehouse-overflow choice."""
         b = INCOMING + self._check_player(player) * NUM_GOODS
-        return self.state[b : b + NUM_GOODS].copy()
+        return self._state[b : b + NUM_GOODS].copy()
 
     @property
     def final_turns_left(self) -> int | None:
         """Turn ends left before the final scoring once the end is triggered, else None."""
-        left = int(self.state[FINAL_TURNS_LEFT])
+        left = int(self._state[FINAL_TURNS_LEFT])
         return left if left >= 0 else None
 
     @property
     def praefectus_magnus(self) -> int:
-        return int(self.state[PRAEFECTUS_MAGNUS])
+        return int(self._state[PRAEFECTUS_MAGNUS])
 
     @property
     def concordia_holder(self) -> int | None:
-        holder = int(self.state[CONCORDIA_HOLDER])
+        holder = int(self._state[CONCORDIA_HOLDER])
         return holder if holder >= 0 else None
 
     # ------------------------------------------------------------------ rule queries (rules/facts.py)
@@ -407,12 +456,12 @@ class Game:
     def free_slots(self, player: int) -> int:
         """Storehouse slots ``player`` has free for goods (12 − goods − colonists still stored)."""
         player = self._check_player(player)
-        return int(facts.free_slots(self.state, player))
+        return int(facts.free_slots(self._state, player))
 
     def colonists_on_board(self, player: int) -> int:
         """``player``'s colonists in cities, on paths or on special squares (Mars, tax, Architect steps)."""
         player = self._check_player(player)
-        return int(facts.colonists_on_board(self.state, player))
+        return int(facts.colonists_on_board(self._state, player))
 
     @staticmethod
     def colonist_kind(slot: int) -> int:
@@ -425,39 +474,39 @@ class Game:
     def house_price(self, place: int) -> tuple[int, np.ndarray]:
         """(sestertii, goods) the next house in ``place`` costs; ValueError where no house may be built."""
         place = self._check_place(place)
-        if not facts.is_buildable_place(self.map.tables, place):
-            raise ValueError(f"no house may be built in {self.map.places[place]}")
+        if not facts.is_buildable_place(self._map.tables, place):
+            raise ValueError(f"no house may be built in {self._map.places[place]}")
         money, goods = self.house_prices()
         return int(money[place]), goods[place]
 
     def house_prices(self) -> tuple[np.ndarray, np.ndarray]:
         """The next house in every place: sestertii [place] and goods [place, good] (0 where none may be built)."""
-        places = len(self.map.places)
+        places = len(self._map.places)
         money = np.zeros(places, dtype=np.int64)
         goods = np.zeros((places, NUM_GOODS), dtype=np.int64)
-        facts.house_prices(self.state, self.map.tables, money, goods)
+        facts.house_prices(self._state, self._map.tables, money, goods)
         return money, goods
 
     def can_afford_house(self, player: int, place: int) -> bool:
         """Whether ``player`` holds the money and goods for the next house in ``place``."""
         player = self._check_player(player)
         place = self._check_place(place)
-        if not facts.is_buildable_place(self.map.tables, place):
+        if not facts.is_buildable_place(self._map.tables, place):
             return False
-        return bool(facts.can_afford_house(self.state, player, place, self.state[CITY_GOOD + place]))
+        return bool(facts.can_afford_house(self._state, player, place, self._state[CITY_GOOD + place]))
 
     def path_distance(self, location: int, path: int) -> int:
         """Architect steps from a colonist location to ``path`` (``maps.UNREACHABLE`` if it cannot get there)."""
         path = integer_argument(path, "path")
-        if not 0 <= path < len(self.map.paths):
-            raise ValueError(f"the {self.map.title} map has paths 0..{len(self.map.paths) - 1}, got {path}")
+        if not 0 <= path < len(self._map.paths):
+            raise ValueError(f"the {self._map.title} map has paths 0..{len(self._map.paths) - 1}, got {path}")
         location = self._check_location(location)
-        return int(facts.path_distance(self.map.tables, int(location), int(path)))
+        return int(facts.path_distance(self._map.tables, int(location), int(path)))
 
     def places_next_to(self, location: int) -> list[int]:
         """Places a colonist at ``location`` may build in: the city it stands in, or its path's two ends."""
         location = self._check_location(location)
-        return [int(c) for c in facts.places_next_to(self.map.tables, int(location)) if c >= 0]
+        return [int(c) for c in facts.places_next_to(self._map.tables, int(location)) if c >= 0]
 
     def reachable_places(self, player: int, steps: int | None = None) -> np.ndarray:
         """Bool per place: next to one of ``player``'s colonists after it moves up to ``steps``.
@@ -468,14 +517,14 @@ class Game:
         player = self._check_player(player)
         if steps is None:
             steps = self.architect_steps(player)
-        out = np.zeros(len(self.map.places), dtype=np.bool_)
-        facts.reachable_places(self.state, self.map.tables, player, int(steps), out)
+        out = np.zeros(len(self._map.places), dtype=np.bool_)
+        facts.reachable_places(self._state, self._map.tables, player, int(steps), out)
         return out
 
     def architect_steps(self, player: int) -> int:
         """Movement steps of an Architect ``player`` plays now (one per colonist on the board)."""
         player = self._check_player(player)
-        return int(facts.architect_steps(self.state, player))
+        return int(facts.architect_steps(self._state, player))
 
     def prefect_production(self, province: int, bonus_good: int | None = None, player: int | None = None) -> np.ndarray:
         """Goods [player, good] each player receives if ``player`` (default: the one to move) produces there.
@@ -483,23 +532,25 @@ class Game:
         The bonus good defaults to the province's marker (Gavdos has none: name one); the
         Praefectus Magnus doubles it, the Nile marker adds a food. Before the storehouse limit.
         """
-        if not 0 <= int(province) < len(self.map.provinces):
-            raise ValueError(f"the {self.map.title} map has provinces 0..{len(self.map.provinces) - 1}, got {province}")
+        if not 0 <= int(province) < len(self._map.provinces):
+            raise ValueError(
+                f"the {self._map.title} map has provinces 0..{len(self._map.provinces) - 1}, got {province}"
+            )
         player = self.current_player if player is None else player
         player = self._check_player(player)
         if bonus_good is None:
-            bonus_good = int(self.state[BONUS_GOOD + province])
+            bonus_good = int(self._state[BONUS_GOOD + province])
             if bonus_good < 0:
-                raise ValueError(f"{self.map.province_names[province]} shows no bonus good: pass bonus_good")
+                raise ValueError(f"{self._map.province_names[province]} shows no bonus good: pass bonus_good")
         if not 0 <= int(bonus_good) < NUM_GOODS:
             raise ValueError(f"a good is in 0..{NUM_GOODS - 1}, got {bonus_good}")
         out = np.zeros(MAX_PLAYERS * NUM_GOODS, dtype=np.int32)
-        facts.prefect_production(self.state, self.map.tables, player, int(province), int(bonus_good), out)
+        facts.prefect_production(self._state, self._map.tables, player, int(province), int(bonus_good), out)
         return out.reshape(MAX_PLAYERS, NUM_GOODS)[: self.num_players].astype(np.int64)
 
     def cash_bonus(self) -> int:
         """Sestertii a Prefect's cash bonus pays now."""
-        return int(facts.cash_bonus_value(self.state, self.map.tables))
+        return int(facts.cash_bonus_value(self._state, self._map.tables))
 
     def buy_cost(self, slot: int, any_good: int | None = None, kind: int = K_SENATOR) -> np.ndarray:
         """Goods a Senator (or ``kind=cards.K_CONSUL``) pays for the card in ``slot``, "any" paid with ``any_good``.
@@ -519,17 +570,17 @@ class Game:
     @property
     def trades_left(self) -> int:
         """Kinds of goods the pending Mercator may still trade (2 before it has traded)."""
-        return int(facts.trades_left(self.state))
+        return int(facts.trades_left(self._state))
 
     def tribune_money(self, player: int) -> int:
         """Sestertii a Tribune ``player`` played now would pay (cards taken back beyond three)."""
         player = self._check_player(player)
-        return int(facts.tribune_money(self.state, player))
+        return int(facts.tribune_money(self._state, player))
 
     def colonist_tax(self, player: int) -> int:
         """Sestertii of ``player``'s Colonist tax now (5 + colonists on the board)."""
         player = self._check_player(player)
-        return int(facts.colonist_tax(self.state, player))
+        return int(facts.colonist_tax(self._state, player))
 
     def with_hidden_stack_shuffled(self, rng: np.random.Generator) -> Game:
         """A copy in which the face-down stack is reshuffled within each deck (a determinization).
@@ -538,7 +589,7 @@ class Game:
         hidden, so this is one of the games the players cannot tell apart from this one.
         """
         game = self.clone()
-        shuffle_hidden_stack(game.state, rng)
+        shuffle_hidden_stack(game._state, rng)
         return game
 
     # ------------------------------------------------------------------ serialisation
@@ -548,7 +599,7 @@ class Game:
 
     def to_dict(self) -> dict[str, Any]:
         """The position as plain JSON-ready Python objects: ``Game.from_dict(game.to_dict()) == game``."""
-        return write_position(self.state, self.map)
+        return write_position(self._state, self._map)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Game:
@@ -573,8 +624,10 @@ class Game:
     def _check_place(self, place: int) -> int:
         """``place`` as a Python int place id of this map; ArgumentTypeError or ValueError if it is not one."""
         p = integer_argument(place, "place")
-        if not 0 <= p < len(self.map.places):
-            raise ValueError(f"the {self.map.title} map has places 0..{len(self.map.places) - 1}, got {short_repr(p)}")
+        if not 0 <= p < len(self._map.places):
+            raise ValueError(
+                f"the {self._map.title} map has places 0..{len(self._map.places) - 1}, got {short_repr(p)}"
+            )
         return p
 
     def _slot_index(self, slot: int) -> int:
@@ -587,27 +640,29 @@ class Game:
     def _check_slot(self, slot: int) -> int:
         """``slot`` as a Python int display slot holding a card."""
         s = self._slot_index(slot)
-        if int(self.state[DISPLAY + s]) < 0:
+        if int(self._state[DISPLAY + s]) < 0:
             raise ValueError(f"display slot {s + 1} is empty")
         return s
 
     def _check_location(self, location: int) -> int:
         """A colonist location on the board: a place id or PATH_LOC_BASE + a path id."""
         loc = integer_argument(location, "location")
-        if not (0 <= loc < len(self.map.places) or 0 <= loc - PATH_LOC_BASE < len(self.map.paths)):
-            raise ValueError(f"{short_repr(loc)} is no colonist location on the {self.map.title} map")
+        if not (0 <= loc < len(self._map.places) or 0 <= loc - PATH_LOC_BASE < len(self._map.paths)):
+            raise ValueError(f"{short_repr(loc)} is no colonist location on the {self._map.title} map")
         return loc
 
     def __eq__(self, other: object) -> bool:
         """Same map and same state. A game changes with every step, so it is not hashable
         (like a list); key a dict by ``game.state.tobytes()`` to remember positions."""
-        return isinstance(other, Game) and other.map.name == self.map.name and np.array_equal(self.state, other.state)
+        return (
+            isinstance(other, Game) and other._map.name == self._map.name and np.array_equal(self._state, other._state)
+        )
 
     __hash__ = None  # type: ignore[assignment]  # mutable: see __eq__
 
     def __repr__(self) -> str:
         status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"
-        return f"Game({self.map.name}, {self.num_players} players, turn {self.turn_count}, {status})"
+        return f"Game({self._map.name}, {self.num_players} players, turn {self.turn_count}, {status})"
 
 
 def _map_of(map: Map | str) -> Map:

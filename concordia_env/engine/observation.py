@@ -125,7 +125,7 @@ from .state import (
     TURN_COUNT,
     TURN_PLAYER,
 )
-from .state_check import as_state_array, check_state
+from .state_check import as_state_array, check_state, compiled_state
 
 
 class Observable(Protocol):
@@ -135,8 +135,11 @@ class Observable(Protocol):
     package graph has no cycles (``tests/test_layering.py``).
     """
 
-    state: np.ndarray
-    map: Map
+    @property
+    def state(self) -> np.ndarray: ...
+
+    @property
+    def map(self) -> Map: ...
 
 
 MIN_PLAYERS = 2
@@ -527,7 +530,8 @@ def observe(game: Observable, player: int, version: int = OBSERVATION_VERSION) -
     otherwise): the compiled code would read past the player arrays.
     """
     out = np.empty(OBS_SIZES[check_observation_version(version)], dtype=np.float32)
-    fill_observation(game.state, game.map.tables, seat_argument(player, int(game.state[NUM_PLAYERS])), out)
+    state = compiled_state(game.state)  # Game.state is a read-only view
+    fill_observation(state, game.map.tables, seat_argument(player, int(state[NUM_PLAYERS])), out)
     return out
 
 
@@ -583,8 +587,9 @@ def _map_of_tables(tables: np.ndarray) -> Map:
 
 def player_scores(game: Observable) -> np.ndarray:
     """Total VP per player as if the game ended now (int64): ``Game.scores``, ``rules.scoring.score_totals``."""
-    out = np.zeros(int(game.state[NUM_PLAYERS]), dtype=np.int64)
-    score_totals(game.state, game.map.tables, out)
+    state = compiled_state(game.state)  # Game.state is a read-only view
+    out = np.zeros(int(state[NUM_PLAYERS]), dtype=np.int64)
+    score_totals(state, game.map.tables, out)
     return out
 
 

@@ -151,29 +151,47 @@ CARD_COPIES = np.where(np.arange(NUM_CARD_TYPES) < NUM_START_TYPES, START_HAND_C
 
 # --------------------------------------------------------------------------- conversion
 def as_state_array(state: object) -> np.ndarray:
-    """``state`` as a writable, C-contiguous int32 array of length ``STATE_SIZE``.
+    """``state`` as a new, writable, C-contiguous int32 array of length ``STATE_SIZE``.
 
-    An int32 array that is already so is used as it is (the game then shares it); anything
-    else is copied. Refused: an array that is not of integers (floats would be truncated,
-    booleans are not counts), the wrong shape, and values that int32 cannot hold (a cast
-    would wrap them silently).
+    Always a copy, even of an int32 array: whoever checks the array must own it, or the
+    caller could change it after the check (``Game(state, map)`` keeps what this returns).
+    Refused: an array that is not of integers (floats would be truncated, booleans are not
+    counts), the wrong shape, and values that int32 cannot hold (a cast would wrap them
+    silently).
     """
-    if isinstance(state, np.ndarray) and state.dtype == np.int32:
-        arr = state
-    else:
-        try:
-            arr = np.asarray(state)
-        except (TypeError, ValueError, OverflowError) as e:
-            raise ArgumentTypeError(f"a game state is an int32 array, got {type(state).__name__} ({e})") from None
-        if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
-            raise ArgumentTypeError(f"a game state is an array of integers, got dtype {arr.dtype}")
+    try:
+        arr = np.asarray(state)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise ArgumentTypeError(f"a game state is an int32 array, got {type(state).__name__} ({e})") from None
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
+        raise ArgumentTypeError(f"a game state is an array of integers, got dtype {arr.dtype}")
     if arr.shape != (STATE_SIZE,):
         raise ValueError(f"a game state is an int32 array of length {STATE_SIZE}, got shape {arr.shape}")
     if arr.dtype != np.int32 and arr.size and (arr.min() < INT32_MIN or arr.max() > INT32_MAX):
         raise ValueError("a game state holds int32 values; some entries do not fit")
-    if arr.dtype == np.int32 and arr.flags.c_contiguous and arr.flags.writeable:
-        return arr
-    return np.array(arr, dtype=np.int32)
+    return np.array(arr, dtype=np.int32, order="C", copy=True)
+
+
+def read_only_view(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` (C-contiguous) through which nobody can write.
+
+    A plain view with ``flags.writeable = False`` can be made writable again by anyone who
+    sets the flag back; this one views a read-only buffer, so numpy refuses that too
+    ("cannot set WRITEABLE flag to True of this array"). The owner keeps writing ``array``
+    and the view shows it. ``Game.state`` and ``VectorGame.states`` are such views.
+    """
+    buffer = memoryview(array).toreadonly()  # type: ignore[arg-type]  # ndarray is a buffer; numpy stubs lack it
+    return np.frombuffer(buffer, dtype=array.dtype).reshape(array.shape)
+
+
+def compiled_state(state: np.ndarray) -> np.ndarray:
+    """An array the engine's compiled functions read as they were compiled: writable, so a read-only view is copied.
+
+    numba compiles a separate version of a function for a read-only array (another type to
+    it): a :func:`read_only_view` passed as it is would compile every function it reaches
+    twice, at run time. The copy costs a fraction of a microsecond.
+    """
+    return state if state.flags.writeable else state.copy()
 
 
 # --------------------------------------------------------------------------- ranges

@@ -8,7 +8,8 @@ Gymnasium and batched environments stay free of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium
@@ -16,6 +17,7 @@ import numpy as np
 from gymnasium import spaces
 
 from concordia_env.engine.actions import NUM_ACTIONS
+from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.game import action_index as action_index  # the envs check actions with the engine's own check
 
@@ -39,6 +41,54 @@ def check_render_mode(render_mode: str | None) -> str | None:
     if render_mode is not None and render_mode not in RENDER_MODES:
         raise ValueError(f"render_mode must be None or one of {', '.join(RENDER_MODES)}; got {render_mode!r}")
     return render_mode
+
+
+#: what the environments' constructors take (besides the engine's game options): a reset
+#: option of one of these names would be ignored, so it is refused
+CONSTRUCTOR_OPTIONS = frozenset(
+    {
+        "map",
+        "num_players",
+        "seed",
+        "reward",
+        "render_mode",
+        "illegal_action",
+        "observation_version",
+        "max_cycles",
+        "max_turns",
+        "opponents",
+        "seat",
+        "intermediate_scoring",
+        "display_costs",
+        "start_player",
+    }
+)
+
+
+def check_reset_options(options: Any) -> None:
+    """``reset(options=...)``: the environments read no reset options; refuse what would be ignored silently.
+
+    ``None`` and a mapping are taken; anything else raises ``ArgumentTypeError``. A key that
+    names a constructor option (``{"map": "imperium"}``, ``{"num_players": 4}``,
+    ``{"start_player": 1}``...) raises ``ValueError``: the game would be played on the
+    constructor's settings. Any other key is not read, and ``reset`` says so with a
+    ``UserWarning``: PettingZoo's own ``api_test`` and ``parallel_test`` call
+    ``reset(seed=0, options={"options": 1})`` to check the signature and require the call
+    to succeed, so refusing every key would fail the standard conformance tests.
+    """
+    if options is None:
+        return
+    if not isinstance(options, Mapping):
+        raise ArgumentTypeError(f"reset options are a dict or None, got {short_repr(options)}")
+    named = [key for key in options if isinstance(key, str) and key in CONSTRUCTOR_OPTIONS]
+    if named:
+        raise ValueError(
+            f"reset() takes no options, got {', '.join(map(repr, named[:5]))}: the map, player count and game "
+            f"options are given to the constructor (make a new env to change them)"
+        )
+    if options:
+        keys = ", ".join(short_repr(k, 30) for k in list(options)[:5])
+        warnings.warn(f"reset() reads no options and ignores {keys}", UserWarning, stacklevel=3)
 
 
 def check_cap(name: str, value: int | None) -> int | None:

@@ -38,6 +38,11 @@ Options
 * ``illegal_action``: ``"raise"`` (default) or ``"penalize"``, see below.
 * ``observation_version``: 1 (default, the current observation) or 0, see the version table.
 
+``reset(options=...)`` reads no options: a key that names one of the options above (or of
+the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with
+nothing changed (they were ignored silently before); any other key gives a ``UserWarning``
+that it is ignored (see ``envs.common.check_reset_options``).
+
 Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
 until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now
 between consecutive learner decisions (starting from 0), so an episode's rewards sum to the
@@ -71,6 +76,26 @@ episode instead: reward −1, ``terminated=True``, ``info["illegal_action"]`` th
 Lifecycle: ``step()`` before the first ``reset()``, or after the episode has ended, raises
 :class:`~concordia_env.engine.errors.ResetNeededError` (a ``RuntimeError`` and Gymnasium's
 ``ResetNeeded``) and changes nothing.
+
+Failing opponents
+-----------------
+An opponent is code the env runs but does not own, so its failures are contained:
+
+* each opponent decides on a **clone** of the game (``act(game.clone())``, as the
+  tournament and the web app hand them out): whatever it does to that copy, the episode's
+  game changes only by the action it returns, which the rules check;
+* an opponent that **raises**, or answers with anything ``Game.step`` refuses (an illegal
+  action, a float, ``None``, an array), makes ``step()`` (or ``reset()``) raise
+  :class:`~concordia_env.engine.errors.OpponentError`: the message names the opponent's
+  seat and its spec (the spec string, or the object's repr), ``err.seat`` and ``err.spec``
+  say the same, and the opponent's own exception is chained (``err.__cause__``). It is a
+  ``RuntimeError``, never the ``IllegalActionError`` of a learner's move: with
+  ``illegal_action="penalize"`` too, an opponent's illegal action is not charged to the
+  learner;
+* the episode is then **broken**: ``action_masks()`` is all False and every later
+  ``step()`` raises ``ResetNeededError`` (naming what broke it) until ``reset()``, which
+  starts a new game. The learner's action of the failing step had been applied, and some
+  opponent moves may have been: the broken game is not a position to continue from.
 
 Seeding: ``reset(seed=s)`` plays ``Game.new(..., seed=s)`` and draws the seat and the
 opponents' seeds from ``s``; ``reset()`` draws everything from the episode generator,
@@ -117,7 +142,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from concordia_env.engine.actions import NUM_ACTIONS
-from concordia_env.engine.errors import IllegalActionError, ResetNeededError
+from concordia_env.engine.errors import IllegalActionError, OpponentError, ResetNeededError, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.observation import (
     OBS_SIZES,
@@ -135,6 +160,7 @@ from .common import (
     check_cap,
     check_illegal_action,
     check_render_mode,
+    check_reset_options,
     render_game,
 )
 from .opponents import Opponent, resolve
@@ -188,13 +214,14 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self.game = Game.new(map, num_players, seed=0, **game_options)  # fails early on bad options
         self._seat_option = self._check_seat(seat, num_players)
         self.seat = 0 if seat == "random" else int(seat)
-        self._opponents = self._build_opponents(opponents, num_players)
+        self._opponents, self._opponent_specs = self._build_opponents(opponents, num_players)
         self._rewarder = Rewarder(reward)
         self._init_seed = seed
         self._max_turns = check_cap("max_turns", max_turns)
         self._mask: np.ndarray | None = None
         self._started = False  # no step() before the first reset()
         self._episode_over = False
+        self._broken = ""  # why an opponent's failure ended the episode; "" while it runs
         self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
         self._viewer: Any = None
         low, high = observation_bounds(self.observation_version)
@@ -210,15 +237,22 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         raise ValueError(f"seat must be 'random' or an int in 0..{num_players - 1}; got {seat!r}")
 
     @staticmethod
-    def _build_opponents(opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int) -> list[Opponent]:
+    def _build_opponents(
+        opponents: OpponentSpec | Sequence[OpponentSpec], num_players: int
+    ) -> tuple[list[Opponent], list[str]]:
+        """One opponent per other seat, and what each was built from (for error messages)."""
         if isinstance(opponents, str) or callable(opponents) or not isinstance(opponents, Sequence):
-            return [resolve(opponents) for _ in range(num_players - 1)]
-        if len(opponents) != num_players - 1:
+            specs = [opponents] * (num_players - 1)
+        elif len(opponents) != num_players - 1:
             raise ValueError(f"give one opponent or {num_players - 1} (one per other seat); got {len(opponents)}")
-        return [resolve(spec) for spec in opponents]
+        else:
+            specs = list(opponents)
+        shown = [spec if isinstance(spec, str) else short_repr(spec) for spec in specs]
+        return [resolve(spec) for spec in specs], shown
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        check_reset_options(options)  # before anything changes
         if seed is None:
             seed = self._init_seed  # the constructor's seed starts the first episode (if no reset seed does)
         self._init_seed = None
@@ -233,6 +267,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._rewarder.reset(self._num_players)
         self._started = True
         self._episode_over = False
+        self._broken = ""
         self._play_opponents()
         # rewards earned before the learner's first decision (score_delta: the starting VP)
         # are paid with the first step, so that the episode's rewards still add up
@@ -241,6 +276,8 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         if not self._started:
             raise ResetNeededError("step() was called before reset(): call reset() to start an episode")
+        if self._broken:
+            raise ResetNeededError(f"the episode broke ({self._broken}); call reset() first")
         if self._episode_over:
             raise ResetNeededError("the episode is over; call reset() first")
         try:
@@ -277,13 +314,30 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
 
     # ------------------------------------------------------------------ internals
     def _play_opponents(self) -> None:
-        """Let the opponents decide until the learner must (or the game is over)."""
+        """Let the opponents decide until the learner must (or the game is over); see "Failing opponents"."""
         game = self.game
         others = [p for p in range(self._num_players) if p != self.seat]
         opponent_of = dict(zip(others, self._opponents, strict=True))
-        while not game.is_over() and game.current_player != self.seat:
-            game.step(opponent_of[game.current_player].act(game))
+        spec_of = dict(zip(others, self._opponent_specs, strict=True))
         self._mask = None
+        while not game.is_over() and game.current_player != self.seat:
+            seat = game.current_player
+            try:
+                action = opponent_of[seat].act(game.clone())
+            except Exception as err:  # contained: re-raised as the opponent's failure, chained
+                raise self._break(seat, spec_of[seat], f"raised {_error_text(err)}") from err
+            try:
+                game.step(action)  # checks any value of any type before the compiled rules see it
+            except IllegalActionError as err:
+                raise self._break(seat, spec_of[seat], f"answered {short_repr(action)}: {err}") from err
+
+    def _break(self, seat: int, spec: str, what: str) -> OpponentError:
+        """Mark the episode broken by the opponent in ``seat`` and build the error that says so."""
+        message = f"the opponent in seat {seat} ({spec}) {what}"
+        self._broken = f"the opponent in seat {seat} ({spec}) failed"
+        self._episode_over = True
+        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        return OpponentError(message, seat, spec)
 
     def _end_illegally(self, err: IllegalActionError) -> tuple[np.ndarray, float, bool, bool, dict]:
         """illegal_action="penalize": the episode terminates with ILLEGAL_REWARD (the game stays as it was)."""
@@ -309,3 +363,12 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             "score_breakdown": game.score_breakdown(self.seat) if over else dict(self._no_score),
             "illegal_action": "",
         }
+
+
+def _error_text(err: BaseException) -> str:
+    """``"KeyError: 'x'"``, cut short: an opponent's message may be huge, or its ``__str__`` may fail too."""
+    try:
+        text = str(err)
+    except Exception:
+        text = "(its message cannot be shown)"
+    return f"{type(err).__name__}: {text[:200]}"

@@ -66,7 +66,8 @@ class CallableOpponent:
         """A plain callable keeps whatever randomness it has."""
 
     def act(self, game: Game) -> int:
-        return int(self.func(game))
+        """What the callable answers, as it is: ``Game.step`` checks it (``int()`` would turn 2.7 into 2)."""
+        return self.func(game)
 
     def __repr__(self) -> str:
         return f"CallableOpponent({self.func!r})"

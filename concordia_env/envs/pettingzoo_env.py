@@ -115,7 +115,20 @@ Options
 ``reward``, ``illegal_action``, ``render_mode``, ``seed``, ``observation_version``,
 ``max_cycles``, ``max_turns``, and the engine's game options (``intermediate_scoring=True``,
 ``display_costs="alternative"``, ``start_player=k``). ``env.unwrapped.game`` is the engine
-:class:`~concordia_env.Game`.
+:class:`~concordia_env.Game` (its ``state`` is read-only: see ``Game``, "Who owns the state").
+``reset(options=...)`` reads no options. A key that names one of the options above
+(``{"map": "imperium"}``, ignored silently before) raises ``ValueError`` and a value that is
+not a dict ``ArgumentTypeError``, with nothing changed; any other key gives a
+``UserWarning`` that it is ignored (PettingZoo's ``api_test`` passes ``{"options": 1}`` and
+requires the call to succeed; see ``envs.common.check_reset_options``).
+
+Bad agent names
+---------------
+``observe(agent)``, ``observation_space(agent)`` and ``action_space(agent)`` with a name
+that is not one of ``possible_agents`` (``"player_9"``) raise ``ValueError`` naming the
+agents (``ArgumentTypeError``, a ``TypeError`` and ``ValueError``, for a value that is not
+a string), not a bare ``KeyError``. ``parallel_env().step(actions)`` refuses a key that is
+not a live agent with ``ValueError``, the env unchanged.
 
 Version history
 ---------------
@@ -165,6 +178,7 @@ from .common import (
     check_cap,
     check_illegal_action,
     check_render_mode,
+    check_reset_options,
     render_game,
 )
 from .rewards import ILLEGAL_REWARD, Rewarder
@@ -246,13 +260,22 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         )
 
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent_name(agent)]
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent_name(agent)]
+
+    def _agent_name(self, agent: Any) -> str:
+        """``agent`` if it is one of ``possible_agents``; ``ValueError`` (``ArgumentTypeError`` for a non-string)."""
+        if not isinstance(agent, str):
+            raise ArgumentTypeError(f"an agent is a name such as 'player_0', got {short_repr(agent)}")
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {short_repr(agent)}; the agents are {', '.join(self.possible_agents)}")
+        return agent
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        check_reset_options(options)  # before anything changes
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
             game_seed = seed
@@ -359,7 +382,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        observation = observe(self.game, self._seat[agent], self.observation_version)
+        observation = observe(self.game, self._seat[self._agent_name(agent)], self.observation_version)
         return {"observation": observation, "action_mask": self._mask_of(agent)}
 
     def state(self) -> np.ndarray:
@@ -433,7 +456,8 @@ def parallel_env(**kwargs: Any) -> ParallelEnv:
 
     Bad input is refused before the game sees it, the env unchanged: ``step()`` before
     ``reset()`` raises :class:`~concordia_env.engine.errors.ResetNeededError`; ``actions`` that are
-    not a mapping raise :class:`~concordia_env.engine.errors.ArgumentTypeError`; a mapping without
+    not a mapping raise :class:`~concordia_env.engine.errors.ArgumentTypeError`; a key that is not a
+    live agent raises ``ValueError``; a mapping without
     the selected agent's action raises :class:`~concordia_env.engine.errors.IllegalActionError`
     (as ``None`` would), and so does any action value that is not a legal index (or, with
     ``illegal_action="penalize"``, it ends the game as in :class:`raw_env`). The AEC wrappers
@@ -461,6 +485,12 @@ class _TurnBasedParallelEnv(turn_based_aec_to_parallel_wrapper):
             if not isinstance(actions, Mapping):
                 raise ArgumentTypeError(f"actions is a mapping {{agent: action}}, got {short_repr(actions)}")
             agent = self.aec_env.agent_selection
+            unknown = [key for key in actions if key not in self.agents]
+            if unknown:
+                raise ValueError(
+                    f"actions holds {', '.join(short_repr(k, 30) for k in unknown[:5])}, not live agents; "
+                    f"the live agents are {', '.join(self.agents)}"
+                )
             if agent not in actions:
                 raise IllegalActionError(-1, f"actions holds no action for {agent}, the agent to move")
         return super().step(actions)

@@ -48,6 +48,16 @@ Illegal actions
 :class:`~concordia_env.IllegalActionError` naming the first such row (``err.row``), and no
 row changes.
 
+Who owns the states
+-------------------
+The batch owns its (n, STATE_SIZE) array and only the compiled rules write it (numba does
+not bounds-check: a Python write of a wrong value would make them read or write outside
+the arrays). ``states`` is a read-only view of it (a write, or setting
+``flags.writeable`` back, raises ``ValueError``); ``n``, ``map`` and ``num_players`` are
+read-only properties (``AttributeError``); ``game(row)`` and ``infos["final_info"][row]["state"]``
+are copies or read-only. To study or edit a row, take ``vec.game(row)`` (a copy) or
+``Game(vec.states[row].copy(), vec.map)``.
+
 Inputs
 ------
 ``step`` takes any integer array-like of shape (n,): numpy integers of every width and
@@ -68,7 +78,7 @@ import numpy as np
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
 from concordia_env.engine.game import Game
-from concordia_env.engine.maps import load
+from concordia_env.engine.maps import Map, load
 from concordia_env.engine.observation import (
     OBS_SIZES,
     OBSERVATION_VERSION,
@@ -78,6 +88,7 @@ from concordia_env.engine.observation import (
 )
 from concordia_env.engine.rules.engine import apply_batch, legal_masks, sample_rows
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.state_check import read_only_view
 
 from .rewards import check_reward, final_rewards
 
@@ -88,8 +99,9 @@ SEED_BOUND = 2**31
 class VectorGame:
     """n games of one map and player count, one state per row of ``states``.
 
-    Change ``states`` only through :meth:`step` and :meth:`reset`: the legal masks of the
-    rows are cached between steps.
+    The batch owns its state array and only the compiled rules write it (see the module
+    docstring, "Who owns the states"): ``states`` is a read-only view, and ``n``, ``map``
+    and ``num_players`` cannot be reassigned.
     """
 
     def __init__(
@@ -104,28 +116,49 @@ class VectorGame:
     ) -> None:
         if integer_argument(n, "n") < 1:
             raise ValueError(f"n must be a positive int, got {n}")
-        self.n = integer_argument(n, "n")
+        self._n = integer_argument(n, "n")
         self.observation_version = check_observation_version(observation_version)
         #: length of one observation of ``observation_version``
         self.obs_size = OBS_SIZES[self.observation_version]
-        self.map = load(map)
-        Game.new(self.map.name, num_players, 0, **game_options)  # refuses bad options here, once
-        self.num_players = int(num_players)
+        self._map = load(map)
+        Game.new(self._map.name, num_players, 0, **game_options)  # refuses bad options here, once
+        self._num_players = int(num_players)
         self.reward = check_reward(reward)
         self._game_options = game_options
-        self.states = np.empty((self.n, STATE_SIZE), dtype=np.int32)
-        self.game_counts = np.zeros(self.n, dtype=np.int64)
-        self.dones = np.zeros(self.n, dtype=np.bool_)
+        self._states = np.empty((self._n, STATE_SIZE), dtype=np.int32)
+        self._states_view = read_only_view(self._states)
+        self.game_counts = np.zeros(self._n, dtype=np.int64)
+        self.dones = np.zeros(self._n, dtype=np.bool_)
         self.last_infos: dict[str, Any] = {}
-        self._masks = np.zeros((self.n, NUM_ACTIONS), dtype=np.bool_)
+        self._masks = np.zeros((self._n, NUM_ACTIONS), dtype=np.bool_)
+        self._masks_view = read_only_view(self._masks)  # step trusts the cache: nobody else writes it
         self._masks_valid = False
-        self._scores = np.zeros((self.n, self.num_players), dtype=np.int64)
+        self._scores = np.zeros((self._n, self._num_players), dtype=np.int64)
         self.reset(seed)
+
+    # ------------------------------------------------------------------ what the compiled code reads: read-only
+    @property
+    def states(self) -> np.ndarray:
+        """One state per row, int32 (n, STATE_SIZE): a read-only view (``step`` and ``reset`` write the rows)."""
+        return self._states_view
+
+    @property
+    def n(self) -> int:
+        """Number of games (rows)."""
+        return self._n
+
+    @property
+    def map(self) -> Map:
+        return self._map
+
+    @property
+    def num_players(self) -> int:
+        return self._num_players
 
     # ------------------------------------------------------------------ setup
     def game_seed(self, row: int, k: int) -> int:
         """The seed of row ``row``'s ``k``-th game."""
-        return self.seed + row + k * self.n
+        return self.seed + row + k * self._n
 
     def reset(self, seed: int | None = None) -> None:
         """Start every row over with its first game (row i: ``seed + i``)."""
@@ -136,7 +169,7 @@ class VectorGame:
         self.seed = integer_argument(seed, "seed")
         self.game_counts[:] = 0
         self._rng = np.random.default_rng(self.seed)
-        for i in range(self.n):
+        for i in range(self._n):
             self._new_game(i)
         self.dones[:] = False
         self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
@@ -144,21 +177,25 @@ class VectorGame:
 
     def _new_game(self, row: int) -> None:
         seed = self.game_seed(row, int(self.game_counts[row]))
-        self.states[row] = Game.new(self.map.name, self.num_players, seed=seed, **self._game_options).state
+        self._states[row] = Game.new(self._map.name, self._num_players, seed=seed, **self._game_options).state
         self._scores[row] = 0
 
     # ------------------------------------------------------------------ views
     @property
     def current_players(self) -> np.ndarray:
         """Who decides in each row (n,)."""
-        return self.states[:, CURRENT_PLAYER].astype(np.int64)
+        return self._states[:, CURRENT_PLAYER].astype(np.int64)
 
     def legal_masks(self) -> np.ndarray:
-        """Legal actions of each row's pending decision, bool (n, NUM_ACTIONS). Do not modify it."""
+        """Legal actions of each row's pending decision, bool (n, NUM_ACTIONS), a read-only view of the cache.
+
+        :meth:`step` checks actions against this cache and the compiled batch step trusts
+        that check, so nobody outside may write it: copy it to change it.
+        """
         if not self._masks_valid:
-            legal_masks(self.states, self.map.tables, self._masks)
+            legal_masks(self._states, self._map.tables, self._masks)
             self._masks_valid = True
-        return self._masks
+        return self._masks_view
 
     def observations(self, players: np.ndarray | None = None) -> np.ndarray:
         """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size)."""
@@ -166,8 +203,8 @@ class VectorGame:
             players = self.current_players
         else:
             players = self._seats(players)
-        out = np.empty((self.n, self.obs_size), dtype=np.float32)
-        observe_batch_into(self.states, self.map.tables, players, out)
+        out = np.empty((self._n, self.obs_size), dtype=np.float32)
+        observe_batch_into(self._states, self._map.tables, players, out)
         return out
 
     def _seats(self, players: Any) -> np.ndarray:
@@ -178,16 +215,16 @@ class VectorGame:
             raise ArgumentTypeError(f"players must be integer seats, got {short_repr(players)} ({e})") from None
         if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
             raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
-        if seats.shape != (self.n,) or seats.min() < 0 or seats.max() >= self.num_players:
-            raise ValueError(f"players must be {self.n} seats in 0..{self.num_players - 1}")
+        if seats.shape != (self._n,) or seats.min() < 0 or seats.max() >= self._num_players:
+            raise ValueError(f"players must be {self._n} seats in 0..{self._num_players - 1}")
         return np.array(seats, dtype=np.int64)
 
     def game(self, row: int) -> Game:
         """Row ``row`` as a :class:`Game` (a copy: stepping it does not change the batch)."""
         row = integer_argument(row, "row")
-        if not 0 <= row < self.n:
-            raise ValueError(f"row must be in 0..{self.n - 1}, got {row}")
-        return Game._wrap(self.states[row].copy(), self.map)
+        if not 0 <= row < self._n:
+            raise ValueError(f"row must be in 0..{self._n - 1}, got {row}")
+        return Game._wrap(self._states[row].copy(), self._map)
 
     def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action for every row, int64 (n,), drawn in compiled code.
@@ -199,17 +236,18 @@ class VectorGame:
         if rng is not None and not isinstance(rng, np.random.Generator):
             raise ArgumentTypeError(f"rng must be a numpy Generator, got {short_repr(rng)}")
         rng = self._rng if rng is None else rng
-        out = np.empty(self.n, dtype=np.int64)
-        sample_rows(self.legal_masks(), rng.random(self.n), out)
+        out = np.empty(self._n, dtype=np.int64)
+        self.legal_masks()
+        sample_rows(self._masks, rng.random(self._n), out)
         return out
 
     # ------------------------------------------------------------------ step
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
         actions = self._check_actions(actions)
-        apply_batch(self.states, self.map.tables, actions)
+        apply_batch(self._states, self._map.tables, actions)
         self._masks_valid = False
-        self.dones = self.states[:, PHASE] == PHASE_GAME_OVER
+        self.dones = self._states[:, PHASE] == PHASE_GAME_OVER
         rewards = self._step_rewards()
         infos = self._finish_and_reset(np.flatnonzero(self.dones))
         self.last_infos = infos
@@ -225,8 +263,8 @@ class VectorGame:
             given = np.asarray(actions)
         except (TypeError, ValueError, OverflowError) as e:  # ragged lists and the like
             raise IllegalActionError(-1, f"actions must be an integer array, got {short_repr(actions)} ({e})") from None
-        if given.shape != (self.n,):
-            raise ValueError(f"actions must be an integer array of shape ({self.n},), got shape {given.shape}")
+        if given.shape != (self._n,):
+            raise ValueError(f"actions must be an integer array of shape ({self._n},), got shape {given.shape}")
         if given.dtype == np.object_:  # Python ints beyond int64
             if not all(isinstance(a, int) and not isinstance(a, bool) for a in given):
                 raise IllegalActionError(-1, f"actions must be integers, got {short_repr(given.tolist())}")
@@ -239,7 +277,7 @@ class VectorGame:
             row = int(np.flatnonzero(~in_range)[0])
             self._raise_illegal(row, int(given[row]))
         out = np.array(given, dtype=np.int64)  # a fresh, writable, contiguous copy: the compiled signature
-        legal = self.legal_masks()[np.arange(self.n), out]
+        legal = self.legal_masks()[np.arange(self._n), out]
         if not legal.all():
             row = int(np.flatnonzero(~legal)[0])
             self._raise_illegal(row, int(out[row]))
@@ -255,34 +293,34 @@ class VectorGame:
         raise AssertionError(f"row {row}: the batch mask refused action {action} that the game accepts")
 
     def _step_rewards(self) -> np.ndarray:
-        rewards = np.zeros((self.n, self.num_players), dtype=np.float32)
+        rewards = np.zeros((self._n, self._num_players), dtype=np.float32)
         if self.reward == "score_delta":
             scores = np.empty_like(self._scores)
-            scores_batch_into(self.states, self.map.tables, scores)
+            scores_batch_into(self._states, self._map.tables, scores)
             rewards[:] = scores - self._scores
             self._scores = scores
         else:
             for row in np.flatnonzero(self.dones):
-                rewards[row] = final_rewards(Game._wrap(self.states[row], self.map), self.reward)
+                rewards[row] = final_rewards(Game._wrap(self._states[row], self._map), self.reward)
         return rewards
 
     def _finish_and_reset(self, finished: np.ndarray) -> dict[str, Any]:
-        final_scores = np.zeros((self.n, self.num_players), dtype=np.int64)
-        final_obs = np.full(self.n, None, dtype=object)
-        final_info = np.full(self.n, None, dtype=object)
+        final_scores = np.zeros((self._n, self._num_players), dtype=np.int64)
+        final_obs = np.full(self._n, None, dtype=object)
+        final_info = np.full(self._n, None, dtype=object)
         infos: dict[str, Any] = {
             "_final": self.dones.copy(),
             "final_scores": final_scores,
             "final_observation": final_obs,
             "final_info": final_info,
         }
-        seats = np.arange(self.num_players, dtype=np.int64)
+        seats = np.arange(self._num_players, dtype=np.int64)
         for row in finished:
             game = self.game(row)
             final_scores[row] = game.final_scores()
-            states = np.repeat(game.state[None, :], self.num_players, axis=0)
-            obs = np.empty((self.num_players, self.obs_size), dtype=np.float32)
-            observe_batch_into(states, self.map.tables, seats, obs)
+            states = np.repeat(game.state[None, :], self._num_players, axis=0)
+            obs = np.empty((self._num_players, self.obs_size), dtype=np.float32)
+            observe_batch_into(states, self._map.tables, seats, obs)
             final_obs[row] = obs
             final_info[row] = {
                 "final_scores": final_scores[row].copy(),

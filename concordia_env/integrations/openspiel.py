@@ -99,6 +99,16 @@ every message is short, whatever the size of the input. Only ``pyspiel``'s own e
 (``pyspiel.load_game`` with a value its C++ parameter types cannot hold, a damaged string to
 ``deserialize_game_and_state``) raise OpenSpiel's errors before the bridge is reached.
 
+``game.deserialize_state(text)`` refuses a state of another ``python_concordia`` game (another
+map, player count, utility or any other parameter) with ``ValueError`` naming the
+parameters that differ, as ``new_initial_state`` does: OpenSpiel would otherwise give the
+game a state whose ``returns()`` and observations are for other seats. Trust: OpenSpiel
+serialises a Python state as a pickle of its attributes (``__dict__=`` in the text), and
+``deserialize_state`` / ``pyspiel.deserialize_game_and_state`` unpickle it before the bridge
+sees anything, so a crafted string can run code: deserialize only strings you made. To
+exchange positions with others, use the JSON document (``state.to_json()``,
+``game.new_initial_state(text)``), which is read as data.
+
 Versions
 --------
 | version | change |
@@ -439,7 +449,7 @@ class Board:
         self.undrawn = tuple(range(DISPLAY_SLOTS))
 
     def _draw(self, card: int) -> None:
-        s = self.dealt.state
+        s = self.dealt._state  # the bridge writes the game's own array (Game, "Who owns the state")
         cards = _stack_cards(s)
         cards.remove(card)
         _write_stack(s, cards)
@@ -470,7 +480,7 @@ class Board:
         The engine refills the display left to right after closing the gaps, so the cards
         it drew are the last ``count`` filled slots.
         """
-        s = self.dealt.state
+        s = self.dealt._state  # the bridge writes the game's own array (Game, "Who owns the state")
         filled = [slot for slot in range(DISPLAY_SLOTS) if s[DISPLAY + slot] >= 0]
         slots = tuple(filled[-count:])
         cards = _stack_cards(s) + [int(s[DISPLAY + slot]) for slot in slots]
@@ -509,7 +519,7 @@ class Board:
     def view(self) -> np.ndarray:
         """A state array to observe: the game's, or during the setup an empty board with the tokens drawn."""
         if self.game is not None:
-            return self.game.state
+            return self.game._state  # for the compiled observation, which is compiled for writable arrays
         c = self.config
         if not self.tokens:
             return c.setup_view  # OpenSpiel observes a new initial state to learn the tensor sizes, often
@@ -565,7 +575,7 @@ class Board:
             return f"chance outcome {action}"
         if self.game is None:
             return f"action {action}"
-        return describe(self.game.state, self.config.map, action)
+        return describe(self.game._state, self.config.map, action)  # the compiled rules read the writable array
 
     # ------------------------------------------------------------------ the JSON document
     def document(self) -> dict[str, Any]:
@@ -657,7 +667,7 @@ class Board:
         game = position.from_dict(d)
         config.check_position(game)
         board = cls(config, game)
-        _write_stack(game.state, _stack_cards(game.state))
+        _write_stack(game._state, _stack_cards(game.state))
         if slots:
             board._undraw(len(slots))
             if board.undrawn != slots:  # pragma: no cover - the display check of from_dict guarantees it
@@ -671,8 +681,18 @@ class Board:
             raise ValueError(f"expected a concordia_env.Game, got {type(game).__name__}")
         config.check_position(game)
         game = game.clone()
-        _write_stack(game.state, _stack_cards(game.state))
+        _write_stack(game._state, _stack_cards(game.state))
         return cls(config, game)
+
+
+def _check_board_of(board: Any, config: Config) -> None:
+    """``ValueError`` unless ``board`` is a :class:`Board` of the game with this ``config``."""
+    if not isinstance(board, Board):
+        raise ValueError(f"a python_concordia state holds a Board, got {short_repr(board)}")
+    if board.config != config:
+        own, wanted = board.config.params(), config.params()
+        differ = ", ".join(f"{k} {own[k]!r} (the game has {wanted[k]!r})" for k in wanted if own[k] != wanted[k])
+        raise ValueError(f"the state is of another python_concordia game: {differ}")
 
 
 def _board_from_json(text: str) -> Board:
@@ -744,6 +764,17 @@ class ConcordiaState(pyspiel.State):
     def __init__(self, game: ConcordiaGame, board: Board | None = None) -> None:
         super().__init__(game)
         self.board = board if board is not None else Board(game.config, None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Every ``board`` set on a state is one of its game: ``game.deserialize_state(text)`` sets it from the text.
+
+        OpenSpiel rebuilds a Python state as a new initial state of the game it is asked
+        on, then sets the attributes the text carries; a board of another map, player
+        count, utility or other parameter would answer for seats the game does not have.
+        """
+        if name == "board":
+            _check_board_of(value, self.get_game().config)
+        super().__setattr__(name, value)
 
     # ------------------------------------------------------------------ OpenSpiel API
     def current_player(self) -> int:

@@ -19,9 +19,13 @@ agent takes its candidates and their values from it. One route per decision:
 Everything below the functions of this module is compiled (numba, cached with the rules) and
 works on raw arrays; these functions are the Python entry points. They take the state and
 map tables of a :class:`~concordia_env.Game` (``game.state``, ``game.map.tables``), check
-their shape and normalise their types (int32 and float64, contiguous; Python ints and
-floats), so that nothing reaches compiled code in a type it was not compiled for (no
-recompilation at run time) or of a size it would read past. The package imports only the
+their shape and normalise their types (int32 and float64, contiguous and writable, so a
+read-only ``game.state`` is copied; Python ints and floats), so that nothing reaches
+compiled code in a type it was not compiled for (no recompilation at run time) or of a
+size it would read past. The rollouts change a state
+in place: they take a game's own writable array (``game._state`` of a clone, inside the
+package), never the read-only ``game.state``. They do not check the *values* of the state
+(``Game(state, map)`` does): pass states of games. The package imports only the
 engine (rules, state, cards, maps, actions), never ``Game`` or an environment, so that a
 batched environment can run compiled opponents inside its batch.
 """
@@ -96,9 +100,24 @@ class TurnOptions(NamedTuple):
 
 # --------------------------------------------------------------------------- normalising inputs
 def _state(state: np.ndarray) -> np.ndarray:
+    """The state as compiled code takes it: int32, contiguous, writable (a read-only ``Game.state`` is copied)."""
     s = np.ascontiguousarray(state, dtype=np.int32)
     if s.shape != _STATE_SHAPE:
         raise ValueError(f"a state is an array of {STATE_SIZE} integers, got shape {s.shape}")
+    return s if s.flags.writeable else s.copy()
+
+
+def _own_state(state: np.ndarray) -> np.ndarray:
+    """The state a rollout changes in place: a game's own array (``game._state``), never a copy or a view of one."""
+    s = state
+    if not (
+        isinstance(s, np.ndarray)
+        and s.dtype == np.int32
+        and s.flags.c_contiguous
+        and s.flags.writeable
+        and s.shape == _STATE_SHAPE
+    ):
+        raise TypeError("rollouts change the state in place: pass a game's own writable int32 state array")
     return s
 
 
@@ -249,9 +268,7 @@ def replay(state: np.ndarray, tables: np.ndarray, actions: np.ndarray) -> np.nda
 
 def rollout_turns(state: np.ndarray, tables: np.ndarray, params: np.ndarray, turns: int, rng: np.ndarray) -> int:
     """Play the rollout policy (:mod:`.rollout`) on ``state`` in place for ``turns`` turns; returns decisions taken."""
-    s = state
-    if not (isinstance(s, np.ndarray) and s.dtype == np.int32 and s.flags.c_contiguous and s.shape == _STATE_SHAPE):
-        raise TypeError("rollouts change the state in place: pass a game's own int32 state array")
+    s = _own_state(state)
     status = _status()
     n = rollout.rollout(s, _tables(tables), _params(params), int(turns), _rng(rng), status)
     if status[planner.STATUS_ILLEGAL]:
@@ -261,9 +278,7 @@ def rollout_turns(state: np.ndarray, tables: np.ndarray, params: np.ndarray, tur
 
 def random_rollout(state: np.ndarray, tables: np.ndarray, turns: int, rng: np.ndarray) -> int:
     """Uniformly random legal actions on ``state`` in place for ``turns`` turns; returns decisions taken."""
-    s = state
-    if not (isinstance(s, np.ndarray) and s.dtype == np.int32 and s.flags.c_contiguous and s.shape == _STATE_SHAPE):
-        raise TypeError("rollouts change the state in place: pass a game's own int32 state array")
+    s = _own_state(state)
     return int(rollout.random_rollout(s, _tables(tables), int(turns), _rng(rng)))
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from concordia_env.engine.cards import GODS
 from concordia_env.engine.game import Game
+from concordia_env.tools import arguments
 
 
 def play_random_game(map_name: str, players: int, seed: int, verbose: bool = False) -> Game:
@@ -42,10 +43,14 @@ def main(argv: list[str] | None = None) -> None:
         prog="concordia demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--players", type=arguments.count, default=2)
+    parser.add_argument("--seed", type=arguments.seed, default=0)
     parser.add_argument("--verbose", action="store_true", help="print every decision")
     args = parser.parse_args(argv)
+    try:  # an unknown map or a player count it is not played by
+        Game.new(args.map, args.players, args.seed)
+    except ValueError as e:
+        parser.error(str(e))
     game = play_random_game(args.map, args.players, args.seed, args.verbose)
     print(
         f"{game.map.title}, {game.num_players} players, seed {args.seed}: {game.turn_count} turns, "

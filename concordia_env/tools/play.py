@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from concordia_env.tools import arguments
 from concordia_env.tools.replay import board_text, breakdown_table
 from concordia_env.tools.session import HUMAN, MAX_SEED, QuitError, Session, ask_human, new_session
 from concordia_env.tools.store import Store
@@ -100,17 +101,17 @@ def _echoing_read(out: TextIO) -> Callable[[str], str]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia play", description="Play Concordia against agents.")
     parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=arguments.count, default=2)
     parser.add_argument(
         "--vs", nargs="+", default=["heuristic"], help="opponent spec(s): one for all opponents, or one per opponent"
     )
     parser.add_argument(
         "--seat",
-        type=int,
+        type=arguments.index,
         default=0,
         help="your seat P0..P(players-1), a place at the table, not the turn order: the setup seed draws who starts",
     )
-    parser.add_argument("--seed", type=int, default=None, help="setup seed (default: a random one, printed)")
+    parser.add_argument("--seed", type=arguments.seed, default=None, help="setup seed (default: a random one, printed)")
     parser.add_argument("--save", default=None, metavar="DB", help="store the finished game in this results file")
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")
     args = parser.parse_args(argv)

@@ -32,7 +32,8 @@ from typing import TextIO
 
 from concordia_env import Game
 from concordia_env.engine.describe import money_text
-from concordia_env.tools.store import GameRecord, Store
+from concordia_env.tools import arguments
+from concordia_env.tools.store import GameRecord, MissingGameError, Store, StoreError
 from concordia_env.tools.tournament import GameTask, make_agent, play_game
 from concordia_env.views.html import Replay, record_replay
 
@@ -215,16 +216,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         nargs="?",
         help="results file written by concordia_env.tools.tournament or concordia_env.tools.play --save",
     )
-    parser.add_argument("game_id", nargs="?", type=int, help="game id (omit to list the stored games)")
+    parser.add_argument("game_id", nargs="?", type=arguments.count, help="game id (omit to list the stored games)")
     parser.add_argument("--html", type=Path, default=None, help="write the game as a self-contained HTML replay")
     parser.add_argument(
         "--play", nargs="+", metavar="SPEC", default=None, help="play a new game between these agents (one per seat)"
     )
     parser.add_argument("--map", default="imperium", help="map of the --play game")
-    parser.add_argument("--seed", type=int, default=0, help="setup seed of the --play game")
+    parser.add_argument("--seed", type=arguments.seed, default=0, help="setup seed of the --play game")
     parser.add_argument("--step", action="store_true", help="wait for Enter after every turn")
     parser.add_argument("--png-dir", type=Path, default=None, help="save a board PNG at the start of every turn")
-    parser.add_argument("--until", type=int, default=None, help="stop after this many actions")
+    parser.add_argument("--until", type=arguments.index, default=None, help="stop after this many actions")
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")
     args = parser.parse_args(argv)
     out = sys.stdout
@@ -245,11 +246,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("give a results file (or --play)")
     if not Path(args.db).exists():
         parser.error(f"no results file {args.db}")
-    with Store(args.db) as store:
-        if args.game_id is None:
-            list_games(store, out)
-            return 0
-        record = store.game(args.game_id)
+    try:
+        with Store(args.db) as store:
+            if args.game_id is None:
+                list_games(store, out)
+                return 0
+            record = store.game(args.game_id)
+    except (StoreError, MissingGameError) as exc:
+        parser.error(str(exc))
     if args.html is not None:
         return 0 if write_html(record, args.html, out) else EXIT_MISMATCH
     if args.png_dir is not None:

@@ -18,8 +18,16 @@ written to a temporary file that is then linked into place, so a process killed 
 moment leaves either no file or a complete empty database. An existing file is opened
 only if it is a readable results database: a file of 0 bytes (truncated, or its WAL
 deleted before the first checkpoint), one that SQLite finds damaged (``PRAGMA
-quick_check``), one without the results tables or of another schema raises
-:class:`StoreError` with what was found and how to go on. Nothing is recreated over it.
+quick_check``), one without the results tables, whose tables have other columns (a
+foreign database that happens to use the same table names), or of another schema version
+raises :class:`StoreError` with what was found and how to go on. Nothing is recreated
+over it. A database is recognised by its full schema: every column of both tables, with
+its type, ``NOT NULL`` and key, must be the ones this module creates.
+
+A write that fails (the disk is full, the file became read-only, an I/O error) raises
+:class:`StoreError` naming the file and SQLite's reason; the transaction is rolled back,
+so the file keeps every game committed before, and a resumed run plays the lost game
+again.
 
 Committed games are copied from the write-ahead log into the main file at least once a
 second (a passive checkpoint after a write), so even a log deleted after a kill takes at
@@ -30,17 +38,38 @@ To recover, either point the run at another file (``--db``) or start over explic
 with ``reset=True`` (``--reset`` on the command line): the old file and its ``-wal`` /
 ``-shm`` companions are *renamed* to ``<name>.old-<time>`` (kept for inspection, never
 deleted) and a new database is created.
+
+One file, several processes
+---------------------------
+Every open :class:`Store` holds a shared lock on its file (``flock``, advisory, released
+when it closes or its process dies), so any number of tournaments, replays and players
+may use one file together. ``reset=True`` needs the file to itself: it takes the lock
+exclusively, without waiting, and raises :class:`StoreError` if any other store has the
+file open, in this process or another. A reset therefore never moves a file from under a
+running tournament (whose later games would land in the ``.old-`` file, and whose rerun
+would replay them all); stop the other process, or use another ``--db``. A store that
+opens the file while a reset is moving it aside opens the new file. (Without ``flock``,
+on Windows, the rename itself fails while another process has the file open.)
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
+from errno import ENOSPC
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: a rename of a file another process has open fails there
+    fcntl = None  # type: ignore[assignment]
 
 #: bumped when the tables change, so an old file is refused instead of misread
 SCHEMA_VERSION = 1
@@ -168,7 +197,15 @@ class TournamentInfo:
 
 
 class StoreError(RuntimeError):
-    """A results file that cannot be used as it is (empty, damaged, not a results database, another schema)."""
+    """A results file that cannot be used as it is (empty, damaged, not a results database, another schema),
+    cannot be written (a full disk), or is in use by another process (``reset``)."""
+
+
+class MissingGameError(KeyError):
+    """No game with the asked id in the file: a ``KeyError`` whose text is the plain message."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "no such game"
 
 
 class Store:
@@ -183,13 +220,15 @@ class Store:
         self.path = str(path)
         self.moved_aside: Path | None = None
         self._last_checkpoint = time.monotonic()
+        self._lock: int | None = None  # the descriptor that holds our shared lock on the file
         if self.path != ":memory:":
             file = Path(self.path)
             if reset:
-                self.moved_aside = _move_aside(file)
-            if not file.exists():
-                _create(file)
-            elif file.stat().st_size == 0:
+                self.moved_aside = self._reset(file)
+            with self._writing("creating"):
+                self._lock = _open_locked(file)
+            if file.stat().st_size == 0:
+                self._unlock()
                 raise StoreError(
                     f"{self.path} is empty (0 bytes): a results file that lost its contents (truncated, or its "
                     f"write-ahead log deleted after a kill) is not started over silently; {RECOVERY}"
@@ -197,7 +236,35 @@ class Store:
         try:
             self.conn = self._connect()
         except sqlite3.DatabaseError as e:
+            self._unlock()
             raise StoreError(f"{self.path} is not a readable results database ({e}); {RECOVERY}") from None
+        except BaseException:
+            self._unlock()
+            raise
+
+    def _reset(self, file: Path) -> Path | None:
+        """Move ``file`` aside if no other store has it open (the exclusive lock); where it went, or None."""
+        if not file.exists():
+            return _move_aside(file)  # at most stray -wal/-shm files of a deleted database
+        fd = os.open(file, os.O_RDONLY)
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    raise StoreError(
+                        f"{self.path} is open in another process (a tournament writing it, a replay or a game "
+                        f"reading it): --reset does not move a results file from under them; stop that process "
+                        f"first, or use another file (--db PATH)"
+                    ) from None
+            return _move_aside(file)
+        finally:
+            os.close(fd)  # releases the exclusive lock; the moved file keeps no lock of ours
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     def _connect(self) -> sqlite3.Connection:
         # autocommit mode: every write opens its own explicit transaction
@@ -218,7 +285,7 @@ class Store:
         return conn
 
     def _check(self, conn: sqlite3.Connection) -> None:
-        """Refuse a file that is damaged, holds no results tables or has another schema."""
+        """Refuse a file that is damaged, holds no results tables, other columns, or another schema version."""
         problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise StoreError(f"{self.path} is damaged ({'; '.join(problems[:3])}); {RECOVERY}")
@@ -233,14 +300,22 @@ class Store:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has results schema {version}; this code reads schema {SCHEMA_VERSION}")
+        for table, expected in expected_columns().items():
+            columns = table_columns(conn, table)
+            if columns != expected:
+                raise StoreError(
+                    f"{self.path} is not a results database of this schema: its table {table} has other columns "
+                    f"({_column_difference(columns, expected)}); {RECOVERY}"
+                )
 
     # ------------------------------------------------------------------ tournaments
     def register_tournament(self, tournament_id: str, config: dict[str, Any]) -> None:
         """Record a tournament's configuration; a known id is kept as it is (that is a resume)."""
-        self.conn.execute(
-            "INSERT OR IGNORE INTO tournaments (id, config_json, created) VALUES (?, ?, ?)",
-            (tournament_id, json.dumps(config, sort_keys=True), time.time()),
-        )
+        with self._writing("registering a tournament in"):
+            self.conn.execute(
+                "INSERT OR IGNORE INTO tournaments (id, config_json, created) VALUES (?, ?, ?)",
+                (tournament_id, json.dumps(config, sort_keys=True), time.time()),
+            )
 
     def tournament_config(self, tournament_id: str) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT config_json FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
@@ -261,7 +336,7 @@ class Store:
         A game already stored under the same ``(tournament, index)`` is kept: games are
         deterministic in their seed, so the second copy is the same game.
         """
-        with self._transaction():
+        with self._writing("storing a game in"), self._transaction():
             cursor = self.conn.execute(
                 _INSERT_GAME,
                 (
@@ -295,7 +370,8 @@ class Store:
             else:
                 record.game_id = cursor.lastrowid
         if time.monotonic() - self._last_checkpoint >= CHECKPOINT_SECONDS:
-            self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            with self._writing("checkpointing"):
+                self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             self._last_checkpoint = time.monotonic()
         return record.game_id
 
@@ -319,9 +395,15 @@ class Store:
         return [_record_from_row(r, with_actions) for r in rows]
 
     def game(self, game_id: int) -> GameRecord:
+        """The game stored under ``game_id``; :class:`MissingGameError` (a ``KeyError``) if there is none."""
         row = self.conn.execute("SELECT * FROM games WHERE id = ?", (int(game_id),)).fetchone()
         if row is None:
-            raise KeyError(f"no game with id {game_id} in {self.path}")
+            low, high = self.conn.execute("SELECT min(id), max(id) FROM games").fetchone()
+            held = "no games" if low is None else f"games with ids {low}..{high}"
+            raise MissingGameError(
+                f"no game with id {game_id} in {self.path} (it holds {held}; list them with "
+                f"`concordia replay {self.path}`)"
+            )
         return _record_from_row(row)
 
     def count(self, tournament_id: str | None = None) -> int:
@@ -335,14 +417,83 @@ class Store:
     def _transaction(self) -> _Transaction:
         return _Transaction(self.conn)
 
+    @contextlib.contextmanager
+    def _writing(self, what: str) -> Iterator[None]:
+        """A failed write (full disk, read-only file, I/O error) as a :class:`StoreError` naming the file."""
+        try:
+            yield
+        except (sqlite3.OperationalError, OSError) as e:
+            reason = str(e)
+            hint = (
+                "the disk is full: free some space (or use --db on another disk), then run the same command again"
+                if "full" in reason or getattr(e, "errno", None) == ENOSPC
+                else "check that the file and its folder are writable"
+            )
+            raise StoreError(
+                f"{what} {self.path} failed ({reason}); games committed before are kept, this one was not "
+                f"written; {hint}"
+            ) from e
+
     def close(self) -> None:
         self.conn.close()
+        self._unlock()
 
     def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def table_columns(conn: sqlite3.Connection, table: str) -> list[tuple[str, str, bool, int]]:
+    """(name, declared type, NOT NULL, primary-key position) of each column of ``table``, in order."""
+    return [(r[1], str(r[2]).upper(), bool(r[3]), int(r[5])) for r in conn.execute(f"PRAGMA table_info({table})")]
+
+
+@functools.cache
+def expected_columns() -> dict[str, list[tuple[str, str, bool, int]]]:
+    """The columns of each table as :data:`_SCHEMA` creates them (read from a database made in memory)."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as conn:
+        _write_schema(conn)
+        return {table: table_columns(conn, table) for table in TABLES}
+
+
+def _column_difference(found: list[tuple], expected: list[tuple]) -> str:
+    """What differs between two column lists, briefly: missing and unexpected columns first."""
+    found_names, expected_names = [c[0] for c in found], [c[0] for c in expected]
+    missing = [n for n in expected_names if n not in found_names]
+    extra = [n for n in found_names if n not in expected_names]
+    if missing or extra:
+        parts = ([f"missing {', '.join(missing[:5])}"] if missing else []) + (
+            [f"unexpected {', '.join(extra[:5])}"] if extra else []
+        )
+        return "; ".join(parts)
+    changed = [f[0] for f, e in zip(found, expected, strict=True) if f != e]
+    return f"{', '.join(changed[:5]) or 'the order'} differ in type, NOT NULL or key"
+
+
+def _open_locked(file: Path) -> int:
+    """Create ``file`` if missing, open it and take a shared lock on it; the descriptor that holds the lock.
+
+    A reset may move the file aside between our open and our lock: then the lock is on the
+    old file, so the path is checked to still name the file we locked, and we start over.
+    """
+    while True:
+        if not file.exists():
+            _create(file)
+        try:
+            fd = os.open(file, os.O_RDONLY)
+        except FileNotFoundError:
+            continue  # moved aside between the check and the open
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_SH)  # waits only while a reset holds it (a rename and a create)
+        try:
+            same = os.stat(file).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
 
 
 def _write_schema(conn: sqlite3.Connection) -> None:
@@ -405,7 +556,10 @@ class _Transaction:
         self.conn.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        if exc_type is None:
+            self.conn.execute("COMMIT")
+        elif self.conn.in_transaction:  # SQLite has already rolled back after some errors (SQLITE_FULL):
+            self.conn.execute("ROLLBACK")  # a second ROLLBACK would fail and hide the error that matters
 
 
 def _record_from_row(row: sqlite3.Row, with_actions: bool = True) -> GameRecord:

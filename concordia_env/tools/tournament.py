@@ -67,6 +67,7 @@ import numpy as np
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent, agent_seed
+from concordia_env.tools import arguments
 from concordia_env.tools.report import print_summary, report_console, summarize, write_reports
 from concordia_env.tools.store import GameRecord, Store, StoreError
 
@@ -496,9 +497,9 @@ def build_parser() -> argparse.ArgumentParser:
         "give it several seats",
     )
     p.add_argument("--map", default="imperium")
-    p.add_argument("--players", type=int, default=4)
-    p.add_argument("--games", type=int, default=100)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", type=arguments.count, default=4)
+    p.add_argument("--games", type=arguments.count, default=100)
+    p.add_argument("--seed", type=arguments.seed, default=0)
     p.add_argument("--intermediate-scoring", action="store_true", help="docs/rules.md §8 intermediate scoring")
     p.add_argument("--display-costs", choices=("standard", "alternative"), default="standard")
     p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite results file (default {DEFAULT_DB})")
@@ -509,7 +510,9 @@ def build_parser() -> argparse.ArgumentParser:
         "deleted; the way on after a damaged or empty results file was refused",
     )
     p.add_argument("--out", default=None, help="report folder (default results/<tournament name>/)")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="parallel games (default: CPU count)")
+    p.add_argument(
+        "--workers", type=arguments.count, default=os.cpu_count() or 1, help="parallel games (default: CPU count)"
+    )
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--address", default=None, help="Ray cluster address (default: start a local Ray)")
     p.add_argument("--no-plots", action="store_true", help="write JSON/CSV only")
@@ -531,8 +534,13 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     from rich.markup import escape
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     config = config_from_args(args)
+    try:  # an unknown agent, an impossible map or player count: a usage error, before any file is touched
+        validate(config)
+    except (ValueError, TypeError) as e:
+        parser.error(str(e))
     console = report_console()
     block = len(schedule_block(len(config.agents), config.players))
     if config.games % block:

@@ -101,6 +101,7 @@ from concordia_env.engine import actions as A
 from concordia_env.engine.errors import short_repr
 from concordia_env.engine.maps import MAP_NAMES
 from concordia_env.engine.state import MAX_PLAYERS
+from concordia_env.tools import arguments
 from concordia_env.tools.session import (
     HUMAN,
     MAX_SEED,
@@ -645,13 +646,17 @@ def _page_html(defaults: GameOptions) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia web", description="Play Concordia against agents in the browser.")
     parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=arguments.count, default=2)
     parser.add_argument(
         "--vs", nargs="+", default=["heuristic"], help="opponent spec(s): one for all opponents, or one per opponent"
     )
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (the seed draws who starts)")
-    parser.add_argument("--seed", type=int, default=None, help="setup seed of the first game (default: a random one)")
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument(
+        "--seat", type=arguments.index, default=0, help="your seat, 0..players-1 (the seed draws who starts)"
+    )
+    parser.add_argument(
+        "--seed", type=arguments.seed, default=None, help="setup seed of the first game (default: a random one)"
+    )
+    parser.add_argument("--port", type=arguments.port, default=DEFAULT_PORT)
     parser.add_argument("--no-browser", action="store_true", help="only print the address")
     args = parser.parse_args(argv)
     defaults = GameOptions(args.map, args.players, tuple(args.vs), args.seat, args.seed)

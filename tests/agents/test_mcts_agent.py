@@ -12,6 +12,7 @@ from builders import (
     set_city_good,
     set_concordia_holder,
     set_discard,
+    set_field,
     set_goods,
     set_hand,
     set_money,
@@ -94,7 +95,7 @@ def test_search_plays_the_scoring_card_on_the_last_turn():
     game = new_game(2, map="italia")
     set_turn(game, 0)
     set_concordia_holder(game, 1)
-    game.state[FINAL_TURNS_LEFT] = 1
+    set_field(game, FINAL_TURNS_LEFT, 1)
     set_hand(game, 0, ["Tribune", "Architect"])
     set_discard(game, 0, [])
     clear_colonists(game, 0)

@@ -61,9 +61,27 @@ campaign                  input, and what must hold
                           request changes no game
 ``raw-state``             a real state array with 1 to 3 fields corrupted, given to
                           ``Game(state, map)``: ``ValueError`` or a game that survives every
-                          public call (legal moves, observations, scores, JSON, play).
+                          public call (legal moves, observations, scores, JSON, play), also
+                          after the caller writes to its array again (the game has a copy).
                           Runs in a child process: a segmentation fault fails the campaign
                           instead of ending the runner
+``web-attacks``           the web app with hostile headers (foreign ``Host`` names, cross-site
+                          ``Origin`` and ``Sec-Fetch-Site``, content types a form or no-cors
+                          fetch sends) and hostile agent specs (file paths, pickles, code,
+                          budgets of hours, huge numbers): exactly the status the threat
+                          model gives (421, 403, 415, 400, else 201); a refused request
+                          creates no game, and opens no file under the trap path nor
+                          unpickles anything (an audit hook watches)
+``opponents``             ``SingleAgentEnv`` whose opponents raise at a random call, answer an
+                          illegal action or a value of any type, or play on the game they
+                          are handed: an ``OpponentError`` naming seat and spec with the cause
+                          chained (never the learner's ``IllegalActionError`` or a penalty),
+                          then ``ResetNeededError`` until ``reset``; a legal index is played
+``state-mutation``        writes through every array a ``Game`` or ``VectorGame`` hands out
+                          (``state``, slices, views, ``flags.writeable``, ``memoryview``,
+                          ``frombuffer``, pickles, ``Game(arr, map)`` then ``arr``, masks,
+                          attributes, infos), then every public call: refused or into a copy,
+                          the game exactly as before and alive. Runs in a child process
 ========================  =====================================================================
 
 ``--boundscheck`` runs every campaign in child processes with ``NUMBA_BOUNDSCHECK=1``
@@ -1231,6 +1249,10 @@ def check_raw_state(data: st.DataObject) -> None:
         check_refusal(e)
         OUTCOMES["raw-state: refused"] += 1
         return
+    accepted = raw.state.copy()
+    for _ in range(data.draw(st.integers(0, 3), label="writes after construction")):  # the game owns a copy
+        state[data.draw(st.integers(0, STATE_SIZE - 1), label="entry")] = data.draw(st.sampled_from(CORRUPT_VALUES))
+    assert np.array_equal(raw.state, accepted), "a write to the caller's array after Game(state, map) reached the game"
     exercise(raw, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
     OUTCOMES["raw-state: accepted, survived every call"] += 1
 
@@ -1260,6 +1282,473 @@ def exercise(game: Game, rng: np.random.Generator, moves: int = 30) -> None:
         game.observation(max(game.current_player, 0))
 
 
+# =========================================================================== hostile web requests
+#: Host headers the server must answer (it binds to 127.0.0.1; see concordia_env/tools/web.py's threat model)
+WEB_LOCAL_HOSTS = ("127.0.0.1:8765", "localhost:8765", "[::1]:8765", "127.0.0.1", "localhost", "LocalHost:8765")
+#: Host headers of a DNS-rebound or foreign name, or no host at all: 421
+WEB_FOREIGN_HOSTS = (
+    "evil.example",
+    "evil.example:8765",
+    "127.0.0.1.evil.example:8765",
+    "localhost.evil.example",
+    "",
+    "[::1",
+    "127.0.0.2:8765",
+    "0.0.0.0:8765",
+    "127.0.0.1:99999",
+    "user@127.0.0.1:8765@evil.example",
+)
+#: Origins no page of this server has: 403
+WEB_FOREIGN_ORIGINS = (
+    "http://evil.example",
+    "null",
+    "https://127.0.0.1:8765",
+    "http://127.0.0.1:1",
+    "http://localhost.evil.example:8765",
+    "http://127.0.0.1:8765.evil.example",
+    "file://",
+    "",
+)
+#: Sec-Fetch-Site values of a request another site made: 403
+WEB_CROSS_SITE = ("cross-site", "same-site", "CROSS-SITE", "anything")
+#: content types a cross-site form or no-cors fetch sends, or none: 415
+WEB_FOREIGN_TYPES = (
+    None,
+    "text/plain",
+    "text/plain;charset=UTF-8",
+    "multipart/form-data; boundary=x",
+    "application/x-www-form-urlencoded",
+    "application/jsonp",
+    "application/json-seq",
+    "",
+)
+WEB_JSON_TYPES = ("application/json", "application/json; charset=utf-8", "Application/JSON")
+#: agent specs a request may ask for (the campaign's app trusts no command-line spec)
+WEB_BENIGN_SPECS = ("random", "heuristic", "mcts:simulations=2", "mcts:simulations=1,rollout=random")
+#: paths in hostile specs contain this: an audit hook sees whether anything opens them
+TRAP = "concordia-web-trap"
+#: agent specs a request must never get: files, pickles, code, budgets of hours, huge numbers (400)
+WEB_HOSTILE_SPECS = (
+    f"policy:/tmp/{TRAP}/evil.zip",
+    f"policy:{TRAP}.zip",
+    "policy:/etc",
+    "policy:/dev/zero",
+    "policy",
+    "policy:",
+    f"learned:model=/tmp/{TRAP}.npz",
+    f"learned:path={TRAP}",
+    f"heuristic:weights={TRAP}",
+    "heuristic:weights=None",
+    "heuristic:weights={'money': 'x'}",
+    "mcts:simulations=1e308",
+    "mcts:simulations=99999999999999999999",
+    "mcts:simulations=2001",
+    "mcts:simulations=-1",
+    "mcts:time_per_move=1e12",
+    "mcts:time_per_move=nan",
+    "mcts:time_per_move=inf",
+    "mcts:time_per_move=-1",
+    "mcts:time_per_move=1e12,simulations=999999999999",
+    "mcts:determinizations=2.5",
+    "mcts:exploration=float",
+    "mcts:rollout=__import__('os')",
+    "random:seed=1",
+    "__import__('os').system('id')",
+    "os:system",
+    f"pickle:{TRAP}",
+    "../../etc/passwd",
+    "mcts:" + "9" * 5000,
+    "",
+)
+
+
+@functools.cache
+def _watched_events() -> list[str]:
+    """What the process opened under :data:`TRAP` or unpickled while :data:`_WATCHING` is set (an audit hook)."""
+    seen: list[str] = []
+
+    def hook(event: str, args: tuple) -> None:
+        if not _WATCHING:
+            return
+        if event == "open" and args and TRAP in str(args[0]):
+            seen.append(f"opened {args[0]}")
+        elif event == "pickle.find_class":
+            seen.append(f"unpickled {args[0]}.{args[1]}")
+
+    sys.addaudithook(hook)  # hooks cannot be removed: one for the whole process, idle unless watching
+    return seen
+
+
+_WATCHING: list[bool] = []
+
+
+@st.composite
+def _hostile_request(draw: st.DrawFn) -> tuple[dict[str, str], int]:
+    """Headers, and the status the threat model gives them before the body is read (0: let through)."""
+    headers: dict[str, str] = {}
+    expected = 0
+    if draw(st.integers(0, 3), label="host kind") == 0:
+        headers["host"] = draw(st.one_of(st.sampled_from(WEB_FOREIGN_HOSTS), _foreign_names()), label="host")
+        expected = 421
+    else:
+        headers["host"] = draw(st.sampled_from(WEB_LOCAL_HOSTS), label="host")
+    origin = draw(st.sampled_from(("none", "same", "foreign")), label="origin kind")
+    if origin == "same":
+        headers["origin"] = "http://" + headers["host"].lower() if expected == 0 else "http://127.0.0.1:8765"
+    elif origin == "foreign":
+        headers["origin"] = draw(st.sampled_from(WEB_FOREIGN_ORIGINS), label="origin")
+        expected = expected or 403
+    fetch = draw(st.sampled_from(("none", "same", "cross")), label="sec-fetch-site kind")
+    if fetch == "same":
+        headers["sec-fetch-site"] = draw(st.sampled_from(("same-origin", "none")), label="sec-fetch-site")
+    elif fetch == "cross":
+        headers["sec-fetch-site"] = draw(st.sampled_from(WEB_CROSS_SITE), label="sec-fetch-site")
+        expected = expected or 403
+    if draw(st.integers(0, 3), label="content type kind") == 0:
+        content_type = draw(st.sampled_from(WEB_FOREIGN_TYPES), label="content type")
+        expected = expected or 415
+    else:
+        content_type = draw(st.sampled_from(WEB_JSON_TYPES), label="content type")
+    if content_type is not None:
+        headers["content-type"] = content_type
+    return headers, expected
+
+
+def _foreign_names() -> st.SearchStrategy[str]:
+    """Host names that are not this machine's loopback (a rebound domain's)."""
+    return st.from_regex(r"[a-z0-9][a-z0-9.-]{0,30}(:[0-9]{1,5})?", fullmatch=True).filter(
+        lambda h: h.split(":")[0].rstrip(".") not in ("localhost", "127.0.0.1")
+    )
+
+
+def check_web_attacks(data: st.DataObject) -> None:
+    """Campaign ``web-attacks``: hostile headers (Host, Origin, Sec-Fetch-Site, content types) and agent specs.
+
+    The answer is the one the threat model gives: 421 for a foreign ``Host``, then 403 for a
+    foreign ``Origin`` or a cross-site ``Sec-Fetch-Site``, then 415 for a body that is not
+    ``application/json``, then 400 for a spec a request may not ask for; a benign request
+    with local headers gets 201. A refused request creates, opens and unpickles nothing.
+    """
+    from starlette.testclient import TestClient
+
+    from concordia_env.tools.web import LOCAL_URL, create_app
+
+    seen = _watched_events()
+    app = create_app(max_games=50)
+    server = app.state.server
+    with TestClient(app, base_url=LOCAL_URL) as client:
+        for _ in range(data.draw(st.integers(1, 4), label="requests")):
+            headers, expected = data.draw(_hostile_request(), label="headers")
+            hostile = data.draw(st.booleans(), label="hostile spec")
+            specs = WEB_HOSTILE_SPECS if hostile else WEB_BENIGN_SPECS
+            vs: Any = data.draw(st.sampled_from(specs), label="vs")
+            if data.draw(st.booleans(), label="as a list"):
+                vs = [vs]
+            body = json.dumps({"map": "italia", "players": 2, "seat": 0, "seed": 1, "vs": vs}).encode()
+            rooms = dict(server.rooms)
+            seen.clear()
+            _WATCHING.append(True)
+            try:
+                r = client.post("/api/games", content=body, headers=headers)
+            finally:
+                _WATCHING.clear()
+            want = expected or (400 if hostile else 201)
+            assert r.status_code == want, (
+                f"{headers} vs={vs!r}: status {r.status_code}, expected {want}: {r.text[:200]}"
+            )
+            if want != 201:
+                error = r.json()["error"]
+                assert isinstance(error, str) and len(error) <= MESSAGE_LIMIT, "an error message too long"
+                assert dict(server.rooms) == rooms, "a refused request created or dropped a game"
+                assert not seen, f"a refused request touched the filesystem or unpickled: {seen[:3]}"
+                OUTCOMES[f"web-attacks: {want}"] += 1
+            else:
+                OUTCOMES["web-attacks: 201 local and benign"] += 1
+            assert not [s for s in seen if s.startswith("opened")], f"a request opened a trap path: {seen[:3]}"
+            if server.rooms:  # the same headers on the other routes of an existing game
+                room_id = next(iter(server.rooms))
+                route = data.draw(st.sampled_from(("advance", "show", "page")), label="route")
+                if route == "advance":
+                    r = client.post(f"/api/games/{room_id}/advance", content=b'{"step": 0}', headers=headers)
+                else:
+                    get_headers = {k: v for k, v in headers.items() if k != "content-type"}
+                    r = client.get(f"/api/games/{room_id}" if route == "show" else "/", headers=get_headers)
+                    expected = expected if expected != 415 else 0  # a GET has no body to check
+                if expected:
+                    assert r.status_code == expected, f"{route} with {headers}: {r.status_code}, expected {expected}"
+                else:
+                    assert r.status_code in (200, 409), f"{route} with local headers: {r.status_code} {r.text[:200]}"
+
+
+# =========================================================================== failing opponents
+OPPONENT_FAILURES = ("none", "raise", "illegal", "odd", "mutate", "raise late")
+
+
+class FlakyOpponent:
+    """An opponent that plays random legal moves, and fails in one way at its ``fail_at``-th call."""
+
+    def __init__(self, failure: str, fail_at: int, odd: Any, env_game: Callable[[], Game]) -> None:
+        self.failure, self.fail_at, self.odd = failure, fail_at, odd
+        self.env_game = env_game
+        self.calls = 0
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, game: Game) -> Any:
+        assert game is not self.env_game(), "an opponent was handed the env's own game"
+        self.calls += 1
+        legal = game.legal_actions()
+        if self.failure == "mutate":  # plays on its copy first: the env's game must not see it
+            game.step(int(legal[self.rng.integers(len(legal))]))
+            if game.is_over():
+                return int(legal[0])
+        if self.calls == self.fail_at:
+            if self.failure in ("raise", "raise late"):
+                raise RuntimeError(f"opponent bug at call {self.calls}")
+            if self.failure == "illegal":
+                return int(np.flatnonzero(~game.legal_mask())[self.rng.integers(8)])
+            if self.failure == "odd":
+                return self.odd
+        return int(legal[self.rng.integers(len(legal))])
+
+    def __repr__(self) -> str:
+        return f"FlakyOpponent({self.failure}@{self.fail_at})"
+
+
+def check_opponents(data: st.DataObject) -> None:
+    """Campaign ``opponents``: ``SingleAgentEnv`` with opponents that raise, answer illegal actions or odd types.
+
+    A failure is an ``OpponentError`` naming the seat and spec with the cause chained, never
+    an ``IllegalActionError`` of the learner (who plays legal moves only) nor a penalty;
+    then every ``step`` raises ``ResetNeededError`` until ``reset``. Opponents get clones: one
+    that plays on its copy changes nothing. An odd answer that is a legal index is played.
+    """
+    from concordia_env import OpponentError, ResetNeededError
+    from concordia_env.envs.gym_env import SingleAgentEnv
+
+    map_name, players = data.draw(st.sampled_from((("italia", 2), ("italia", 3), ("creta", 2))), label="game")
+    seat = data.draw(st.integers(0, players - 1), label="seat")
+    mode = data.draw(st.sampled_from(("raise", "penalize")), label="illegal_action")
+    holder: list[Any] = []
+    opponents = [
+        FlakyOpponent(
+            data.draw(st.sampled_from(OPPONENT_FAILURES), label="failure"),
+            data.draw(st.integers(1, 40), label="fail at"),
+            data.draw(odd_values(), label="odd answer"),
+            lambda: holder[0].game,
+        )
+        for _ in range(players - 1)
+    ]
+    env = SingleAgentEnv(opponents=opponents, seat=seat, map=map_name, num_players=players, illegal_action=mode)
+    holder.append(env)
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="learner seed"))
+    broken = None
+    try:
+        env.reset(seed=data.draw(st.integers(0, 2**31 - 1), label="game seed"))
+    except OpponentError as err:
+        broken = err
+    steps = 0
+    while broken is None and steps < 120:
+        steps += 1
+        mask = env.action_masks()
+        action = int(rng.choice(np.flatnonzero(mask)))
+        try:
+            _, reward, terminated, truncated, info = env.step(action)
+        except OpponentError as err:
+            broken = err
+            break
+        except IllegalActionError as err:
+            raise AssertionError(f"an opponent's failure was reported as the learner's: {err}") from None
+        assert info["illegal_action"] == "" and reward >= -1, "the learner was penalized for a legal move"
+        check_invariants(env.game)
+        if terminated or truncated:
+            env.reset()
+    if broken is None:
+        OUTCOMES["opponents: no failure"] += 1
+        return
+    _check_broken(env, broken, opponents, seat, ResetNeededError)
+    try:  # a reset starts over; another opponent (or the same, at a later call) may fail in it again
+        env.reset()
+    except OpponentError as again:
+        _check_broken(env, again, opponents, seat, ResetNeededError)
+    else:
+        assert env.game.current_player in (seat, -1) and env.action_masks().any() != env.game.is_over()
+    OUTCOMES[f"opponents: contained ({type(broken.__cause__).__name__})"] += 1
+
+
+def _check_broken(env: Any, err: Any, opponents: list[FlakyOpponent], seat: int, reset_needed: type) -> None:
+    others = [p for p in range(env.game.num_players) if p != seat]
+    assert err.seat in others and err.spec == repr(opponents[others.index(err.seat)]), f"wrong seat/spec: {err}"
+    assert f"seat {err.seat}" in str(err) and err.spec in str(err) and len(str(err)) <= MESSAGE_LIMIT
+    assert err.__cause__ is not None, "the opponent's own error is not chained"
+    culprit = opponents[others.index(err.seat)]
+    if isinstance(err.__cause__, IllegalActionError):
+        assert culprit.failure in ("illegal", "odd"), f"{culprit!r} answered legally but was refused: {err}"
+        assert env.game.current_player == err.seat, "the refused answer was not for the seat's pending decision"
+        index = as_index(culprit.odd) if culprit.failure == "odd" else None
+        if index is not None and 0 <= index < NUM_ACTIONS:  # an index is refused only when it is illegal there
+            assert not env.game.legal_mask()[index], f"{culprit!r}'s legal answer {index} was refused"
+    else:
+        assert culprit.failure in ("raise", "raise late"), f"{culprit!r} failed unexpectedly: {err.__cause__!r}"
+    assert not env.action_masks().any(), "a broken episode offers actions"
+    before = env.game.state.copy()
+    for action in (0, 1, NUM_ACTIONS - 1, *env.game.legal_actions()[:2].tolist()):
+        try:
+            env.step(action)
+        except reset_needed:
+            continue
+        raise AssertionError("a broken episode took another step")
+    assert np.array_equal(env.game.state, before), "a refused step changed the broken game"
+
+
+# =========================================================================== state mutation after construction
+def check_state_mutation(data: st.DataObject) -> None:
+    """Campaign ``state-mutation``: writes through every array a game or a batch hands out, then every public call.
+
+    Each write is refused (``ValueError``/``TypeError``/``AttributeError``) or lands in a copy:
+    the game (or batch) is exactly as before, and survives every public call. Runs in a child
+    process: a write that reached compiled code could crash it.
+    """
+    if data.draw(st.booleans(), label="batch"):
+        _mutate_vector(data)
+        return
+    game = data.draw(game_specs(max_moves=250), label="position").build()
+    before = game.state.copy()
+    built: list[tuple[Game, np.ndarray]] = []
+    for _ in range(data.draw(st.integers(1, 6), label="writes")):
+        i = data.draw(st.integers(0, STATE_SIZE - 1), label="entry")
+        value = data.draw(st.sampled_from(CORRUPT_VALUES), label="value")
+        how = data.draw(st.sampled_from(GAME_WRITES), label="how")
+        result = _write_game(game, how, i, value, data)
+        if result is not None:
+            built.append(result)
+        OUTCOMES[f"state-mutation: {how}"] += 1
+    assert np.array_equal(game.state, before), "a write through a handed-out array changed the game"
+    check_invariants(game)
+    exercise(game, np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed")))
+    for other, copy_of_state in built:  # games built from an array the caller then wrote to
+        assert np.array_equal(other.state, copy_of_state), "Game(arr, map) saw a write to arr after construction"
+        exercise(other, np.random.default_rng(0))
+
+
+GAME_WRITES = (
+    "state",
+    "slice",
+    "asarray",
+    "view",
+    "reshape",
+    "flags",
+    "setflags",
+    "frombuffer",
+    "memoryview",
+    "attribute",
+    "constructor",
+    "pickle",
+    "accessor",
+)
+
+
+def _write_game(game: Game, how: str, i: int, value: int, data: st.DataObject) -> tuple[Game, np.ndarray] | None:
+    """One attempt to write ``value`` into entry ``i`` of ``game``'s state; a game built on the way, if any."""
+    refused = (ValueError, TypeError, AttributeError)
+    if how == "constructor":  # Game(arr, map) copies: a later write to arr must not reach the game
+        arr = game.state.copy()
+        other = Game(arr, game.map)
+        kept = arr.copy()
+        arr[i] = value
+        return other, kept
+    if how == "pickle":  # a tampered pickle is checked like Game(state, map)
+        saved = game.__getstate__()
+        saved["state"] = saved["state"].copy()
+        saved["state"][i] = value
+        try:
+            other = Game.__new__(Game)
+            other.__setstate__(saved)
+        except ValueError:
+            return None
+        return other, saved["state"].copy()
+    if how == "accessor":  # what the accessors return are copies: writing them is allowed and changes nothing
+        p = data.draw(st.integers(0, game.num_players - 1), label="player")
+        for part in (game.goods(p), game.hand(p), game.discard(p), game.colonist_locations(p), game.display()):
+            part[...] = value
+        return None
+    with contextlib.suppress(*refused):
+        if how == "state":
+            game.state[i] = value
+        elif how == "slice":
+            game.state[i : i + 3] = value
+        elif how == "asarray":
+            np.asarray(game.state)[i] = value
+        elif how == "view":
+            game.state.view()[i] = value
+        elif how == "reshape":
+            game.state.reshape(1, STATE_SIZE)[0, i] = value
+        elif how == "flags":
+            game.state.flags.writeable = True
+            game.state[i] = value
+        elif how == "setflags":
+            view = game.state[:]
+            view.setflags(write=True)
+            view[i] = value
+        elif how == "frombuffer":
+            np.frombuffer(game.state, dtype=np.int32)[i] = value
+        elif how == "memoryview":
+            memoryview(game.state)[i] = value
+        elif how == "attribute":
+            target = data.draw(st.sampled_from(("state", "map", "_view")), label="attribute")
+            replacement = {"state": np.full(STATE_SIZE, value, dtype=np.int32), "map": load("creta")}
+            setattr(game, target, replacement.get(target, np.full(STATE_SIZE, value, dtype=np.int32)))
+            if target == "_view":  # private: a caller who sets it gets what they asked for, the game itself not
+                game._view = None  # put back: the view is a cache of the state, never read by the rules
+        return None
+    return None
+
+
+def _mutate_vector(data: st.DataObject) -> None:
+    """The batch counterpart: writes into ``states``, rows, masks, attributes and infos, then steps."""
+    from concordia_env import VectorGame
+
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    players = data.draw(st.sampled_from(load(name).players), label="players")
+    vec = VectorGame(data.draw(st.integers(1, 4), label="rows"), name, players, seed=data.draw(st.integers(0, 99)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="play seed"))
+    for _ in range(data.draw(st.integers(0, 40), label="steps first")):
+        vec.step(vec.sample_actions(rng))
+    states, masks = vec.states.copy(), vec.legal_masks().copy()
+    for _ in range(data.draw(st.integers(1, 6), label="writes")):
+        row = data.draw(st.integers(0, vec.n - 1), label="row")
+        i = data.draw(st.integers(0, STATE_SIZE - 1), label="entry")
+        value = data.draw(st.sampled_from(CORRUPT_VALUES), label="value")
+        how = data.draw(st.sampled_from(("states", "row", "mask", "flags", "attribute", "game", "infos")), label="how")
+        with contextlib.suppress(ValueError, TypeError, AttributeError):
+            if how == "states":
+                vec.states[row, i] = value
+            elif how == "row":
+                vec.states[row][i] = value
+            elif how == "mask":
+                vec.legal_masks()[row] = True
+            elif how == "flags":
+                vec.states.flags.writeable = True
+            elif how == "attribute":
+                target = data.draw(st.sampled_from(("states", "n", "map", "num_players")), label="attribute")
+                setattr(vec, target, {"n": 100, "num_players": 6, "map": load("creta")}.get(target, np.zeros(3)))
+            elif how == "game":
+                vec.game(row).state[i] = value
+            else:
+                final = vec.last_infos["final_info"][row]
+                if final is not None:
+                    final["state"][i] = value
+        OUTCOMES[f"state-mutation: vector {how}"] += 1
+    assert np.array_equal(vec.states, states) and np.array_equal(vec.legal_masks(), masks), "a write reached the batch"
+    for _ in range(data.draw(st.integers(1, 30), label="steps after")):
+        vec.step(vec.sample_actions(rng))
+        vec.observations()
+    for row in range(vec.n):
+        check_invariants(vec.game(row))
+
+
 # =========================================================================== running campaigns
 @dataclass(frozen=True)
 class Campaign:
@@ -1280,7 +1769,10 @@ CAMPAIGNS: dict[str, Campaign] = {
         Campaign("env-orders", check_env_orders),
         Campaign("openspiel", check_openspiel),
         Campaign("web", check_web),
+        Campaign("web-attacks", check_web_attacks),
+        Campaign("opponents", check_opponents),
         Campaign("raw-state", check_raw_state, isolated=True),
+        Campaign("state-mutation", check_state_mutation, isolated=True),
     )
 }
 

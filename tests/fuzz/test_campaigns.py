@@ -3,8 +3,8 @@
 The campaigns themselves (what they draw, what must hold) are documented in
 ``tests/fuzz/campaigns.py``; ``python -m tests.fuzz.campaigns --hours N`` runs them for longer. Here
 each runs as an ordinary Hypothesis test, so a failure is shrunk, printed and replayed
-first on the next run. ``raw-state`` runs in a child process: a crash of compiled code
-there fails this test instead of ending the test runner.
+first on the next run. ``raw-state`` and ``state-mutation`` run in a child process: a
+crash of compiled code there fails this test instead of ending the test runner.
 
 * ``positions`` is the property test of the position loader: every position it accepts,
   however it was edited, keeps every invariant for 200 random moves and round-trips
@@ -35,9 +35,11 @@ CI_EXAMPLES = {
     "env-orders": 40,
     "openspiel": 60,
     "web": 25,
+    "web-attacks": 60,
+    "opponents": 60,
 }
-#: corrupted state arrays tried in the child process
-RAW_STATE_EXAMPLES = 400
+#: inputs of the campaigns that run in a child process (a crash there must not end the test runner)
+ISOLATED_EXAMPLES = {"raw-state": 400, "state-mutation": 150}
 
 
 @pytest.mark.parametrize("name", list(CI_EXAMPLES))
@@ -58,17 +60,20 @@ def test_campaign(name: str) -> None:
 
 def test_every_campaign_runs_in_the_test_suite() -> None:
     isolated = {name for name, c in fuzz.CAMPAIGNS.items() if c.isolated}
-    assert set(CI_EXAMPLES) | isolated == set(fuzz.CAMPAIGNS) and isolated == {"raw-state"}
+    assert set(CI_EXAMPLES) | isolated == set(fuzz.CAMPAIGNS) and isolated == set(ISOLATED_EXAMPLES)
 
 
-def test_raw_state_campaign_in_a_child_process() -> None:
-    """Corrupted state arrays: refused with ValueError or survive every call; a segfault fails here."""
-    cmd = [sys.executable, "-m", "tests.fuzz.campaigns", "--campaigns", "raw-state"]
-    cmd += ["--examples", str(RAW_STATE_EXAMPLES), "--chunk", str(RAW_STATE_EXAMPLES)]
+@pytest.mark.parametrize("name", list(ISOLATED_EXAMPLES))
+def test_isolated_campaign_in_a_child_process(name: str) -> None:
+    """raw-state: corrupted arrays refused with ValueError or surviving every call; state-mutation: writes
+    through handed-out arrays refused or into copies. A segfault fails here, not the test runner."""
+    examples = ISOLATED_EXAMPLES[name]
+    cmd = [sys.executable, "-m", "tests.fuzz.campaigns", "--campaigns", name]
+    cmd += ["--examples", str(examples), "--chunk", str(examples)]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    row = re.search(r"^\| raw-state \| (\d+) \| 0 \| 0 \|", run.stdout, re.MULTILINE)
-    assert row and int(row.group(1)) >= RAW_STATE_EXAMPLES, run.stdout[-2000:]
+    row = re.search(rf"^\| {name} \| (\d+) \| 0 \| 0 \|", run.stdout, re.MULTILINE)
+    assert row and int(row.group(1)) >= examples, run.stdout[-2000:]
 
 
 def test_a_crashing_child_is_reported_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,6 +17,7 @@ from builders import (
     put_colonist,
     set_bonus_marker,
     set_city_good,
+    set_field,
     set_goods,
     set_hand,
     set_money,
@@ -54,7 +55,7 @@ def nile_marker(game: Game) -> str | None:
 
 
 def set_nile_marker(game: Game, province: str) -> None:
-    game.state[NILE_MARKER] = game.map.province_index(province)
+    set_field(game, NILE_MARKER, game.map.province_index(province))
 
 
 # --------------------------------------------------------------------------- setup

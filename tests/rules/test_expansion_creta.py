@@ -16,6 +16,7 @@ from builders import (
     set_bonus_marker,
     set_city_good,
     set_display,
+    set_field,
     set_goods,
     set_hand,
     set_money,
@@ -145,7 +146,7 @@ def test_gavdos_cloth_marker_shows_one_coin() -> None:
 def test_no_extra_cash_on_the_base_maps() -> None:
     game = new_game(3, map="italia")
     for v in range(len(game.map.provinces)):
-        game.state[BONUS_GOOD + v] = GOOD_INDEX["food"]
+        set_field(game, BONUS_GOOD + v, GOOD_INDEX["food"])
     set_money(game, 0, 0)
     prefect(game, 0)
     game.step(A.A_CASH)

@@ -15,7 +15,7 @@ NOISY = strategy.params_array(rollout=RolloutSettings(epsilon=0.2, temperature=2
 
 def rolled_out(game: Game, params: np.ndarray, turns: int, seed: int) -> tuple[np.ndarray, int]:
     sim = game.clone()
-    decisions = strategy.rollout_turns(sim.state, sim.map.tables, params, turns, strategy.new_rng(seed))
+    decisions = strategy.rollout_turns(sim._state, sim.map.tables, params, turns, strategy.new_rng(seed))  # in place
     return sim.state, decisions
 
 
@@ -49,7 +49,7 @@ def test_without_noise_a_rollout_turn_is_the_heuristic_turn() -> None:
 def test_random_rollouts_and_the_score_estimate() -> None:
     game = Game.new("creta", 2, seed=1)
     sim = game.clone()
-    strategy.random_rollout(sim.state, sim.map.tables, 1_000_000, strategy.new_rng(3))
+    strategy.random_rollout(sim._state, sim.map.tables, 1_000_000, strategy.new_rng(3))  # in place
     assert sim.is_over()
     assert strategy.score_estimate(sim.state, sim.map.tables).tolist() == sim.final_scores().tolist()
     start = strategy.score_estimate(game.state, game.map.tables)
