@@ -1,4 +1,4 @@
-"""The environments refuse what they used to ignore or answer with a bare ``KeyError`` (issue 22, finding 8).
+"""The environments refuse what they used to ignore or answer with a bare ``KeyError``.
 
 ``reset(options={"map": "imperium"})`` (or ``"x"``, ``[]``) was silently ignored: the game
 was played on the constructor's map; ``parallel_env.step`` took an unknown agent's key;

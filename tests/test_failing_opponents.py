@@ -1,4 +1,4 @@
-"""``SingleAgentEnv`` contains an opponent's failure (issue 22, finding 4).
+"""``SingleAgentEnv`` contains an opponent's failure.
 
 Before: after an opponent raised, ``current_player`` was the opponent's seat, the mask no
 longer matched the game, and the next ``env.step(a)`` applied the learner's action for the

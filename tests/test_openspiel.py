@@ -534,7 +534,7 @@ def test_the_docs_example_runs() -> None:
         exec(compile(block, str(DOCS), "exec"), {"__name__": "docs_example"})
 
 
-# =========================================================================== deserialize_state (issue 22, finding 6)
+# =========================================================================== deserialize_state
 def _played(game, moves: int, seed: int = 0):
     state = game.new_initial_state()
     rng = np.random.default_rng(seed)

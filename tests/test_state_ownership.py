@@ -1,4 +1,4 @@
-"""No Python write reaches compiled code unchecked (issue 22, finding 5).
+"""No Python write reaches compiled code unchecked.
 
 ``Game.state`` was a public, writable array that the compiled rules trust: writing
 ``state[CURRENT_PLAYER] = 10**8`` and then asking for the legal actions ended the process

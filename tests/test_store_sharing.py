@@ -1,4 +1,4 @@
-"""One results file, several processes, and the ways a write can fail (issue 22, findings 7 and 8).
+"""One results file, several processes, and the ways a write can fail.
 
 * ``--reset`` while another tournament wrote the same file moved it aside under the writer:
   all of its games ended in ``t.db.old-...``; now a reset refuses while any other store
@@ -45,7 +45,7 @@ def _filled(path: Path, games: int = 3) -> None:
             store.add_game(_record(i))
 
 
-# =========================================================================== reset vs. other users (finding 7)
+# =========================================================================== reset vs. other users
 def test_reset_refuses_while_another_store_of_this_process_has_the_file(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     _filled(path)
@@ -129,7 +129,7 @@ def test_a_store_opened_after_a_reset_uses_the_new_file(tmp_path: Path) -> None:
         assert fresh.count() == 1
 
 
-# =========================================================================== schema and full disk (finding 8)
+# =========================================================================== schema and full disk
 def test_a_foreign_database_with_the_right_table_names_and_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "foreign.db"
     with contextlib.closing(sqlite3.connect(path)) as conn:
@@ -194,7 +194,7 @@ def test_a_store_in_a_folder_that_cannot_be_written_is_a_store_error(tmp_path: P
         folder.chmod(0o700)
 
 
-# =========================================================================== the command lines (finding 8)
+# =========================================================================== the command lines
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -73,7 +73,7 @@ def hostile_model(tmp_path) -> tuple[str, str]:
     return str(path), marker
 
 
-# --------------------------------------------------------------------------- finding 1: code from a request
+# --------------------------------------------------------------------------- code from a request
 def test_the_cross_site_reproducer_is_refused_and_runs_nothing(client, tmp_path):
     path, marker = hostile_model(tmp_path)
     body = json.dumps({"vs": f"policy:{path}"})
@@ -164,7 +164,7 @@ def test_the_users_own_command_line_specs_may_be_asked_for_again():
         assert refused.status_code == 400 and "simulations" in refused.json()["error"]
 
 
-# --------------------------------------------------------------------------- finding 2: memory from one body
+# --------------------------------------------------------------------------- memory from one body
 @pytest.mark.parametrize("players", [60_000_000, 10**100, 2**62, -(2**62)])
 def test_a_huge_player_count_is_refused_before_anything_is_allocated(client, players):
     tracemalloc.start()
@@ -182,7 +182,7 @@ def test_too_many_opponent_specs_are_refused_by_count(client):
     assert response.status_code == 400 and "at most" in response.json()["error"]
 
 
-# --------------------------------------------------------------------------- finding 3: options checked at creation
+# --------------------------------------------------------------------------- options checked at creation
 @pytest.mark.parametrize(
     "spec",
     [
