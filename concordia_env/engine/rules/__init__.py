@@ -19,6 +19,6 @@ state (observations, fast rollouts) uses it from here.
 
 from __future__ import annotations
 
-from ._jit import njit
+from ._jit import njit, njit_borrowing
 
-__all__ = ["njit"]
+__all__ = ["njit", "njit_borrowing"]
