@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: bumped when the tables change, so an old file is refused instead of misread
-SCHEMA_VERSION = 1
+#: bumped when the tables change, so an old file is refused instead of misread (or upgraded, see ``_upgrade``)
+SCHEMA_VERSION = 2
 #: the tables a results database holds
 TABLES = ("games", "tournaments")
 #: the files SQLite keeps next to a database in WAL mode
@@ -78,6 +78,7 @@ CREATE TABLE IF NOT EXISTS games (
     decisions_json  TEXT NOT NULL,
     duration        REAL NOT NULL,
     finished        REAL NOT NULL,
+    over            INTEGER NOT NULL DEFAULT 1,
     UNIQUE (tournament_id, game_index)
 );
 """
@@ -101,6 +102,7 @@ _GAME_COLUMNS = (
     "decisions_json",
     "duration",
     "finished",
+    "over",
 )
 _INSERT_GAME = (
     f"INSERT OR IGNORE INTO games ({', '.join(_GAME_COLUMNS)}) VALUES ({', '.join('?' * len(_GAME_COLUMNS))})"
@@ -133,6 +135,9 @@ class GameRecord:
     duration: float
     #: ``len(actions)``, kept apart so that records read without their actions still know it
     num_actions: int = -1
+    #: False for a game stopped at a turn cap (an evaluation's ``max_turns``): ``scores``, ``winner`` and
+    #: ``ranking`` are then the position's as it stood (``Game.scores``, ``Game.ranking``)
+    over: bool = True
     #: the database row id (what ``concordia_env.tools.replay`` takes); ``None`` until stored
     game_id: int | None = field(default=None, compare=False)
 
@@ -231,6 +236,8 @@ class Store:
                 f"foreign database, or one whose write-ahead log was deleted before its first checkpoint; {RECOVERY}"
             )
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 1:
+            version = _upgrade_from_1(conn)
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has results schema {version}; this code reads schema {SCHEMA_VERSION}")
 
@@ -282,6 +289,7 @@ class Store:
                     json.dumps(record.decisions),
                     record.duration,
                     time.time(),
+                    int(record.over),
                 ),
             )
             if cursor.rowcount == 0:
@@ -341,6 +349,17 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _upgrade_from_1(conn: sqlite3.Connection) -> int:
+    """Schema 1 had no ``over`` column: every game of such a file was played to its end (no turn caps then).
+
+    The column is added in place (nothing else changes); returns the new version.
+    """
+    with _Transaction(conn):
+        conn.execute("ALTER TABLE games ADD COLUMN over INTEGER NOT NULL DEFAULT 1")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return SCHEMA_VERSION
 
 
 def _write_schema(conn: sqlite3.Connection) -> None:
@@ -424,5 +443,6 @@ def _record_from_row(row: sqlite3.Row, with_actions: bool = True) -> GameRecord:
         decisions=json.loads(row["decisions_json"]),
         duration=float(row["duration"]),
         num_actions=int(row["num_actions"]),
+        over=bool(row["over"]),
         game_id=int(row["id"]),
     )
