@@ -580,6 +580,12 @@ def sell_refusal(s, p, g, quantity):
     code = trade_refusal(s, g)
     if code != LEGAL:
         return code
+    return held_refusal(s, p, g, quantity)
+
+
+@njit_borrowing
+def held_refusal(s, p, g, quantity):
+    """The rest of ``sell_refusal``, for a good that may be traded: p holds the units."""
     if s[pbase(p) + P_GOODS + g] < quantity:
         return NOT_ENOUGH_GOODS
     return LEGAL
@@ -591,6 +597,12 @@ def buy_refusal(s, p, g, quantity, free):
     code = trade_refusal(s, g)
     if code != LEGAL:
         return code
+    return room_and_money_refusal(s, p, g, quantity, free)
+
+
+@njit_borrowing
+def room_and_money_refusal(s, p, g, quantity, free):
+    """The rest of ``buy_refusal``, for a good that may be traded: room in the storehouse and the price."""
     if quantity > free:
         return NO_STOREHOUSE_SPACE
     if s[pbase(p) + P_MONEY] < quantity * GOOD_PRICE[g]:
@@ -626,6 +638,12 @@ def settle_refusal(s, m, p, kind, place):
     code = colonist_purchase_refusal(s, p, kind)
     if code != LEGAL:
         return code
+    return settle_place_refusal(s, m, p, kind, place)
+
+
+@njit_borrowing
+def settle_place_refusal(s, m, p, kind, place):
+    """The rest of ``settle_refusal``, for a colonist that may be bought: a place of the map it may enter."""
     if place >= m[M_NUM_CITIES]:
         return NO_SUCH_PLACE
     return settling_place_refusal(s, m, p, kind, place)
@@ -703,8 +721,10 @@ def legal_goods(s, p, mask):
 @njit_borrowing
 def legal_sales(s, p, mask):
     for g in range(NUM_GOODS):
+        if trade_refusal(s, g) != LEGAL:
+            continue  # sell_refusal's first check, the same for every quantity
         for quantity in range(1, MAX_TRADE + 1):
-            if sell_refusal(s, p, g, quantity) == LEGAL:
+            if held_refusal(s, p, g, quantity) == LEGAL:
                 mask[sell(g, quantity)] = True
 
 
@@ -712,8 +732,10 @@ def legal_sales(s, p, mask):
 def legal_purchases(s, p, mask):
     free = free_slots(s, p)
     for g in range(NUM_GOODS):
+        if trade_refusal(s, g) != LEGAL:
+            continue  # buy_refusal's first check, the same for every quantity
         for quantity in range(1, MAX_TRADE + 1):
-            if buy_refusal(s, p, g, quantity, free) == LEGAL:
+            if room_and_money_refusal(s, p, g, quantity, free) == LEGAL:
                 mask[buy(g, quantity)] = True
 
 
@@ -741,8 +763,10 @@ def legal_buy_cards(s, p, mask):
 @njit_borrowing
 def legal_settle(s, m, p, mask):
     for kind in range(2):
+        if colonist_purchase_refusal(s, p, kind) != LEGAL:
+            continue  # settle_refusal's first check, the same for every place
         for place in range(MAX_CITIES):
-            if settle_refusal(s, m, p, kind, place) == LEGAL:
+            if settle_place_refusal(s, m, p, kind, place) == LEGAL:
                 mask[settle(kind, place)] = True
 
 
