@@ -540,3 +540,19 @@ def test_builds_every_player_count_from_setup() -> None:
         del d["stack"]  # setup stacks each deck in random order: leaving it out re-sorts it
         restacked = from_dict(d)
         assert Counter(to_dict(restacked)["stack"]) == Counter(to_dict(game)["stack"])
+
+
+def test_colonists_in_cities_follow_the_settling_rule() -> None:
+    """A colonist in a city was settled there: the capital or a city with an own house, with a path of its kind
+    (the same check as the Colonist's, ``legal.settling_place_refusal``)."""
+    d = _fresh("imperium", 3)
+    d["players"][0]["colonists"][0]["at"] = "Novaria"
+    with pytest.raises(PositionError, match="only after settling where its player has a house: Novaria"):
+        from_dict(d)
+    d["cities"]["Novaria"]["houses"] = [0]
+    assert from_dict(d).colonist_locations(0)[0] == from_dict(d).map.place_index("Novaria")
+    d = _fresh("imperium", 3)
+    d["players"][0]["colonists"][1]["at"] = "Novaria"  # the sea colonist, in an inland city
+    d["cities"]["Novaria"]["houses"] = [0]
+    with pytest.raises(PositionError, match="no sea path leaves Novaria"):
+        from_dict(d)

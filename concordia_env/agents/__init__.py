@@ -3,9 +3,19 @@
 ``agents.make("random" | "heuristic" | "mcts" | "policy" | "learned", **options)`` builds an agent;
 ``agents.from_spec(spec)`` builds one from its command-line spelling. This is the one
 parser of agent specs: the tournament, ``SingleAgentEnv`` opponents, the training pool and
-the evaluation all call it, so a spec means the same everywhere. ``SingleAgentEnv`` reaches it
-through :mod:`concordia_env.envs.opponents` (the environments do not import this package): this
-package registers every agent there, and ``pyproject.toml`` names them as entry points.
+the evaluation all call it, so a spec means the same everywhere.
+
+**One registry.** Which names exist is said in one place, the agent registry of
+:mod:`concordia_env.envs.opponents`: the entry points of the group ``concordia_env.agents``
+(``pyproject.toml`` lists this package's agents there, with :func:`from_spec` as their
+builder) and what :func:`register` adds at run time. ``names()``, ``make`` and
+``from_spec`` read it, as the environments do, so an agent of another package (an entry
+point of its own, or ``opponents.register(name, builder)`` at run time) is built by
+``agents.make``, ``from_spec``, the tournament, the evaluation and ``SingleAgentEnv``
+alike: ``from_spec`` hands its spec to its builder, and ``make(name, **options)`` writes the
+options into a spec for it (``name:key=value,...``, so they must be literals). The table
+below (``_REGISTRY``) is only how this package's builder finds the class of each of its
+own names.
 
 A spec is ``name`` or ``name:options``, the options separated by commas:
 
@@ -31,7 +41,8 @@ from concordia_env.envs import opponents
 
 from .base import Agent, IllegalPlanError
 
-#: name -> "module:Class" (imported lazily: the policy agent needs torch)
+#: the classes this package's builder (``from_spec``) builds, by name -> "module:Class" (imported lazily:
+#: the policy agent needs torch); which names exist is the registry's to say (``names()``)
 _REGISTRY: dict[str, str] = {
     "random": "concordia_env.agents.random_agent:RandomAgent",
     "heuristic": "concordia_env.agents.heuristic:HeuristicAgent",
@@ -48,21 +59,35 @@ SPEC_OPTION: dict[str, tuple[str, Callable[[str], Any]]] = {
 
 
 def register(name: str, target: str, spec_option: tuple[str, Callable[[str], Any]] | None = None) -> None:
-    """Register an agent class by ``"module:Class"``; ``spec_option`` names the option of a bare spec value."""
+    """Register an agent class by ``"module:Class"``; ``spec_option`` names the option of a bare spec value.
+
+    The name joins the one registry (:mod:`concordia_env.envs.opponents`) with this package's
+    builder, so every reader of the registry builds it.
+    """
     _REGISTRY[name] = target
     if spec_option is not None:
         SPEC_OPTION[name] = spec_option
-    opponents.register(name, from_spec)  # SingleAgentEnv(opponents="name:...") builds it too
+    opponents.register(name, from_spec)
 
 
 def names() -> list[str]:
-    return sorted(_REGISTRY)
+    """Every registered agent name: this package's, other packages' entry points, and run-time registrations."""
+    return opponents.names()
 
 
 def make(name: str, **options: Any) -> Agent:
-    """Build a registered agent with its options (``make("mcts", simulations=200)``)."""
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(names())}")
+    """Build a registered agent with its options (``make("mcts", simulations=200)``).
+
+    A name of this package builds its class with ``options``; another package's name is
+    built by its registered builder, from the spec ``name:key=value,...`` of the options.
+    """
+    if name in _REGISTRY:
+        return _make_own(name, options)
+    return _checked_agent(name, _foreign_builder(name)(spec_of(name, options)))
+
+
+def _make_own(name: str, options: dict[str, Any]) -> Agent:
+    """An agent of this package: its class, checked against the options first."""
     module_name, cls_name = _REGISTRY[name].split(":")
     cls = getattr(importlib.import_module(module_name), cls_name)
     try:
@@ -70,6 +95,40 @@ def make(name: str, **options: Any) -> Agent:
     except TypeError as exc:  # an option the class does not take: say which agent and which options
         raise ValueError(f"agent {name!r} does not take the options {sorted(options)}: {exc}") from None
     return cls(**options)
+
+
+def _foreign_builder(name: str) -> opponents.Builder:
+    """The registered builder of a name that is not this package's (``ValueError`` for an unknown name)."""
+    builder = opponents.builder_for(name)
+    if builder is from_spec:  # e.g. the entry points of another installed version of this package
+        raise ValueError(f"agent {name!r} is registered as this package's, which has no such agent; known: {names()}")
+    return builder
+
+
+def _checked_agent(name: str, agent: Any) -> Agent:
+    """What another package's builder returned, if it plays (``act(game)``, ``reset(seed)``)."""
+    if not isinstance(agent, opponents.Opponent):
+        raise TypeError(f"the builder of agent {name!r} returned {agent!r}: no act(game) and reset(seed)")
+    return agent  # type: ignore[return-value]
+
+
+def spec_of(name: str, options: dict[str, Any]) -> str:
+    """The spec that names ``options`` (``spec_of("mcts", {"simulations": 8})`` -> ``"mcts:simulations=8"``).
+
+    Values are written as Python literals, which :func:`parse_spec` reads back; a value that is
+    no literal (an object) cannot be written into a spec and raises ``ValueError``.
+    """
+    items = []
+    for key, value in options.items():
+        text = repr(value)
+        try:
+            same = ast.literal_eval(text) == value
+        except (ValueError, SyntaxError):
+            same = False
+        if not same:
+            raise ValueError(f"option {key}={text} of agent {name!r} cannot be written in a spec (not a literal)")
+        items.append(f"{key}={text}")
+    return f"{name}:{','.join(items)}" if items else name
 
 
 def _split_options(text: str) -> list[str]:
@@ -133,17 +192,27 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def from_spec(spec: str, **extra: Any) -> Agent:
-    """Build an agent from its spec; ``extra`` options are added (and may not repeat the spec's)."""
+    """Build an agent from its spec; ``extra`` options are added (and may not repeat the spec's).
+
+    This package's names are parsed here (:func:`parse_spec`); another package's name is built
+    by its registered builder, which reads its own spec (with ``extra`` written into it).
+    """
+    name, rest = opponents.split_spec(spec) if isinstance(spec, str) else (None, None)
+    if name is not None and name not in _REGISTRY:
+        builder = _foreign_builder(name)
+        if extra:
+            spec = f"{spec.strip()}{',' if rest else ':'}{spec_of(name, extra).partition(':')[2]}"
+        return _checked_agent(name, builder(spec))
     name, options = parse_spec(spec)
     twice = sorted(set(options) & set(extra))
     if twice:
         raise ValueError(f"options {twice} are given both in the spec {spec!r} and as keywords")
-    return make(name, **options, **extra)
+    return _make_own(name, {**options, **extra})
 
 
-# the environments know agents only by the names registered with them (concordia_env.envs.opponents);
-# pyproject.toml lists the same names as entry points, so an env finds them before this import
+# this package's agents join the registry at run time too: a source checkout that is not installed
+# has no entry points (an installed one finds the same names there)
 for _name in _REGISTRY:
     opponents.register(_name, from_spec)
 
-__all__ = ["Agent", "IllegalPlanError", "from_spec", "make", "names", "parse_spec", "register"]
+__all__ = ["Agent", "IllegalPlanError", "from_spec", "make", "names", "parse_spec", "register", "spec_of"]

@@ -291,7 +291,7 @@ class MCTSAgent(Agent):
 
 def first_actions(plan: TurnPlan) -> tuple[int, ...]:
     """What identifies a root move across determinizations: its first action (two for a Diplomat)."""
-    if len(plan.actions) > 1 and A.A_DIPLOMAT <= plan.actions[1] < A.A_MOVE:
+    if len(plan.actions) > 1 and A.range_of(plan.actions[1]) == A.RANGE_DIPLOMAT:
         return tuple(plan.actions[:2])
     return (plan.actions[0],)
 

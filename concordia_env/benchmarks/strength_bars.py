@@ -20,8 +20,10 @@ another), the targets of the learning issue (``docs/training.md``):
 6. ``learned-imperium`` — vs 3 × ``heuristic``, 4-player Imperium, 200 games: at least 40%
    (25% is equal strength).
 
-Every game of a bar has fresh seeds (the tournament's seed sequence) and the agents rotate
-through the seats.
+Every bar is a tournament, played by the project's one evaluation loop
+(:mod:`concordia_env.tools.tournament`, as the training evaluations are): every game has fresh
+seeds (the tournament's seed sequence), the agents rotate through the seats, and every game
+is stored (``--db``), so any of them is replayed by its id (``concordia replay``).
 
 A bar passes on the measured win rate; the 95% Wilson interval is printed beside it so a
 pass on few games can be judged. The games are stored (``--db``), so an interrupted run
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from concordia_env.tools import tournament
 from concordia_env.tools.tournament import TournamentConfig, run_tournament
 
 DEFAULT_DB = "results/strength_bars.db"
@@ -85,12 +88,8 @@ def strength_bars(
         return Bar(
             key=key,
             title=f"{learned_spec} {title}",
-            config=TournamentConfig(
-                agents=(learned_spec, *[opponent] * (players - 1)),
-                map=map,
-                players=players,
-                games=learned_games[key],
-                seed=seed,
+            config=tournament.duel(
+                learned_spec, opponent, map=map, players=players, games=learned_games[key], seed=seed
             ),
             agent=learned_spec,
             min_win_rate=min_rate,

@@ -1,10 +1,15 @@
 """Actions in words: what an action does, and why an action is refused.
 
 Plain Python over the state array (these run once per shown action or per error, never
-in the hot loop).
+in the hot loop). Why an action is refused is decided by the rules, not here: the compiled
+``rules.legal.why_illegal`` returns the code of the rule that refused it, the same check that
+left it out of the legal mask, and :data:`REFUSAL_TEXT` only puts each code into words
+(with the numbers of the position, asked of :mod:`.rules.facts`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -13,31 +18,19 @@ from .cards import (
     CARD_ID,
     CARD_KIND,
     COLONIST_COST,
-    DISPLAY_SLOTS,
     GOOD_PRICE,
     GOODS,
     HOUSE_GOODS_COST,
     HOUSES_PER_PLAYER,
-    K_CONSUL,
-    K_DIPLOMAT,
     KIND_NAMES,
     MERCATOR_KINDS,
     NUM_GOODS,
 )
 from .maps import LAND, PATH_KINDS, Map
-from .rules import facts
-from .rules.common import (
-    can_pay_colonist,
-    colonist_adjacent_to,
-    hand_card_of_kind,
-    has_house,
-    houses_of,
-    storehouse_colonist_slot,
-)
-from .rules.legal import copyable_top, diplomat_target, fill_legal
+from .rules import facts, legal
+from .rules.legal import LEGAL, copyable_top, diplomat_target, why_illegal
 from .state import (
     ACTION_KIND,
-    BONUS_COIN_SIDE,
     BONUS_GOOD,
     CITY_GOOD,
     CURRENT_PLAYER,
@@ -56,33 +49,13 @@ from .state import (
     PHASE_BUY_CARDS,
     PHASE_COLONIST,
     PHASE_COLONIST_SETTLE,
-    PHASE_GAME_OVER,
     PHASE_MERCATOR,
     PHASE_NAMES,
     PHASE_TRIBUNE_COLONIST,
     STEPS_LEFT,
-    TRADED_GOODS,
     TURN_PLAYER,
     player_base,
 )
-
-#: which phases accept which action ranges (for "this action belongs to another decision")
-_RANGE_PHASES = {
-    "PLAY": ("play a card",),
-    "DIPLOMAT": ("Diplomat: choose whose card to copy",),
-    "MOVE": ("Architect: move colonists or build",),
-    "BUILD": ("Architect: move colonists or build", "Architect: build houses"),
-    "PRODUCE": ("Prefect: produce or cash bonus",),
-    "CASH": ("Prefect: produce or cash bonus",),
-    "GOOD": ("Prefect: choose the Gavdos bonus good", "storehouse full: choose a good to keep"),
-    "SELL": ("Mercator: trade",),
-    "BUY": ("Mercator: trade",),
-    "BUY_CARD": ("buy cards from the display",),
-    "SETTLE": ("Colonist: settle or tax", "Colonist: settle more colonists"),
-    "TAX": ("Colonist: settle or tax",),
-    "TRIBUNE_COLONIST": ("Tribune: buy a colonist",),
-}
-
 
 #: what "done" means in each decision that has it
 _DONE_TEXT = {
@@ -121,18 +94,19 @@ def path_text(m: Map, path: int) -> str:
 
 def describe(s: np.ndarray, m: Map, action: int) -> str:
     """One sentence a player understands, e.g. "Architect: move land colonist from Roma to Roma–Novaria"."""
-    name, i = A.decode(int(action))
+    action = int(action)
+    name, i = A.decode(action)
     p = int(s[CURRENT_PLAYER])
     b = player_base(max(p, 0))
     if name == "PLAY":
         return f"play the {KIND_NAMES[i]}"
     if name == "DIPLOMAT":
-        target = (int(s[TURN_PLAYER]) + i + 1) % int(s[NUM_PLAYERS])
+        target = int(diplomat_target(s, int(s[TURN_PLAYER]), A.decode_diplomat(action)))
         top = int(s[player_base(target) + P_DISCARD_TOP])
         shown = CARD_ID[top] if top >= 0 else "nothing"
         return f"Diplomat: copy player {target}'s {shown}"
     if name == "MOVE":
-        slot, path = divmod(i, A.MAX_PATHS)
+        slot, path = A.decode_move(action)
         loc = int(s[b + P_COLONISTS + slot])
         destination = path_text(m, path) if path < len(m.paths) else f"path #{path}"
         kind = PATH_KINDS[facts.colonist_kind(slot)]
@@ -158,21 +132,20 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
             return f"Prefect: take {GOODS[i]} as the {m.variable_bonus_province} bonus good"
         return f"keep 1 {GOODS[i]} in the storehouse"
     if name in ("SELL", "BUY"):
-        good, q = divmod(i, A.MAX_TRADE)
-        q += 1
+        good, q = A.decode_sell(action) if name == "SELL" else A.decode_buy(action)
         verb = "sell" if name == "SELL" else "buy"
         return f"Mercator: {verb} {q} {GOODS[good]} for {money_text(q * int(GOOD_PRICE[good]))}"
     if name == "BUY_CARD":
-        slot, variant = divmod(i, A.PAY_VARIANTS)
+        slot, variant = A.decode_buy_card(action)
         card = int(s[DISPLAY + slot])
         who = KIND_NAMES[int(s[ACTION_KIND])] if int(s[ACTION_KIND]) >= 0 else "buy"
         what = CARD_ID[card] if card >= 0 else "an empty slot"
         pay = f", paying the slot's 'any' good with {GOODS[variant - 1]}" if variant else ""
         return f"{who}: buy {what} from display slot {slot + 1}{pay}"
     if name == "SETTLE":
-        path_kind, spot = divmod(i, A.MAX_CITIES)
-        where = m.places[spot] if spot < len(m.places) else f"place #{spot}"
-        return f"Colonist: settle a {PATH_KINDS[path_kind]} colonist in {where} (pays {goods_text(COLONIST_COST)})"
+        kind, place = A.decode_settle(action)
+        where = m.places[place] if place < len(m.places) else f"place #{place}"
+        return f"Colonist: settle a {PATH_KINDS[kind]} colonist in {where} (pays {goods_text(COLONIST_COST)})"
     if name == "TAX":
         return "Colonist: collect the tax"
     if name == "TRIBUNE_COLONIST":
@@ -181,170 +154,184 @@ def describe(s: np.ndarray, m: Map, action: int) -> str:
 
 
 def explain_illegal(s: np.ndarray, m: Map, action: int) -> str:
-    """Why ``action`` is not legal now (called after the engine refused it)."""
-    if not 0 <= action < A.NUM_ACTIONS:
-        return f"the action space is 0..{A.NUM_ACTIONS - 1}"
-    phase = int(s[PHASE])
-    if phase == PHASE_GAME_OVER:
-        return "the game is over"
-    name, i = A.decode(action)
-    p = int(s[CURRENT_PLAYER])
-    pending = PHASE_NAMES[phase]
-    if name != "DONE" and pending not in _RANGE_PHASES.get(name, ()):
-        return f"player {p} must decide '{pending}' now; this action belongs to another decision"
-    specific = _specific_reason(s, m, name, i, p)
-    return specific or f"the rules do not allow it in '{pending}' here"
+    """Why ``action`` is not legal now (called after the engine refused it): the rules' refusal code in words.
+
+    ``ValueError`` if the action is legal: there is nothing to explain.
+    """
+    a = int(action)
+    code = int(why_illegal(s, m.tables, a))
+    if code == LEGAL:
+        raise ValueError(f"action {a} is legal in this position: nothing to explain")
+    return REFUSAL_TEXT[code](_Refused(s, m, a))
 
 
-def _legal_now(s: np.ndarray, m: Map, action: int) -> bool:
-    mask = np.zeros(A.NUM_ACTIONS, dtype=np.bool_)
-    fill_legal(s, m.tables, mask)
-    return bool(mask[action])
+class _Refused:
+    """A refused action and its position: what the words of a refusal code are made of."""
+
+    def __init__(self, s: np.ndarray, m: Map, action: int) -> None:
+        self.s, self.m, self.action = s, m, action
+        self.p = int(s[CURRENT_PLAYER])
+        self.range = A.RANGE_NAMES[A.range_of(action)] if 0 <= action < A.NUM_ACTIONS else ""
+
+    def place(self, c: int) -> str:
+        return self.m.places[c] if c < len(self.m.places) else f"place #{c}"
+
+    def path(self, path: int) -> str:
+        return path_text(self.m, path) if path < len(self.m.paths) else f"path #{path}"
+
+    def money(self) -> int:
+        return int(self.s[player_base(self.p) + P_MONEY])
+
+    def colonist_kind(self) -> int:
+        """The colonist kind a SETTLE or TRIBUNE_COLONIST action buys."""
+        if self.range == "SETTLE":
+            return int(A.decode_settle(self.action)[0])
+        return int(A.decode_tribune_colonist(self.action))
+
+    def settle_place(self) -> int:
+        """The place a SETTLE (or, in the capital, a TRIBUNE_COLONIST) action puts its colonist."""
+        if self.range == "SETTLE":
+            return int(A.decode_settle(self.action)[1])
+        return self.m.place_index(self.m.capital)
 
 
-def _specific_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str | None:
-    """The rule that refuses the action, in words: each fact is asked of :mod:`.rules.facts`."""
-    if name == "DONE":
-        return "this decision has no 'done': one of its choices must be taken"
-    if name == "PLAY":
-        return _play_reason(s, i, p)
-    if name == "DIPLOMAT":
-        return _diplomat_reason(s, i, p)
-    if name == "MOVE":
-        return _move_reason(s, m, i, p)
-    if name == "BUILD":
-        return _build_reason(s, m, i, p)
-    if name == "PRODUCE":
-        if i >= len(m.provinces):
-            return f"the {m.title} map has only {len(m.provinces)} provinces"
-        if s[BONUS_COIN_SIDE + i]:
-            return f"{m.province_names[i]}'s bonus marker shows its coin side"
-    if name == "GOOD":
-        return f"player {p} receives no {GOODS[i]} now"
-    if name in ("SELL", "BUY"):
-        return _trade_reason(s, name, i, p)
-    if name == "BUY_CARD":
-        return _buy_card_reason(s, i, p)
-    if name in ("SETTLE", "TRIBUNE_COLONIST"):
-        return _colonist_reason(s, m, name, i, p)
-    return None
+def _other_decision(r: _Refused) -> str:
+    pending = PHASE_NAMES[int(r.s[PHASE])]
+    return f"player {r.p} must decide '{pending}' now; this action belongs to another decision"
 
 
-def _play_reason(s: np.ndarray, kind: int, p: int) -> str | None:
-    if hand_card_of_kind(s, p, kind) < 0:
-        return f"player {p} has no {KIND_NAMES[kind]} in hand"
-    if kind == K_DIPLOMAT:
-        return "no opponent's discard pile shows a card a Diplomat may copy"
-    return None
+def _no_such_place(r: _Refused) -> str:
+    only = f"the {r.m.title} map has only {len(r.m.places)} places"
+    return f"no house may be built there: {only}" if r.range == "BUILD" else only
 
 
-def _diplomat_reason(s: np.ndarray, i: int, p: int) -> str | None:
-    n, offset = int(s[NUM_PLAYERS]), i + 1
-    if offset >= n:
-        return f"there are only {n - 1} opponents"
-    top = int(s[player_base(diplomat_target(s, p, offset)) + P_DISCARD_TOP])
-    if top < 0:
-        return "that opponent's discard pile is empty"
-    if copyable_top(s, diplomat_target(s, p, offset)) < 0:
-        return "a Diplomat cannot copy a Diplomat"
-    first = int(facts.canonical_diplomat_offset(s, p, offset))
-    if first != offset:
-        return (
-            f"player {diplomat_target(s, p, first)} shows a {KIND_NAMES[CARD_KIND[top]]} too and copying it is the "
-            f"same move: use action {A.A_DIPLOMAT + first - 1}"
-        )
-    return None
+def _nearer_opponent(r: _Refused) -> str:
+    offset = int(A.decode_diplomat(r.action))
+    first = int(facts.canonical_diplomat_offset(r.s, r.p, offset))
+    top = int(copyable_top(r.s, diplomat_target(r.s, r.p, offset)))
+    return (
+        f"player {diplomat_target(r.s, r.p, first)} shows a {KIND_NAMES[CARD_KIND[top]]} too and copying it is the "
+        f"same move: use action {A.diplomat(first)}"
+    )
 
 
-def _move_reason(s: np.ndarray, m: Map, i: int, p: int) -> str:
-    slot, path = divmod(i, A.MAX_PATHS)
-    loc = int(s[player_base(p) + P_COLONISTS + slot])
-    kind = int(facts.colonist_kind(slot))
-    if path >= len(m.paths):
-        return f"the {m.title} map has only {len(m.paths)} paths"
-    if loc == LOC_STOREHOUSE:
-        return f"{PATH_KINDS[kind]} colonist slot {slot} is still in the storehouse"
-    if m.paths[path][0] != kind:
-        return f"a {PATH_KINDS[kind]} colonist cannot use a {PATH_KINDS[m.paths[path][0]]} path"
-    if not facts.is_movable(m.tables, loc):
-        return "a colonist on a special square never moves again"
-    if loc == PATH_LOC_BASE + path:
-        return f"the colonist already stands on {path_text(m, path)}"
-    need = int(facts.path_distance(m.tables, loc, path))
-    left = int(s[STEPS_LEFT])
-    if need > left:
-        return f"reaching {path_text(m, path)} takes {need} steps, only {left} left"
-    first = int(facts.canonical_slot(s, p, slot))
-    if first != slot and _legal_now(s, m, A.move(first, path)):
-        return (
-            f"the {PATH_KINDS[kind]} colonist in slot {first} stands there too and moving it is the same "
-            f"move: use action {A.move(first, path)}"
-        )
-    return f"{path_text(m, path)} is occupied"
+def _moving_colonist(r: _Refused) -> tuple[int, int, str]:
+    """Slot, path and the kind's name of a refused MOVE."""
+    slot, path = A.decode_move(r.action)
+    return int(slot), int(path), PATH_KINDS[int(facts.colonist_kind(slot))]
 
 
-def _build_reason(s: np.ndarray, m: Map, c: int, p: int) -> str:
-    t = m.tables
-    if c >= len(m.places) or not facts.is_buildable_place(t, c):
-        return "no house may be built there"
-    if has_house(s, p, c):
-        return f"player {p} already has a house in {m.places[c]}"
-    if houses_of(s, t, p) >= HOUSES_PER_PLAYER:
-        return f"all {HOUSES_PER_PLAYER} houses are built"
-    if not colonist_adjacent_to(s, t, p, c):
-        return f"no colonist of player {p} is next to {m.places[c]}"
-    money = int(s[player_base(p) + P_MONEY])
-    cost = int(facts.house_price(s, c))
-    goods = goods_text(HOUSE_GOODS_COST[s[CITY_GOOD + c]])
-    return f"a house there costs {goods} and {money_text(cost)} (has {money_text(money)})"
+def _unreachable(r: _Refused) -> str:
+    slot, path, kind = _moving_colonist(r)
+    loc = int(r.s[player_base(r.p) + P_COLONISTS + slot])
+    return f"no {kind} route leads from {location_text(r.m, loc)} to {r.path(path)}"
 
 
-def _trade_reason(s: np.ndarray, name: str, i: int, p: int) -> str:
-    good, q = divmod(i, A.MAX_TRADE)
-    q += 1
-    b = player_base(p)
-    if good in _traded(s):
-        return f"{GOODS[good]} was already traded in this action"
-    if int(facts.trades_left(s)) <= 0:
-        return f"a Mercator trades at most {MERCATOR_KINDS} kinds of goods"
-    if name == "SELL":
-        return f"player {p} holds only {int(s[b + P_GOODS + good])} {GOODS[good]}"
-    free, money, price = int(facts.free_slots(s, p)), int(s[b + P_MONEY]), q * int(GOOD_PRICE[good])
-    if q > free:
-        return f"player {p} has only {free} free storehouse slots"
-    return f"{q} {GOODS[good]} cost {money_text(price)} (has {money_text(money)})"
+def _too_far(r: _Refused) -> str:
+    slot, path, _ = _moving_colonist(r)
+    loc = int(r.s[player_base(r.p) + P_COLONISTS + slot])
+    need, left = int(facts.path_distance(r.m.tables, loc, path)), int(r.s[STEPS_LEFT])
+    return f"reaching {r.path(path)} takes {need} steps, only {left} left"
 
 
-def _traded(s: np.ndarray) -> list[int]:
-    return [g for g in range(NUM_GOODS) if int(s[TRADED_GOODS]) >> g & 1]
+def _lower_slot(r: _Refused) -> str:
+    slot, path, kind = _moving_colonist(r)
+    first = int(facts.canonical_slot(r.s, r.p, slot))
+    return (
+        f"the {kind} colonist in slot {first} stands there too and moving it is the same move: use action "
+        f"{A.move(first, path)}"
+    )
 
 
-def _buy_card_reason(s: np.ndarray, i: int, p: int) -> str:
-    slot, variant = divmod(i, A.PAY_VARIANTS)
-    card = int(s[DISPLAY + slot]) if slot < DISPLAY_SLOTS else -1
-    if card < 0:
-        return f"display slot {slot + 1} holds no card (or it was bought this action)"
-    kind = int(s[ACTION_KIND])
+def _house_price(r: _Refused) -> str:
+    c = int(A.decode_build(r.action))
+    goods = goods_text(HOUSE_GOODS_COST[r.s[CITY_GOOD + c]])
+    return f"a house there costs {goods} and {money_text(int(facts.house_price(r.s, c)))} (has {money_text(r.money())})"
+
+
+def _trade(r: _Refused) -> tuple[int, int]:
+    """Good and quantity of a refused SELL or BUY."""
+    good, quantity = A.decode_sell(r.action) if r.range == "SELL" else A.decode_buy(r.action)
+    return int(good), int(quantity)
+
+
+def _goods_cost(r: _Refused) -> str:
+    good, q = _trade(r)
+    return f"{q} {GOODS[good]} cost {money_text(q * int(GOOD_PRICE[good]))} (has {money_text(r.money())})"
+
+
+def _card_price(r: _Refused) -> str:
+    slot, variant = A.decode_buy_card(r.action)
     goods = np.zeros(NUM_GOODS, dtype=np.int32)
-    any_units = int(facts.display_price(s, slot, kind, goods))
-    if kind == K_CONSUL and variant:
-        return "the Consul pays only the card's own cost: use payment variant 0"
-    if any_units and not variant:
-        return f"slot {slot + 1} costs an 'any' good: choose which good pays it"
-    if variant and not any_units:
-        return f"slot {slot + 1} has no 'any' cost"
-    facts.buy_cost(s, slot, variant, kind, goods)
-    return f"player {p} cannot pay {CARD_ID[card]} here ({goods_text(goods)})"
+    facts.buy_cost(r.s, slot, variant, int(r.s[ACTION_KIND]), goods)
+    return f"player {r.p} cannot pay {CARD_ID[int(r.s[DISPLAY + slot])]} here ({goods_text(goods)})"
 
 
-def _colonist_reason(s: np.ndarray, m: Map, name: str, i: int, p: int) -> str:
-    kind, place = divmod(i, A.MAX_CITIES) if name == "SETTLE" else (i, m.place_index(m.capital))
-    if storehouse_colonist_slot(s, p, kind) < 0:
-        return f"player {p} has no {PATH_KINDS[kind]} colonist left in the storehouse"
-    if not can_pay_colonist(s, p):
-        return f"a colonist costs {goods_text(COLONIST_COST)}"
-    if place >= len(m.places):
-        return f"the {m.title} map has only {len(m.places)} places"
-    if place != m.place_index(m.capital) and not has_house(s, p, place):
-        return f"a colonist is settled in {m.capital} or in a city with an own house, not in {m.places[place]}"
-    return f"no {PATH_KINDS[kind]} path leaves {m.places[place]}"
+def _slot_number(r: _Refused) -> int:
+    return int(A.decode_buy_card(r.action)[0]) + 1
+
+
+#: the words of every refusal code of ``rules.legal`` (LEGAL has none: nothing is refused)
+REFUSAL_TEXT: dict[int, Callable[[_Refused], str]] = {
+    legal.NOT_AN_ACTION: lambda r: f"the action space is 0..{A.NUM_ACTIONS - 1}",
+    legal.GAME_OVER: lambda r: "the game is over",
+    legal.NO_DECISION: lambda r: f"no decision is pending: phase {int(r.s[PHASE])} is none of the decisions",
+    legal.OTHER_DECISION: _other_decision,
+    legal.NO_DONE: lambda r: "this decision has no 'done': one of its choices must be taken",
+    legal.CARD_NOT_IN_HAND: lambda r: f"player {r.p} has no {KIND_NAMES[A.decode_play(r.action)]} in hand",
+    legal.NOTHING_TO_COPY: lambda r: "no opponent's discard pile shows a card a Diplomat may copy",
+    legal.NO_SUCH_OPPONENT: lambda r: f"there are only {int(r.s[NUM_PLAYERS]) - 1} opponents",
+    legal.EMPTY_DISCARD: lambda r: (
+        f"player {diplomat_target(r.s, r.p, A.decode_diplomat(r.action))}'s discard pile is empty"
+    ),
+    legal.COPIES_A_DIPLOMAT: lambda r: "a Diplomat cannot copy a Diplomat",
+    legal.NEARER_OPPONENT_SAME_KIND: _nearer_opponent,
+    legal.NO_COLONIST_IN_STOREHOUSE: lambda r: (
+        f"player {r.p} has no {PATH_KINDS[r.colonist_kind()]} colonist left in the storehouse"
+    ),
+    legal.CANNOT_PAY_COLONIST: lambda r: f"a colonist costs {goods_text(COLONIST_COST)}",
+    legal.NO_SUCH_PATH: lambda r: f"the {r.m.title} map has only {len(r.m.paths)} paths",
+    legal.COLONIST_IN_STOREHOUSE: lambda r: "the {2} colonist slot {0} is still in the storehouse".format(
+        *_moving_colonist(r)
+    ),
+    legal.WRONG_PATH_KIND: lambda r: (
+        f"a {_moving_colonist(r)[2]} colonist cannot use a {PATH_KINDS[r.m.paths[_moving_colonist(r)[1]][0]]} path"
+    ),
+    legal.ON_SPECIAL_SQUARE: lambda r: "a colonist on a special square never moves again",
+    legal.ALREADY_ON_PATH: lambda r: f"the colonist already stands on {r.path(_moving_colonist(r)[1])}",
+    legal.UNREACHABLE_PATH: _unreachable,
+    legal.TOO_FAR: _too_far,
+    legal.PATH_OCCUPIED: lambda r: f"{r.path(_moving_colonist(r)[1])} is occupied",
+    legal.LOWER_SLOT_SAME_MOVE: _lower_slot,
+    legal.NO_SUCH_PLACE: _no_such_place,
+    legal.NOT_BUILDABLE: lambda r: f"no house may be built in {r.place(A.decode_build(r.action))}",
+    legal.HOUSE_ALREADY_THERE: lambda r: f"player {r.p} already has a house in {r.place(A.decode_build(r.action))}",
+    legal.ALL_HOUSES_BUILT: lambda r: f"all {HOUSES_PER_PLAYER} houses are built",
+    legal.NO_COLONIST_NEXT_TO: lambda r: f"no colonist of player {r.p} is next to {r.place(A.decode_build(r.action))}",
+    legal.CANNOT_AFFORD_HOUSE: _house_price,
+    legal.NO_SUCH_PROVINCE: lambda r: f"the {r.m.title} map has only {len(r.m.provinces)} provinces",
+    legal.COIN_SIDE_UP: lambda r: (
+        f"{r.m.province_names[A.decode_produce(r.action)]}'s bonus marker shows its coin side"
+    ),
+    legal.NOTHING_OF_GOOD_WAITING: lambda r: f"player {r.p} receives no {GOODS[A.decode_good(r.action)]} now",
+    legal.GOOD_ALREADY_TRADED: lambda r: f"{GOODS[_trade(r)[0]]} was already traded in this action",
+    legal.NO_TRADES_LEFT: lambda r: f"a Mercator trades at most {MERCATOR_KINDS} kinds of goods",
+    legal.NOT_ENOUGH_GOODS: lambda r: (
+        f"player {r.p} holds only {int(r.s[player_base(r.p) + P_GOODS + _trade(r)[0]])} {GOODS[_trade(r)[0]]}"
+    ),
+    legal.NO_STOREHOUSE_SPACE: lambda r: (
+        f"player {r.p} has only {int(facts.free_slots(r.s, r.p))} free storehouse slots"
+    ),
+    legal.CANNOT_AFFORD_GOODS: _goods_cost,
+    legal.NO_BUYS_LEFT: lambda r: "this action may buy no more cards",
+    legal.SLOT_BOUGHT: lambda r: f"display slot {_slot_number(r)} holds no card: it was bought in this action",
+    legal.SLOT_EMPTY: lambda r: f"display slot {_slot_number(r)} holds no card",
+    legal.CONSUL_PAYS_OWN_COST: lambda r: "the Consul pays only the card's own cost: use payment variant 0",
+    legal.ANY_GOOD_NOT_CHOSEN: lambda r: f"slot {_slot_number(r)} costs an 'any' good: choose which good pays it",
+    legal.NO_ANY_COST: lambda r: f"slot {_slot_number(r)} has no 'any' cost",
+    legal.CANNOT_PAY_CARD: _card_price,
+    legal.NOT_A_SETTLING_PLACE: lambda r: (
+        f"a colonist is settled in {r.m.capital} or in a city with an own house, not in {r.place(r.settle_place())}"
+    ),
+    legal.NO_PATH_OF_KIND: lambda r: f"no {PATH_KINDS[r.colonist_kind()]} path leaves {r.place(r.settle_place())}",
+}

@@ -58,9 +58,9 @@ from .cards import (
 from .errors import short_repr
 from .maps import (
     LAND,
-    M_CITY_HAS_PATH,
     M_PATH_KIND,
     M_PATH_SPECIAL,
+    MAX_PATHS,
     PATH_KINDS,
     SEA,
     UNREACHABLE,
@@ -70,7 +70,13 @@ from .maps import (
 from .rules import facts
 from .rules.effects import begin_action, close_finished_parts, close_up_display, refill_display, store_what_is_forced
 from .rules.engine import advance
-from .rules.legal import fill_legal
+from .rules.legal import (
+    NO_PATH_OF_KIND,
+    NOT_A_SETTLING_PLACE,
+    fill_legal,
+    path_is_free_for,
+    settling_place_refusal,
+)
 from .rules.setup import check_setup, empty_state
 from .state import (
     ACTION_KIND,
@@ -721,12 +727,13 @@ class _Reader:
             if kind != SEA:
                 raise _fail(where, f"only sea colonists reach the {at} square")
             return c
-        has_path = m.tables[_city_has_path(c, kind)]
-        if not has_path:
+        # a colonist in a city was settled there: the Colonist's and the Tribune's own check
+        code = settling_place_refusal(self.s, m.tables, p, kind, c)
+        if code == NO_PATH_OF_KIND:
             raise _fail(
                 where, f"no {PATH_KINDS[kind]} path leaves {at}, so no {PATH_KINDS[kind]} colonist stands there"
             )
-        if at != m.capital and not self.s[house_index(p, c)]:
+        if code == NOT_A_SETTLING_PLACE:
             raise _fail(where, f"a colonist stands in a city only after settling where its player has a house: {at}")
         return c
 
@@ -943,6 +950,7 @@ class _Reader:
         """Houses and colonists: the limits per player and who may share a path."""
         s, m, n = self.s, self.m, self.n
         occupant: dict[int, str] = {}
+        occupancy = np.zeros(MAX_PATHS, dtype=np.int32)  # colonists per path so far (``legal.path_occupancy``)
         for p in range(n):
             b = player_base(p)
             houses = int(sum(s[house_index(p, c)] for c in range(len(m.places))))
@@ -955,12 +963,13 @@ class _Reader:
                 loc = int(s[b + P_COLONISTS + slot])
                 if loc >= PATH_LOC_BASE:
                     path = loc - PATH_LOC_BASE
-                    shared = m.tables[M_PATH_KIND + path] == SEA and m.shared_sea_paths
-                    if path in occupant and not shared:
+                    # the Architect's own rule for ending a move there (sea paths are shared on Aegyptus)
+                    if not path_is_free_for(m.tables, occupancy, path, m.tables[M_PATH_KIND + path]):
                         raise _fail(
                             f"players[{p}].colonists",
                             f"only one colonist fits on {_path_ids(m)[path]}; {occupant[path]} already stands there",
                         )
+                    occupancy[path] += 1
                     occupant[path] = f"a colonist of player {p}"
                 elif loc >= 0 and m.places[loc] in m.special_squares:
                     if loc in squares:
@@ -1144,8 +1153,3 @@ def _indexed(names: Iterable[str]) -> dict[str, int]:
 
 def _counts_text(counts: Counter[str]) -> str:
     return ", ".join(f"{k}×{name}" for name, k in sorted(counts.items())) or "nothing"
-
-
-def _city_has_path(place: int, kind: int) -> int:
-    """Offset in the map tables of "a path of this kind leaves this place"."""
-    return M_CITY_HAS_PATH + place * 2 + kind

@@ -1,9 +1,12 @@
-"""The players of the other seats in :class:`~concordia_env.envs.gym_env.SingleAgentEnv`, and how a name becomes one.
+"""The agent registry, and the players of the other seats in :class:`~concordia_env.envs.gym_env.SingleAgentEnv`.
 
-The environments sit below the agents in the package graph (engine ← envs ← agents ←
-benchmarks / training; ``tests/test_layering.py``), so the env does not import the
-:mod:`agents` package to turn ``"heuristic"`` into a player. It asks this module, which
-knows agents only by the names they are registered under:
+This module is the one agent registry of the project: it says which agent names exist and
+what builds each. The environments read it to turn ``"heuristic"`` into a player, and so do
+:mod:`concordia_env.agents` (``agents.names``, ``agents.make``, ``agents.from_spec``) and
+everything built on them (the tournament, the training evaluation, the terminal game). It
+sits in ``envs`` because the environments are below the agents in the package graph
+(engine ← envs ← agents ← tools / training / benchmarks; ``tests/test_layering.py``), so
+it knows agents only by their names:
 
 * an **opponent** is any object with ``act(game) -> action`` and ``reset(seed)``
   (:class:`Opponent`; every ``agents.Agent`` is one), or a plain callable
@@ -16,12 +19,13 @@ Builders are found in two places, the way Gymnasium and PettingZoo find the envi
 plugins:
 
 * the entry-point group ``concordia_env.agents`` (``ENTRY_POINT_GROUP``): this
-  distribution's ``pyproject.toml`` lists every agent of :mod:`agents` there with
-  ``agents.from_spec`` as the builder, so ``gymnasium.make("Concordia-v1",
-  opponents="heuristic")`` works without importing :mod:`agents` first; another
-  installed package can add its own names;
-* :func:`register`, at run time: ``import agents`` registers its agents (also those added
-  later with ``agents.register``), which covers a source checkout that is not installed.
+  distribution's ``pyproject.toml`` lists every agent of :mod:`concordia_env.agents` there
+  with ``agents.from_spec`` as the builder, so ``gymnasium.make("Concordia-v1",
+  opponents="heuristic")`` works without importing the agents first; another installed
+  package adds its own names the same way;
+* :func:`register`, at run time: importing :mod:`concordia_env.agents` registers its agents
+  (also those added later with ``agents.register``), which covers a source checkout that is
+  not installed, and ``register(name, builder)`` adds any other.
 
 A name registered at run time wins over an entry point of the same name. An unknown name
 raises ``ValueError`` listing the known ones; what a builder raises for a bad spec (e.g.
@@ -96,7 +100,7 @@ def builder_for(name: str) -> Builder:
         _BUILDERS.setdefault(name, builder)
         return _BUILDERS[name]
     known = ", ".join(names()) or "none (is concordia-env installed? `pip install -e .`, or `import agents`)"
-    raise ValueError(f"unknown agent {name!r} in an opponent spec; known agents: {known}")
+    raise ValueError(f"unknown agent {name!r}; known agents: {known}")
 
 
 def split_spec(spec: str) -> tuple[str, str | None]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from concordia_env.engine.actions import A_PLAY, NUM_ACTIONS
+from concordia_env.engine.actions import NUM_ACTIONS, play
 from concordia_env.engine.cards import K_DIPLOMAT
 from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.legal import fill_legal
@@ -42,7 +42,7 @@ def option_starts(s, m, out):
     for a in range(NUM_ACTIONS):
         if not mask[a]:
             continue
-        if s[PHASE] == PHASE_PLAY_CARD and a == A_PLAY + K_DIPLOMAT:
+        if s[PHASE] == PHASE_PLAY_CARD and a == play(K_DIPLOMAT):
             after[:] = s
             apply(after, m, a, scratch)
             fill_legal(after, m, copies)

@@ -57,16 +57,18 @@ from __future__ import annotations
 import numpy as np
 
 from concordia_env.engine.actions import (
-    A_BUILD,
-    A_BUY,
     A_DONE,
-    A_GOOD,
     A_MOVE,
-    A_SELL,
-    A_SETTLE,
-    A_TAX,
     MAX_TRADE,
     NUM_ACTIONS,
+    RANGE_SETTLE,
+    build,
+    buy,
+    choose_good,
+    decode_move,
+    decode_settle,
+    range_of,
+    sell,
 )
 from concordia_env.engine.cards import GOOD_PRICE, MERCATOR_KINDS, NUM_GOODS
 from concordia_env.engine.maps import (
@@ -268,16 +270,15 @@ def architect(s, m, params, remaining, mask):
     best_value = total + weight * rest
     best = A_DONE
     for i in range(count):
-        if mask[A_BUILD + chosen[i]]:
-            best = A_BUILD + chosen[i]
+        if mask[build(chosen[i])]:
+            best = build(chosen[i])
             break
     if s[PHASE] != PHASE_ARCHITECT_MOVE:
         return best
     for a in range(A_MOVE, A_MOVE + COLONISTS_PER_PLAYER * MAX_PATHS):
         if not mask[a]:
             continue
-        slot = (a - A_MOVE) // MAX_PATHS
-        path = (a - A_MOVE) % MAX_PATHS
+        slot, path = decode_move(a)
         in_reach[:] = False
         in_reach[m[M_PATH_END_A + path]] = True
         in_reach[m[M_PATH_END_B + path]] = True
@@ -397,9 +398,9 @@ def mercator(s, m, params, remaining, mask):
         good = plan[k, 0]
         delta = plan[k, 1]
         if delta < 0:
-            a = A_SELL + good * MAX_TRADE + (-delta) - 1
+            a = sell(good, -delta)
         else:
-            a = A_BUY + good * MAX_TRADE + delta - 1
+            a = buy(good, delta)
         if mask[a]:
             return a
     return A_DONE
@@ -417,13 +418,13 @@ def keep_good(s, m, params, remaining, mask):
     best = -1
     best_gain = -np.inf
     for g in range(NUM_GOODS):
-        if not mask[A_GOOD + g]:
+        if not mask[choose_good(g)]:
             continue
         goods[g] += 1
         gain = need_value(params, goods, needs) - base + GOOD_PRICE[g] * KEEP_PRICE_WEIGHT
         goods[g] -= 1
         if gain > best_gain:
-            best = A_GOOD + g
+            best = choose_good(g)
             best_gain = gain
     return best
 
@@ -492,9 +493,8 @@ def colonist(s, m, params, remaining, mask, keys, cached):
         sim[:] = s
         apply(sim, m, a, scratch)
         value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], keys, cached)
-        if A_SETTLE <= a < A_TAX:
-            kind = (a - A_SETTLE) // MAX_CITIES
-            place = (a - A_SETTLE) % MAX_CITIES
+        if range_of(a) == RANGE_SETTLE:
+            kind, place = decode_settle(a)
             value += params[P_SETTLE_POSITION_WEIGHT] * place_potential(m, place, kind, gains, cities)
         if value > best_value:
             best = a

@@ -61,6 +61,22 @@ opponent makes it (positions compared with each kind's colonists as an unordered
 two legal actions name the same move. Every legal action of a position also reads differently
 (`Game.describe_action`), which is what OpenSpiel-style action strings need.
 
+## Encoding, decoding and refusals
+
+Action indices are built with the encoders of `concordia_env.engine.actions` (`move(slot, path)`,
+`sell(good, quantity)`, `buy_card(slot, any_good)`, `settle(kind, place)`, ...) and read with the
+decoders beside them (`decode_move(a) -> (slot, path)`, `decode_sell(a) -> (good, quantity)`,
+`range_of(a)`, ...). They are compiled, so the rules, the strategy core and Python code share
+them; `tests/test_actions.py` checks every round trip.
+
+Legality and its reason are one check: for each kind of action one refusal function of
+`rules/legal.py` returns the code of the first rule that refuses it (`REFUSAL_NAMES`:
+`PATH_OCCUPIED`, `TOO_FAR`, `OTHER_DECISION`, ...) or `LEGAL`; the mask is where it returns
+`LEGAL`, `rules.legal.why_illegal(state, tables, action)` returns it for one action, and
+`IllegalActionError` gives it in words (`describe.REFUSAL_TEXT`).
+`tests/rules/test_refusals.py` checks every action of random positions of all four maps:
+each has a code, `LEGAL` exactly where the mask allows it.
+
 ## Architect moves
 
 An Architect move goes straight to its destination and costs the shortest number of steps

@@ -144,13 +144,19 @@ def replay(
 
 
 def _check_scores(game: Game, record: GameRecord, out: TextIO) -> bool:
-    if not game.is_over():
-        out.write("MISMATCH: the stored actions end before the game does\n")
+    """Whether the replay reproduces the stored result (a game stopped at a turn cap: as it stood there)."""
+    if game.is_over() != record.over:
+        said = "ends" if record.over else "stopped at a turn cap"
+        out.write(f"MISMATCH: the stored game {said}, the replayed one {'ended' if game.is_over() else 'did not'}\n")
         return False
-    replayed = [int(v) for v in game.final_scores()]
-    if replayed != record.scores or game.winner() != record.winner:
+    replayed = [int(v) for v in game.scores()]
+    if replayed != record.scores or game.ranking()[0] != record.winner:
         out.write(f"MISMATCH: stored scores {record.scores} (winner P{record.winner}), replayed {replayed}\n")
         return False
+    if not record.over:
+        out.write(f"stopped at the turn cap after turn {game.turn_count}; scores as they stood equal the stored ones: ")
+        out.write(f"{replayed}\n")
+        return True
     out.write(f"replayed scores equal the stored ones: {replayed}\n")
     return True
 
@@ -170,7 +176,8 @@ def write_html(record: GameRecord, path: Path, out: TextIO) -> bool:
     replay.write(path)
     result = replay.data["result"]
     out.write(f"wrote {path} ({replay.num_decisions} decisions, {path.stat().st_size / 1024:.0f} kB)\n")
-    if not result["finished"] or result["scores"] != record.scores or result["winner"] != record.winner:
+    leader = result["winner"] if result["finished"] else result["ranking"][0]
+    if result["finished"] != record.over or result["scores"] != record.scores or leader != record.winner:
         out.write(f"MISMATCH: stored scores {record.scores} (winner P{record.winner}), replayed {result['scores']}\n")
         return False
     return True

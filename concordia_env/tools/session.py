@@ -50,10 +50,10 @@ class Group:
 
 def _title_and_text(game: Game, action: int) -> tuple[str, str]:
     """The heading an action is listed under, and its text under that heading."""
-    name, i = A.decode(action)
+    name, _ = A.decode(action)
     text = game.describe_action(action)
     if name == "MOVE":
-        slot, path = divmod(i, A.MAX_PATHS)
+        slot, path = A.decode_move(action)
         loc = int(game.colonist_locations(game.current_player)[slot])
         kind = PATH_KINDS[game.colonist_kind(slot)]
         title = f"Architect: move the {kind} colonist at {location_text(game.map, loc)}"
@@ -61,15 +61,16 @@ def _title_and_text(game: Game, action: int) -> tuple[str, str]:
     if name == "BUILD":
         return "Architect: build a house", text
     if name in ("SELL", "BUY"):
-        return f"Mercator: trade {GOODS[i // A.MAX_TRADE]}", text
+        good, _ = A.decode_sell(action) if name == "SELL" else A.decode_buy(action)
+        return f"Mercator: trade {GOODS[good]}", text
     if name == "BUY_CARD":
-        slot, variant = divmod(i, A.PAY_VARIANTS)
+        slot, variant = A.decode_buy_card(action)
         title = f"buy {CARD_ID[int(game.display()[slot])]} from display slot {slot + 1}"
         return title, (f"paying the slot's 'any' good with {GOODS[variant - 1]}" if variant else text)
     if name == "SETTLE":
-        return f"Colonist: settle a {PATH_KINDS[i // A.MAX_CITIES]} colonist", text
+        return f"Colonist: settle a {PATH_KINDS[A.decode_settle(action)[0]]} colonist", text
     if name == "PRODUCE":
-        return game.phase_name, prefect_text(game, i)
+        return game.phase_name, prefect_text(game, int(A.decode_produce(action)))
     if name == "CASH":
         return game.phase_name, f"{text}: {money_text(game.cash_bonus())}"
     # the rest belongs to the pending decision as a whole (including its "done")

@@ -71,8 +71,8 @@ try:
 except ImportError:  # pragma: no cover - Windows: a rename of a file another process has open fails there
     fcntl = None  # type: ignore[assignment]
 
-#: bumped when the tables change, so an old file is refused instead of misread
-SCHEMA_VERSION = 1
+#: bumped when the tables change, so an old file is refused instead of misread (or upgraded, see ``_upgrade``)
+SCHEMA_VERSION = 2
 #: the tables a results database holds
 TABLES = ("games", "tournaments")
 #: the files SQLite keeps next to a database in WAL mode
@@ -107,6 +107,7 @@ CREATE TABLE IF NOT EXISTS games (
     decisions_json  TEXT NOT NULL,
     duration        REAL NOT NULL,
     finished        REAL NOT NULL,
+    over            INTEGER NOT NULL DEFAULT 1,
     UNIQUE (tournament_id, game_index)
 );
 """
@@ -130,6 +131,7 @@ _GAME_COLUMNS = (
     "decisions_json",
     "duration",
     "finished",
+    "over",
 )
 _INSERT_GAME = (
     f"INSERT OR IGNORE INTO games ({', '.join(_GAME_COLUMNS)}) VALUES ({', '.join('?' * len(_GAME_COLUMNS))})"
@@ -162,6 +164,9 @@ class GameRecord:
     duration: float
     #: ``len(actions)``, kept apart so that records read without their actions still know it
     num_actions: int = -1
+    #: False for a game stopped at a turn cap (an evaluation's ``max_turns``): ``scores``, ``winner`` and
+    #: ``ranking`` are then the position's as it stood (``Game.scores``, ``Game.ranking``)
+    over: bool = True
     #: the database row id (what ``concordia_env.tools.replay`` takes); ``None`` until stored
     game_id: int | None = field(default=None, compare=False)
 
@@ -298,6 +303,8 @@ class Store:
                 f"foreign database, or one whose write-ahead log was deleted before its first checkpoint; {RECOVERY}"
             )
         version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == 1:
+            version = _upgrade_from_1(conn)
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has results schema {version}; this code reads schema {SCHEMA_VERSION}")
         for table, expected in expected_columns().items():
@@ -357,6 +364,7 @@ class Store:
                     json.dumps(record.decisions),
                     record.duration,
                     time.time(),
+                    int(record.over),
                 ),
             )
             if cursor.rowcount == 0:
@@ -472,6 +480,17 @@ def _column_difference(found: list[tuple], expected: list[tuple]) -> str:
     return f"{', '.join(changed[:5]) or 'the order'} differ in type, NOT NULL or key"
 
 
+def _upgrade_from_1(conn: sqlite3.Connection) -> int:
+    """Schema 1 had no ``over`` column: every game of such a file was played to its end (no turn caps then).
+
+    The column is added in place (nothing else changes); returns the new version.
+    """
+    with _Transaction(conn):
+        conn.execute("ALTER TABLE games ADD COLUMN over INTEGER NOT NULL DEFAULT 1")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    return SCHEMA_VERSION
+
+
 def _open_locked(file: Path) -> int:
     """Create ``file`` if missing, open it and take a shared lock on it; the descriptor that holds the lock.
 
@@ -580,5 +599,6 @@ def _record_from_row(row: sqlite3.Row, with_actions: bool = True) -> GameRecord:
         decisions=json.loads(row["decisions_json"]),
         duration=float(row["duration"]),
         num_actions=int(row["num_actions"]),
+        over=bool(row["over"]),
         game_id=int(row["id"]),
     )

@@ -27,6 +27,15 @@ played", comparable to the ``1/p`` of equal agents). See :mod:`concordia_env.too
 agent in seat ``s`` is ``reset(agent_seed(game seed, s))``, so every game is reproducible
 on its own, whatever process or machine plays it.
 
+**The one evaluation loop.** Everything that measures agents plays its games here, with
+these seeds: tournaments, the strength bars (:mod:`concordia_env.benchmarks.strength_bars`)
+and the training runs' evaluations (:mod:`concordia_env.training.evaluate`, the afterstate
+learner's). An evaluation is a tournament of the shape :func:`duel` builds (one agent against
+one opponent spec in every other seat, the agent in each seat equally often); a learner that
+exists only in memory is passed as an object (``given``) under the name its seats show, and
+``max_turns`` stops games that stall (scored as they stand, stored with ``over`` False). Every
+game is stored, so any evaluation game is replayed by its id (``concordia replay DB ID``).
+
 **Resuming.** Games are written to SQLite (:mod:`concordia_env.tools.store`) one transaction each,
 keyed by ``(tournament id, game index)``. The tournament id is a hash of everything that
 decides the games (agents, map, players, seed, options) but not of ``--games``: running
@@ -49,6 +58,7 @@ interrupted tournament leaves no process behind; a rerun resumes it.
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import os
@@ -56,7 +66,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
@@ -92,6 +102,8 @@ class TournamentConfig:
     seed: int = 0
     intermediate_scoring: bool = False
     display_costs: str = "standard"
+    #: stop a game after this many turns and score it as it stands (None: play every game to its end)
+    max_turns: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple(self.agents))
@@ -99,11 +111,16 @@ class TournamentConfig:
             raise ValueError("a tournament needs at least one agent")
         if self.games < 0:
             raise ValueError(f"games must be >= 0, got {self.games}")
+        if self.max_turns is not None and self.max_turns < 1:
+            raise ValueError(f"max_turns must be >= 1 or None, got {self.max_turns}")
 
     def identity(self) -> dict[str, Any]:
-        """The fields that decide the games (all but ``games``)."""
+        """The fields that decide the games (all but ``games``; ``max_turns`` only when set, so that the
+        ids of tournaments without a cap stay what they were)."""
         out = asdict(self)
         out.pop("games")
+        if self.max_turns is None:
+            out.pop("max_turns")
         out["agents"] = list(self.agents)
         return out
 
@@ -157,6 +174,34 @@ def game_seed(tournament_seed: int, game_index: int) -> int:
     return int(np.random.SeedSequence([tournament_seed, game_index]).generate_state(1)[0] >> 1)
 
 
+def duel(
+    agent: str,
+    opponent: str,
+    *,
+    map: str,
+    players: int,
+    games: int,
+    seed: int,
+    max_turns: int | None = None,
+    **game_options: Any,
+) -> TournamentConfig:
+    """An evaluation: ``agent`` against ``opponent`` in every other seat, in each seat equally often.
+
+    The entries are the agent and ``players - 1`` copies of the opponent, so the schedule
+    rotates one seating through every seat (``schedule_block``): a multiple of ``players``
+    games balances the seats exactly.
+    """
+    return TournamentConfig(
+        agents=(agent, *[opponent] * (players - 1)),
+        map=map,
+        players=players,
+        games=games,
+        seed=seed,
+        max_turns=max_turns,
+        **game_options,
+    )
+
+
 # ---------------------------------------------------------------------- agents from specs
 def make_agent(spec: str) -> Agent:
     """Build an agent from its spec with :func:`agents.from_spec`, the one spec parser.
@@ -168,7 +213,7 @@ def make_agent(spec: str) -> Agent:
     return agents.from_spec(spec)
 
 
-def validate(config: TournamentConfig) -> None:
+def validate(config: TournamentConfig, given: Mapping[str, Agent] | None = None) -> None:
     """Fail early, in the parent, on an unknown agent or an impossible map/player count.
 
     Taking one step also loads the compiled rules here, once: forked workers inherit them
@@ -178,7 +223,8 @@ def validate(config: TournamentConfig) -> None:
     game.step(int(game.legal_actions()[0]))
     game.score_breakdown(0)
     for spec in config.agent_names():
-        make_agent(spec)
+        if spec not in (given or {}):
+            make_agent(spec)
 
 
 # ---------------------------------------------------------------------- one game
@@ -193,9 +239,15 @@ class GameTask:
     players: int
     options: dict[str, Any]
     seats: tuple[str, ...]
+    #: stop after this many turns, scoring the game as it stands (None: play to the end)
+    max_turns: int | None = None
+    #: agents passed as objects, by the name their seats show (each seat plays a copy)
+    given: dict[str, Agent] = field(default_factory=dict)
 
 
-def tasks_for(config: TournamentConfig, indices: Iterable[int]) -> list[GameTask]:
+def tasks_for(
+    config: TournamentConfig, indices: Iterable[int], given: Mapping[str, Agent] | None = None
+) -> list[GameTask]:
     return [
         GameTask(
             tournament_id=config.tournament_id,
@@ -205,6 +257,8 @@ def tasks_for(config: TournamentConfig, indices: Iterable[int]) -> list[GameTask
             players=config.players,
             options=config.game_options,
             seats=tuple(seating(config, i)),
+            max_turns=config.max_turns,
+            given=dict(given or {}),
         )
         for i in indices
     ]
@@ -234,13 +288,13 @@ class GameFailedError(RuntimeError):
 def _play(task: GameTask) -> GameRecord:
     start = time.perf_counter()
     game = Game.new(task.map, task.players, task.seed, **task.options)
-    seat_agents = [make_agent(spec) for spec in task.seats]
+    seat_agents = [copy.deepcopy(task.given[spec]) if spec in task.given else make_agent(spec) for spec in task.seats]
     for seat, agent in enumerate(seat_agents):
         agent.reset(agent_seed(task.seed, seat))
     actions: list[int] = []
     think = [0.0] * task.players
     decisions = [0] * task.players
-    while not game.is_over():
+    while not game.is_over() and (task.max_turns is None or game.turn_count < task.max_turns):
         player = game.current_player
         t0 = time.perf_counter()
         action = int(seat_agents[player].act(game.clone()))
@@ -275,8 +329,12 @@ def record_from_game(
     decisions: list[int],
     duration: float,
 ) -> GameRecord:
-    """The stored form of a finished game (shared with ``concordia_env.tools.play``)."""
+    """The stored form of a finished game, or of one stopped at a turn cap (scored as it stands).
+
+    Shared with ``concordia_env.tools.play``.
+    """
     n = game.num_players
+    ranking = game.ranking()
     return GameRecord(
         tournament_id=tournament_id,
         game_index=game_index,
@@ -286,13 +344,14 @@ def record_from_game(
         options=dict(options),
         seats=list(seats),
         actions=list(actions),
-        scores=[int(v) for v in game.final_scores()],
-        winner=game.winner(),
-        ranking=game.ranking(),
+        scores=[int(v) for v in game.scores()],
+        winner=ranking[0],
+        ranking=ranking,
         breakdowns=[game.score_breakdown(p) for p in range(n)],
         think_seconds=[float(t) for t in think_seconds],
         decisions=list(decisions),
         duration=float(duration),
+        over=game.is_over(),
     )
 
 
@@ -423,6 +482,7 @@ def run_tournament(
     progress: bool = False,
     keep_actions: bool = True,
     reset: bool = False,
+    given: Mapping[str, Agent] | None = None,
 ) -> TournamentResult:
     """Play the games of ``config`` not yet in ``db`` and return statistics over all of them.
 
@@ -430,11 +490,16 @@ def run_tournament(
     back, not played again. ``keep_actions=False`` leaves the action lists in the
     database only (the statistics do not need them; a long tournament's lists are large).
     A ``db`` that is not a readable results file raises :class:`~concordia_env.tools.store.StoreError`;
-    ``reset=True`` renames an existing file aside first and starts a new one.
+    ``reset=True`` renames an existing file aside first and starts a new one. ``given`` maps
+    names of ``config.agents`` to agent objects that play those seats (copied per seat and
+    game) instead of agents built from the names: a learner that exists only in memory.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    validate(config)
+    unknown = sorted(set(given or {}) - set(config.agents))
+    if unknown:
+        raise ValueError(f"given agents {unknown} are not among the tournament's agents {list(config.agents)}")
+    validate(config, given)
     tid = config.tournament_id
     with Store(db, reset=reset) as store:
         moved_aside = store.moved_aside
@@ -450,7 +515,7 @@ def run_tournament(
                 bar.update(1)
 
         try:
-            tasks = tasks_for(config, missing)
+            tasks = tasks_for(config, missing, given)
             if backend == "ray":
                 run_ray(tasks, workers, address, on_done)
             else:

@@ -32,7 +32,10 @@ Generalised policy iteration, one *iteration* at a time:
    out; every epoch is scored on them and the best epoch's weights are kept (early stopping:
    a few thousand games are easily memorised).
 3. **Evaluate** every ``eval_every`` iterations against ``eval_opponents`` (fresh seeds, seats
-   rotated, 95% Wilson intervals): the curve of the report.
+   rotated, 95% Wilson intervals): the curve of the report. The games are played by the
+   project's one evaluation loop (:func:`concordia_env.training.evaluate.evaluate`'s: a
+   tournament ``duel`` seeded ``eval_seed(seed, iteration)``) and stored in
+   ``evaluations.db``, so each can be replayed by its id (``concordia replay``).
 
 Acting greedily on the value of the current policy's afterstates is a policy improvement
 step; iterating is policy iteration with sampled returns. The final evaluation plays
@@ -52,6 +55,7 @@ Run directory ``<runs_dir>/<name>-<timestamp>/``::
     checkpoint.pt       model, optimizer and iteration count (torch)
     state.json          run state: iteration, timings, evaluation history (written last)
     model.npz           the current model (``agents.make("learned", path=...)``)
+    evaluations.db      every evaluation game (``concordia replay <run>/evaluations.db [ID]``)
     evaluations.csv, learning_curve.png, report.md, summary.json
 """
 
@@ -79,14 +83,17 @@ from concordia_env import Game, agents
 from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, rollout_value
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent
+from concordia_env.tools.tournament import duel, run_tournament
 
 from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
-from .evaluate import EvalResult, wilson_interval
+from .evaluate import EvalResult, eval_result, eval_seed
 from .report import plot_learning_curve
 
 SELF = "self"
-#: SeedSequence tags: training games, evaluation games
-TRAIN_TAG, EVAL_TAG = 0xAF7E, 0xE7A1
+#: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
+TRAIN_TAG = 0xAF7E
+#: the name the learner's seats show in the evaluation games
+LEARNER = "learned (learner)"
 #: the final evaluation's seed index (periodic evaluations use the iteration number)
 FINAL_EVAL_INDEX = 1_000_000
 #: game seeds are drawn below this bound
@@ -314,22 +321,6 @@ def play_training_game(task: GameTask) -> dict[str, np.ndarray]:
     }
 
 
-def play_eval_game(args: tuple[str, str, int, int, str, int, int]) -> tuple[int, float, float, bool]:
-    """One evaluation game: the greedy learner in ``seat`` against ``opponent`` in the others."""
-    model_path, opponent, seed, seat, map_name, num_players, max_turns = args
-    seeds = np.random.SeedSequence([seed, EVAL_TAG]).generate_state(num_players + 1)
-    game = Game.new(map_name, num_players, int(seeds[0]))
-    seats: list[Agent] = []
-    for p in range(num_players):
-        agent = LearnedAgent(model=_model(model_path)) if p == seat else agents.from_spec(opponent)
-        agent.reset(int(seeds[p + 1]))
-        seats.append(agent)
-    while not game.is_over() and game.turn_count < max_turns:
-        game.step(seats[game.current_player].act(game))
-    scores = game.scores()
-    return int(game.ranking()[0] == seat), float(scores[seat]), float(np.delete(scores, seat).mean()), game.is_over()
-
-
 # ---------------------------------------------------------------------- targets
 def lambda_returns(model_values: np.ndarray, final: np.ndarray, trajectory: np.ndarray, lam: float) -> np.ndarray:
     """λ-returns along each player's afterstates (rows of one trajectory are consecutive, in order).
@@ -369,6 +360,8 @@ class Run:
     """One run directory: config, data, model, state."""
 
     CONFIG, STATE, CHECKPOINT, MODEL = "config.yaml", "state.json", "checkpoint.pt", "model.npz"
+    #: every evaluation game, replayable by its id (``concordia replay``)
+    EVAL_DB = "evaluations.db"
 
     def __init__(self, run_dir: Path, config: AfterstateConfig, state: RunState) -> None:
         self.run_dir = Path(run_dir)
@@ -591,30 +584,30 @@ class Run:
             "seconds": seconds,
         }
 
-    def evaluate(self, pool: Any, opponent: str, games: int, index: int) -> EvalResult:
+    def evaluate(self, opponent: str, games: int, index: int) -> EvalResult:
+        """The greedy learner against ``opponent`` in every other seat: evaluation number ``index``.
+
+        The current model (``model.npz``) plays as an agent object in the seats named
+        ``LEARNER``; the games go to ``evaluations.db``.
+        """
         start = time.perf_counter()
         c = self.config
-        seeds = np.random.SeedSequence([c.seed, EVAL_TAG, index]).generate_state(games, dtype=np.uint64) % SEED_BOUND
-        jobs = [(str(self.model_path), opponent, int(s), i % c.num_players, c.map, c.num_players, c.eval_max_turns)
-                for i, s in enumerate(seeds)]  # fmt: skip
-        results = pool.map(play_eval_game, jobs, chunksize=max(1, games // (8 * c.workers)))
-        wins = sum(r[0] for r in results)
-        low, high = wilson_interval(wins, games)
+        config = duel(
+            LEARNER,
+            opponent,
+            map=c.map,
+            players=c.num_players,
+            games=games,
+            seed=eval_seed(c.seed, index),
+            max_turns=c.eval_max_turns,
+        )
+        learner = LearnedAgent(model=AfterstateModel.load(self.model_path))
+        played = run_tournament(config, db=self.run_dir / self.EVAL_DB, workers=c.workers, given={LEARNER: learner})
         seconds = time.perf_counter() - start
         self.state.eval_seconds += seconds
-        return EvalResult(
-            opponent=opponent,
-            games=games,
-            wins=wins,
-            win_rate=wins / games,
-            ci_low=low,
-            ci_high=high,
-            mean_vp=float(np.mean([r[1] for r in results])),
-            mean_opponent_vp=float(np.mean([r[2] for r in results])),
-            seconds=seconds,
-            timesteps=self.state.learner_decisions,
-            truncated=sum(int(not r[3]) for r in results),
-        )
+        result = eval_result(opponent, played.records, LEARNER, seconds)
+        result.timesteps = self.state.learner_decisions
+        return result
 
     # ------------------------------------------------------------------ the loop
     def train(self) -> str:
@@ -635,7 +628,7 @@ class Run:
                 self.save_model()  # the evaluation's workers load the fitted model from disk
                 if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
                     for opponent in c.eval_opponents:
-                        result = self.evaluate(pool, opponent, c.eval_games, k)
+                        result = self.evaluate(opponent, c.eval_games, k)
                         self.state.history.append(result.to_dict())
                         print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
                 self.checkpoint()
@@ -660,10 +653,7 @@ class Run:
     def finish(self, stop_reason: str) -> Path:
         """Final evaluation, curve, report and summary; returns the report's path."""
         c = self.config
-        final = []
-        with mp.get_context("fork").Pool(c.workers) as pool:
-            for opponent, games in c.final_eval_games.items():
-                final.append(self.evaluate(pool, opponent, int(games), FINAL_EVAL_INDEX))
+        final = [self.evaluate(opponent, int(n), FINAL_EVAL_INDEX) for opponent, n in c.final_eval_games.items()]
         plot_learning_curve(self.state.results(), final, c.num_players, self.run_dir / "learning_curve.png",
                             f"{c.name}: {c.num_players}-player {c.map}", xlabel="learner decisions")  # fmt: skip
         summary = {

@@ -1,29 +1,32 @@
 """Evaluation: the learner's masked argmax policy against fixed agents, with a 95% Wilson interval.
 
-The interval is :func:`concordia_env.tools.report.wilson_interval`, the same as the tournaments'
-(re-exported here as ``wilson_interval``).
+The games are played by the one evaluation loop of the project, the tournament's
+(:mod:`concordia_env.tools.tournament`: the same seeds, seating and records as tournaments
+and the strength bars), and stored: with ``db`` a results file, every evaluation game is
+replayed by its id (``concordia replay DB`` lists them, ``concordia replay DB ID`` shows one).
+The interval is :func:`concordia_env.tools.report.wilson_interval`, the same as the
+tournaments' (re-exported here as ``wilson_interval``).
 
 Protocol
 --------
-* The policy plays its **masked argmax** move (what ``agents.make("policy")`` plays); the
-  opponents are built from agent specs (``random``, ``heuristic``, ``mcts:50``...).
-* **Fresh seeds**: every evaluation draws its own game seeds from
-  ``SeedSequence([seed, EVAL_TAG, index])`` (``index`` counts evaluations), so no two
-  evaluations share games and none is one of the training games (those come from the
-  environments' own generators).
-* **Every seat equally**: game ``i`` puts the learner in seat ``i % num_players``, so with a
-  multiple of ``num_players`` games each seat (and so each start position) is played
-  equally often.
+* The policy plays its **masked argmax** move (what ``agents.make("policy")`` plays) as an
+  agent object (:class:`ActorAgent`, the actor as numpy matrix products) in the seats named
+  ``LEARNER``; the opponents are built from agent specs (``random``, ``heuristic``,
+  ``mcts:50``...), seeded as in every tournament (``agent_seed``).
+* **Fresh seeds**: evaluation number ``index`` of a run seeded ``seed`` is a tournament with
+  the seed ``eval_seed(seed, index)``, so no two evaluations share games and none is one of the
+  training games (those come from the environments' own generators); its games have the
+  tournament's seeds ``game_seed(eval_seed, i)``.
+* **Every seat equally**: the evaluation is a :func:`~concordia_env.tools.tournament.duel`,
+  which puts the learner in each seat equally often (exactly, with a multiple of
+  ``num_players`` games).
 * A win is first place by the rules' tie-break (docs/rules.md §7); the result also reports the
   learner's mean VP and the opponents' mean VP.
 * **Turn cap**: two passive players can stall a game for ever (nobody buys the last cards
   nor builds the 15th house; an untrained argmax policy against the heuristic does). A game
   still running after ``max_turns`` turns is scored as it stands (``Game.ranking``: VP as
-  if the game ended now, the rules' tie-break) and counted in ``truncated``.
-
-The games are played in lockstep so that the network runs once per round on a batch of
-all games where the learner decides, not once per decision: evaluation costs about the
-engine's time plus the opponents' time.
+  if the game ended now, the rules' tie-break), stored with ``over`` False and counted in
+  ``truncated``.
 
 ``replay_dir`` keeps evaluation games to watch: the first ``replay_games`` games (by
 default one per learner seat) are written there as self-contained HTML replays
@@ -40,16 +43,21 @@ from typing import Any
 
 import numpy as np
 
-from concordia_env import Game, agents
+from concordia_env import Game
+from concordia_env.agents.base import Agent
+from concordia_env.tools.replay import html_replay
 from concordia_env.tools.report import wilson_interval
-from concordia_env.views.html import record_replay
+from concordia_env.tools.store import GameRecord
+from concordia_env.tools.tournament import duel, game_seed, run_tournament
 
-from .policy_net import action_logits, masked_argmax
+from .policy_net import NumpyActor, masked_argmax
 
 #: separates evaluation seeds from any other use of the run's seed
 EVAL_TAG = 0xE7A1
-#: game seeds are drawn below this bound (Game.new takes any non-negative int)
-SEED_BOUND = 2**31
+#: the name the learner's seats show in the evaluation's records and replays
+LEARNER = "policy (learner)"
+#: the results file a training run keeps its evaluation games in (in its run directory)
+EVAL_DB = "evaluations.db"
 #: turn cap of an evaluation game (random 2-player Italia games last about 240 turns)
 DEFAULT_MAX_TURNS = 1000
 
@@ -86,10 +94,41 @@ class EvalResult:
         )
 
 
+def eval_seed(seed: int, index: int) -> int:
+    """The tournament seed of evaluation number ``index`` of a run seeded ``seed`` (fresh for every index)."""
+    return int(np.random.SeedSequence([seed, EVAL_TAG, index]).generate_state(1)[0] >> 1)
+
+
 def eval_seeds(seed: int, index: int, games: int) -> np.ndarray:
-    """Game seeds of evaluation number ``index`` (fresh for every index)."""
-    state = np.random.SeedSequence([seed, EVAL_TAG, index]).generate_state(games, dtype=np.uint64)
-    return (state % SEED_BOUND).astype(np.int64)
+    """Game seeds of evaluation number ``index``: the tournament's game seeds under ``eval_seed``."""
+    tournament_seed = eval_seed(seed, index)
+    return np.array([game_seed(tournament_seed, i) for i in range(games)], dtype=np.int64)
+
+
+class ActorAgent(Agent):
+    """The learner's masked argmax policy as an agent: the actor's most probable legal action.
+
+    Copies share the actor (its weights do not change during an evaluation), so the
+    tournament's per-seat copy costs nothing.
+    """
+
+    name = LEARNER
+
+    def __init__(self, actor: NumpyActor) -> None:
+        super().__init__()
+        self.actor = actor
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ActorAgent:
+        return ActorAgent(self.actor)
+
+    def act(self, game: Game) -> int:
+        observation = game.observation(game.current_player)[None, :]
+        return int(masked_argmax(self.actor.logits(observation), game.legal_mask()[None, :])[0])
+
+
+def as_actor(policy: Any) -> NumpyActor:
+    """A NumpyActor as it is; an SB3 actor-critic policy as the same actor in numpy."""
+    return policy if isinstance(policy, NumpyActor) else NumpyActor.from_policy(policy)
 
 
 def evaluate(
@@ -105,102 +144,60 @@ def evaluate(
     max_turns: int = DEFAULT_MAX_TURNS,
     replay_dir: str | Path | None = None,
     replay_games: int | None = None,
+    db: str | Path = ":memory:",
+    workers: int = 1,
 ) -> EvalResult:
     """Play ``games`` games of the policy against ``opponent`` in every other seat.
 
+    The games are a tournament (:func:`~concordia_env.tools.tournament.duel`) stored in
+    ``db`` (a results file keeps them for ``concordia replay``; the default keeps nothing).
     With ``replay_dir``, the first ``replay_games`` games (default: one per seat) are also
     written there as HTML replays.
     """
     start = time.perf_counter()
-    seeds = eval_seeds(seed, index, games)
-    learner_seats = np.arange(games) % num_players
-    boards = [Game.new(map, num_players, int(s), **(game_options or {})) for s in seeds]
-    opponents = [_opponents(opponent, num_players, int(s)) for s in seeds]
-    actions: list[list[int]] = [[] for _ in boards]
-    _play_lockstep(policy, boards, learner_seats, opponents, max_turns, actions)
-    result = _result(opponent, boards, learner_seats, time.perf_counter() - start)
+    config = duel(
+        LEARNER,
+        opponent,
+        map=map,
+        players=num_players,
+        games=games,
+        seed=eval_seed(seed, index),
+        max_turns=max_turns,
+        **(game_options or {}),
+    )
+    played = run_tournament(config, db=db, workers=workers, given={LEARNER: ActorAgent(as_actor(policy))})
+    result = eval_result(opponent, played.records, LEARNER, time.perf_counter() - start)
     if replay_dir is not None:
         count = min(games, num_players if replay_games is None else replay_games)
-        for i in range(count):
-            seats = [opponent] * num_players
-            seats[learner_seats[i]] = "policy (learner)"
-            start_game = Game.new(map, num_players, int(seeds[i]), **(game_options or {}))
-            replay = record_replay(start_game, actions[i], seats=seats, seed=int(seeds[i]), options=game_options)
-            Path(replay_dir).mkdir(parents=True, exist_ok=True)
-            replay.write(Path(replay_dir) / f"vs-{_file_safe(opponent)}-game{i:03d}.html")
+        Path(replay_dir).mkdir(parents=True, exist_ok=True)
+        for i, record in enumerate(played.records[:count]):
+            html_replay(record).write(Path(replay_dir) / f"vs-{_file_safe(opponent)}-game{i:03d}.html")
     return result
+
+
+def eval_result(opponent: str, records: list[GameRecord], learner: str, seconds: float) -> EvalResult:
+    """The learner's results over an evaluation's games (``learner``: the name its seats show)."""
+    wins, own_vp, other_vp = 0, [], []
+    for record in records:
+        seat = record.seats.index(learner)
+        wins += int(record.winner == seat)  # the leader of a game stopped at the cap
+        own_vp.append(float(record.scores[seat]))
+        other_vp.append(float(np.mean([v for s, v in enumerate(record.scores) if s != seat])))
+    low, high = wilson_interval(wins, len(records))
+    return EvalResult(
+        opponent=opponent,
+        games=len(records),
+        wins=wins,
+        win_rate=wins / len(records) if records else 0.0,
+        ci_low=low,
+        ci_high=high,
+        mean_vp=float(np.mean(own_vp)) if records else 0.0,
+        mean_opponent_vp=float(np.mean(other_vp)) if records else 0.0,
+        seconds=seconds,
+        truncated=sum(int(not r.over) for r in records),
+    )
 
 
 def _file_safe(spec: str) -> str:
     """An agent spec as part of a file name (``mcts:50`` -> ``mcts_50``)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", spec)
-
-
-def _opponents(spec: str, num_players: int, seed: int) -> list[agents.Agent]:
-    """One agent per opponent seat, each reseeded for this game."""
-    out = []
-    for k in range(num_players - 1):
-        agent = agents.from_spec(spec)
-        agent.reset(seed + k + 1)
-        out.append(agent)
-    return out
-
-
-def _running(game: Game, max_turns: int) -> bool:
-    return not game.is_over() and game.turn_count < max_turns
-
-
-def _play_lockstep(
-    policy: Any,
-    boards: list[Game],
-    learner_seats: np.ndarray,
-    opponents: list[list[agents.Agent]],
-    max_turns: int,
-    actions: list[list[int]],
-) -> None:
-    """Advance all games until over (or capped); the learner's decisions are batched through the network.
-
-    ``actions[i]`` receives game ``i``'s actions in order.
-    """
-    live = [i for i, g in enumerate(boards) if _running(g, max_turns)]
-    while live:
-        mine = [i for i in live if boards[i].current_player == learner_seats[i]]
-        if mine:
-            obs = np.stack([boards[i].observation(int(learner_seats[i])) for i in mine])
-            masks = np.stack([boards[i].legal_mask() for i in mine])
-            for i, action in zip(mine, masked_argmax(action_logits(policy, obs), masks), strict=True):
-                boards[i].step(int(action))
-                actions[i].append(int(action))
-        for i in live:
-            game = boards[i]
-            # opponents move until the learner decides again (or the game ends)
-            while _running(game, max_turns) and game.current_player != learner_seats[i]:
-                seat = game.current_player
-                index = (seat - learner_seats[i] - 1) % game.num_players
-                action = int(opponents[i][index].act(game))
-                game.step(action)
-                actions[i].append(action)
-        live = [i for i in live if _running(boards[i], max_turns)]
-
-
-def _result(opponent: str, boards: list[Game], learner_seats: np.ndarray, seconds: float) -> EvalResult:
-    # ranking()[0] is winner() for a finished game and the leader of a capped one
-    wins = sum(int(g.ranking()[0] == s) for g, s in zip(boards, learner_seats, strict=True))
-    own_vp, other_vp = [], []
-    for g, s in zip(boards, learner_seats, strict=True):
-        scores = g.scores()
-        own_vp.append(float(scores[s]))
-        other_vp.append(float(np.delete(scores, s).mean()))
-    low, high = wilson_interval(wins, len(boards))
-    return EvalResult(
-        opponent=opponent,
-        games=len(boards),
-        wins=wins,
-        win_rate=wins / len(boards) if boards else 0.0,
-        ci_low=low,
-        ci_high=high,
-        mean_vp=float(np.mean(own_vp)) if boards else 0.0,
-        mean_opponent_vp=float(np.mean(other_vp)) if boards else 0.0,
-        seconds=seconds,
-        truncated=sum(int(not g.is_over()) for g in boards),
-    )

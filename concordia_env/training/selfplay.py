@@ -41,6 +41,7 @@ Run directory ``<runs_dir>/<name>-<timestamp>/``::
     pool.json, pool/        the opponent pool and its snapshot weights
     logs/                   SB3 CSV (progress.csv, progress_session<k>.csv after resumes), TensorBoard
     evaluations.csv         every evaluation (timesteps, opponent, win rate, interval, VP)
+    evaluations.db          every evaluation game (``concordia replay <run>/evaluations.db [ID]``)
     final_model.zip         the trained MaskablePPO (``agents.make("policy", path=...)``)
     learning_curve.png, report.md, summary.json
     replays/                HTML replays of final-evaluation games, one per opponent and learner seat
@@ -85,7 +86,7 @@ from concordia_env.engine.observation import player_scores
 from concordia_env.envs.gym_env import SingleAgentEnv
 
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve
-from .evaluate import EvalResult, evaluate
+from .evaluate import EVAL_DB, EvalResult, evaluate
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
 from .pool import POOL_FILE, OpponentPool, PoolOpponent, write_json_atomic
 from .report import CURVE_FILE, plot_learning_curve, write_report
@@ -383,6 +384,7 @@ class Run:
             game_options=self.game_options(),
             max_turns=self.config.eval_max_turns,
             replay_dir=replay_dir,
+            db=self.run_dir / EVAL_DB,
         )
 
     def game_options(self) -> dict[str, Any]:

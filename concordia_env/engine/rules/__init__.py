@@ -3,7 +3,8 @@
 One module per concern, each the only home of its rules:
 
 * :mod:`.setup`: a new game from a seed (plain Python, runs once per game);
-* :mod:`.legal`: the legal-action mask, one function per decision;
+* :mod:`.legal`: the legal-action mask and why an action is refused (``why_illegal``), one refusal
+  function per kind of action behind both;
 * :mod:`.effects`: what each action does, one section per card, and the turn flow;
 * :mod:`.scoring`: the gods, the Concordia card and the special squares;
 * :mod:`.facts`: the public rule queries (free slots, house prices, production, cash bonus,
@@ -14,11 +15,13 @@ One module per concern, each the only home of its rules:
 
 ``njit`` is how a function joins the compiled rules (cached on disk, recompiled after any
 edit of the package); code outside ``rules/`` that compiles its own functions over the
-state (observations, fast rollouts) uses it from here.
+state (observations, fast rollouts) uses it from here. ``njit_borrowing`` compiles a
+function that only reads the arrays it is given, without reference counting (see
+``_jit.njit_borrowing`` for why the refusal checks need it).
 """
 
 from __future__ import annotations
 
-from ._jit import njit
+from ._jit import njit, njit_borrowing
 
-__all__ = ["njit"]
+__all__ = ["njit", "njit_borrowing"]

@@ -11,22 +11,32 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import (
-    A_BUILD,
-    A_BUY,
-    A_BUY_CARD,
-    A_CASH,
-    A_DIPLOMAT,
-    A_DONE,
-    A_GOOD,
-    A_MOVE,
-    A_PLAY,
-    A_PRODUCE,
-    A_SELL,
-    A_SETTLE,
-    A_TAX,
-    A_TRIBUNE_COLONIST,
-    MAX_TRADE,
-    PAY_VARIANTS,
+    RANGE_BUILD,
+    RANGE_BUY,
+    RANGE_BUY_CARD,
+    RANGE_CASH,
+    RANGE_DIPLOMAT,
+    RANGE_DONE,
+    RANGE_GOOD,
+    RANGE_MOVE,
+    RANGE_PLAY,
+    RANGE_PRODUCE,
+    RANGE_SELL,
+    RANGE_SETTLE,
+    RANGE_TAX,
+    RANGE_TRIBUNE_COLONIST,
+    decode_build,
+    decode_buy,
+    decode_buy_card,
+    decode_diplomat,
+    decode_good,
+    decode_move,
+    decode_play,
+    decode_produce,
+    decode_sell,
+    decode_settle,
+    decode_tribune_colonist,
+    range_of,
 )
 from ..cards import (
     CARD_KIND,
@@ -58,7 +68,6 @@ from ..maps import (
     M_NUM_PROVINCES,
     M_PATH_SPECIAL,
     M_VARIABLE_PROVINCE,
-    MAX_PATHS,
 )
 from ..state import (
     ACTION_KIND,
@@ -524,40 +533,44 @@ def collect_tax(s, m):
 def apply_action(s, m, a):
     """Carry out legal action ``a`` (legality is checked by the caller)."""
     s[DECISION_COUNT] += 1
-    phase = s[PHASE]
-    if a == A_DONE:
+    r = range_of(a)
+    if r == RANGE_DONE:
         end_action(s, m)
-    elif a < A_DIPLOMAT:
-        play_card(s, m, a - A_PLAY)
-    elif a < A_MOVE:
-        diplomat(s, m, a - A_DIPLOMAT + 1)
-    elif a < A_BUILD:
-        move_colonist(s, m, (a - A_MOVE) // MAX_PATHS, (a - A_MOVE) % MAX_PATHS)
-    elif a < A_PRODUCE:
-        build_house(s, m, a - A_BUILD)
-    elif a < A_CASH:
-        prefect_produce(s, m, a - A_PRODUCE)
-    elif a == A_CASH:
+    elif r == RANGE_PLAY:
+        play_card(s, m, decode_play(a))
+    elif r == RANGE_DIPLOMAT:
+        diplomat(s, m, decode_diplomat(a))
+    elif r == RANGE_MOVE:
+        slot, path = decode_move(a)
+        move_colonist(s, m, slot, path)
+    elif r == RANGE_BUILD:
+        build_house(s, m, decode_build(a))
+    elif r == RANGE_PRODUCE:
+        prefect_produce(s, m, decode_produce(a))
+    elif r == RANGE_CASH:
         cash_bonus(s, m)
-    elif a < A_SELL:
-        good = a - A_GOOD
-        if phase == PHASE_BONUS_GOOD:
-            produce(s, m, m[M_VARIABLE_PROVINCE], good)
+    elif r == RANGE_GOOD:
+        if s[PHASE] == PHASE_BONUS_GOOD:
+            produce(s, m, m[M_VARIABLE_PROVINCE], decode_good(a))
         else:
-            keep_good(s, good)
-    elif a < A_BUY:
-        trade(s, m, (a - A_SELL) // MAX_TRADE, (a - A_SELL) % MAX_TRADE + 1, True)
-    elif a < A_BUY_CARD:
-        trade(s, m, (a - A_BUY) // MAX_TRADE, (a - A_BUY) % MAX_TRADE + 1, False)
-    elif a < A_SETTLE:
-        buy_card(s, (a - A_BUY_CARD) // PAY_VARIANTS, (a - A_BUY_CARD) % PAY_VARIANTS)
-    elif a < A_TAX:
-        place_colonist(s, s[TURN_PLAYER], (a - A_SETTLE) // MAX_CITIES, (a - A_SETTLE) % MAX_CITIES)
+            keep_good(s, decode_good(a))
+    elif r == RANGE_SELL:
+        good, quantity = decode_sell(a)
+        trade(s, m, good, quantity, True)
+    elif r == RANGE_BUY:
+        good, quantity = decode_buy(a)
+        trade(s, m, good, quantity, False)
+    elif r == RANGE_BUY_CARD:
+        slot, variant = decode_buy_card(a)
+        buy_card(s, slot, variant)
+    elif r == RANGE_SETTLE:
+        kind, place = decode_settle(a)
+        place_colonist(s, s[TURN_PLAYER], kind, place)
         s[PHASE] = PHASE_COLONIST_SETTLE
-    elif a == A_TAX:
+    elif r == RANGE_TAX:
         collect_tax(s, m)
-    elif a < A_DONE:
-        place_colonist(s, s[TURN_PLAYER], a - A_TRIBUNE_COLONIST, m[M_CAPITAL])
+    elif r == RANGE_TRIBUNE_COLONIST:
+        place_colonist(s, s[TURN_PLAYER], decode_tribune_colonist(a), m[M_CAPITAL])
         end_action(s, m)
     close_finished_parts(s, m)
 

@@ -27,7 +27,7 @@ def demo_position(map_name: str, players: int, seed: int, decisions: int) -> Gam
     rng = np.random.default_rng(seed)
     while game.decision_count < decisions and not game.is_over():
         legal = game.legal_actions()
-        builds = legal[(legal >= A.A_BUILD) & (legal < A.A_BUILD + A.MAX_CITIES)]
+        builds = legal[[A.range_of(int(a)) == A.RANGE_BUILD for a in legal]]
         choices = builds if len(builds) else legal
         game.step(int(choices[rng.integers(len(choices))]))
     return game
