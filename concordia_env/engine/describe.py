@@ -56,6 +56,7 @@ from .state import (
     TURN_PLAYER,
     player_base,
 )
+from .state_check import compiled_state
 
 #: what "done" means in each decision that has it
 _DONE_TEXT = {
@@ -159,7 +160,7 @@ def explain_illegal(s: np.ndarray, m: Map, action: int) -> str:
     ``ValueError`` if the action is legal: there is nothing to explain.
     """
     a = int(action)
-    code = int(why_illegal(s, m.tables, a))
+    code = int(why_illegal(compiled_state(s), m.tables, a))  # game.state is a read-only view: copied
     if code == LEGAL:
         raise ValueError(f"action {a} is legal in this position: nothing to explain")
     return REFUSAL_TEXT[code](_Refused(s, m, a))

@@ -136,7 +136,7 @@ def _is_compiled(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         d = d.func if isinstance(d, ast.Call) else d
         return d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
 
-    return any(name(d) in ("njit", "jit", "compiled") for d in node.decorator_list)
+    return any(name(d) in ("njit", "njit_borrowing", "jit", "compiled") for d in node.decorator_list)
 
 
 def _call_target(func: ast.expr, names: dict[str, str]) -> str | None:
@@ -155,6 +155,7 @@ def signatures() -> dict[str, list[str]]:
 def warm_up() -> None:
     """Ordinary use of every entry point: games on every map, the loader in every decision, batches, envs."""
     rng = np.random.default_rng(0)
+    _decode_every_range()
     for i, name in enumerate(("imperium", "italia", "aegyptus", "creta")):
         game = Game.new(name, 3, seed=i, intermediate_scoring=bool(i % 2))
         while not game.is_over():
@@ -231,6 +232,16 @@ def _ask_rule_queries(game: Game) -> None:
     game.slot_cost(0)
     with contextlib.suppress(ValueError):  # an empty slot, or one whose 'any' good needs naming
         game.display_price(0), game.buy_cost(0)
+
+
+def _decode_every_range() -> None:
+    """Every action decoder of ``engine.actions`` once, on the first action of its range (describe uses them)."""
+    from concordia_env.engine import actions as A
+
+    for name, first, _length, _doc in A.ACTION_LAYOUT.fields:
+        decoder = getattr(A, f"decode_{name.lower()}", None)
+        if decoder is not None:
+            decoder(first)
 
 
 def _run(name: str, examples: int) -> None:
