@@ -19,8 +19,9 @@ from builders import (
 )
 
 from concordia_env import Game, agents
-from concordia_env.agents.mcts import MCTSAgent, shuffle_stack
+from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.engine.cards import CARD_DECK
+from concordia_env.engine.rules.hidden import shuffle_hidden_stack
 from concordia_env.engine.state import FINAL_TURNS_LEFT, STACK, STACK_SIZE
 
 
@@ -35,7 +36,7 @@ def test_shuffle_stack_keeps_each_deck_in_its_segment():
     changed = False
     for _ in range(5):
         state = game.state.copy()
-        shuffle_stack(state, rng)
+        shuffle_hidden_stack(state, rng.random(len(before)))
         after = state[STACK : STACK + len(before)]
         assert np.array_equal(CARD_DECK[after], CARD_DECK[before]), "a deck left its segment"
         assert sorted(after) == sorted(before)
