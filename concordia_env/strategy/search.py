@@ -272,17 +272,19 @@ def expand(tree, m, params, settings, node, s, status):
     _, afterstates, vals, plans, lengths = turn_options(s, m, params, remaining_fraction(s, m), status)
     count = afterstates.shape[0]
     first = tree.counts[C_NODES]
+    keep = tree.slot[node] < 0  # the root's position is kept from the start
     if (
         first + count > tree.parent.shape[0]
-        or tree.counts[C_STATES] >= tree.states.shape[0]
+        or (keep and tree.counts[C_STATES] >= tree.states.shape[0])
         or tree.counts[C_PLAN] + lengths.sum() > tree.plans.shape[0]
         or count > tree.after.shape[0]
     ):
         return False
-    slot = tree.counts[C_STATES]
-    tree.states[slot] = s
-    tree.slot[node] = slot
-    tree.counts[C_STATES] += 1
+    if keep:
+        slot = tree.counts[C_STATES]
+        tree.states[slot] = s
+        tree.slot[node] = slot
+        tree.counts[C_STATES] += 1
     n = s[NUM_PLAYERS]
     estimate = np.zeros(MAX_PLAYERS)
     for k in range(count):
