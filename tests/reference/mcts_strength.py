@@ -12,9 +12,11 @@ only place that registers it, as the agent ``mcts-old``.
 
 * ``budget``: how many simulations the old MCTS runs per decision at ``--seconds`` per move
   on this machine: it searches every third card choice of ``--games`` games between
-  heuristics (2-player Italia) and prints the median, quartiles and mean. The median names
-  the yardstick ``mcts:N`` ≈ "the old 1 s/move" (the mean is pulled up by the last turns of
-  a game, where most simulations end the game at once).
+  heuristics (2-player Italia) and prints the median, quartiles and mean, and the same for a
+  whole core (simulations per CPU second of the search: the budget is wall time, and on a
+  busy machine a search gets less than a core). The median names the yardstick ``mcts:N`` ≈
+  "the old 1 s/move" (the mean is pulled up by the last turns of a game, where most
+  simulations end the game at once).
 * ``match old``: the new ``mcts`` at 1 s/move against ``mcts-old`` at 1 s/move, 2-player
   Italia (200 games; the target is at least 75% for the new one).
 * ``match yardstick``: the new ``mcts:N`` (``--simulations``, the budget's median) against
@@ -53,11 +55,17 @@ def register_old() -> None:
     agents.register(OLD, "tests.reference.mcts:MCTSAgent", spec_option=("simulations", int))
 
 
-def budget(seconds: float, games: int, seed: int = 100) -> list[int]:
-    """The old MCTS's simulations per search at ``seconds`` per move, on card choices of heuristic games."""
+def budget(seconds: float, games: int, seed: int = 100) -> tuple[list[int], list[float]]:
+    """The old MCTS's simulations per search at ``seconds`` per move, on card choices of heuristic games.
+
+    Returns the simulations of every search and the CPU seconds it got: its budget is wall
+    time, so on a busy machine it gets less than a core; simulations per CPU second say what
+    a whole core buys.
+    """
     from tests.reference.mcts import MCTSAgent as OldMCTS
 
-    counts = []
+    counts: list[int] = []
+    cpu: list[float] = []
     for g in range(games):
         game = Game.new("italia", 2, seed + g)
         players = [agents.make("heuristic") for _ in range(2)]
@@ -70,12 +78,18 @@ def budget(seconds: float, games: int, seed: int = 100) -> list[int]:
             if int(game.state[PHASE]) == PHASE_PLAY_CARD and len(game.legal_actions()) > 1:
                 if card_choices % 3 == 0:
                     old.reset(card_choices)
+                    start = time.process_time()
                     old.act(game)
+                    cpu.append(time.process_time() - start)
                     counts.append(old.last_simulations)
-                    print(f"  game {g} card choice {card_choices}: {old.last_simulations} simulations", flush=True)
+                    print(
+                        f"  game {g} card choice {card_choices}: {old.last_simulations} simulations,"
+                        f" {cpu[-1]:.2f} CPU s",
+                        flush=True,
+                    )
                 card_choices += 1
             game.step(players[game.current_player].act(game))
-    return counts
+    return counts, cpu
 
 
 def match_config(which: str, games: int | None, simulations: int, seed: int) -> tuple[str, TournamentConfig]:
@@ -123,11 +137,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     register_old()
     if args.command == "budget":
         start = time.perf_counter()
-        counts = np.array(budget(args.seconds, args.games))
+        found, cpu = budget(args.seconds, args.games)
+        counts = np.array(found)
+        per_core = counts / np.maximum(np.array(cpu), 1e-9) * args.seconds
         q1, median, q3 = np.percentile(counts, [25, 50, 75])
+        c1, core_median, c3 = np.percentile(per_core, [25, 50, 75])
         print(
             f"old mcts at {args.seconds} s/move: {len(counts)} searches, median {median:.0f} simulations"
-            f" (quartiles {q1:.0f}-{q3:.0f}), mean {counts.mean():.0f}; {time.perf_counter() - start:.0f} s",
+            f" (quartiles {q1:.0f}-{q3:.0f}), mean {counts.mean():.0f}; with a whole core ({args.seconds} CPU s):"
+            f" median {core_median:.0f} (quartiles {c1:.0f}-{c3:.0f}); the searches got"
+            f" {np.sum(cpu) / (len(cpu) * args.seconds):.0%} of a core; {time.perf_counter() - start:.0f} s",
             flush=True,
         )
         return 0
