@@ -204,7 +204,7 @@ class MCTSAgent(Agent):
                 visits[key] = visits.get(key, 0.0) + float(n)
                 values[key] = values.get(key, 0.0) + float(v)
         self.last_simulations = done
-        self._rules._report_illegal(game, int(status[STATUS_ILLEGAL]))
+        self._rules.report_illegal(game, int(status[STATUS_ILLEGAL]))
         # the best mean value: with values this close, visit counts mostly reflect exploration
         best = max(visits, key=lambda key: (values[key] / visits[key], visits[key]))
         # the tree played on a shuffled stack: replan the chosen move's rest on the real game
@@ -213,7 +213,11 @@ class MCTSAgent(Agent):
     def _run_tree(
         self, game: Game, settings: np.ndarray, budget: int, deadline: float | None, status: np.ndarray
     ) -> int:
-        """Simulations on the current tree: ``budget`` of them, or batches until ``deadline``; returns the count."""
+        """Simulations on the current tree: ``budget`` of them, or batches until ``deadline``; returns the count.
+
+        The clock is read whenever the compiled search returns: after a batch, and after each
+        expansion of a guided search (a simulation cut short there is simply not counted).
+        """
         count = 0
         batch = 1
         while True:
@@ -225,16 +229,16 @@ class MCTSAgent(Agent):
             count += ran
             if paused:
                 self._guide(game)
-                continue
             if deadline is None:
                 if count >= budget:
                     return count
                 continue
             now = time.perf_counter()
-            if now >= deadline:
+            if now >= deadline and count >= 1:
                 return count
-            per_simulation = (now - start) / max(1, ran)
-            batch = max(1, int(min(BATCH_SECONDS, deadline - now) / max(per_simulation, 1e-9)))
+            if not paused:
+                per_simulation = (now - start) / max(1, ran)
+                batch = max(1, int(min(BATCH_SECONDS, deadline - now) / max(per_simulation, 1e-9)))
 
     def _guide(self, game: Game) -> None:
         """The search paused after an expansion: let :meth:`first_estimates` set the children's first estimates."""

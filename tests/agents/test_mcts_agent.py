@@ -154,3 +154,13 @@ def test_the_learned_search_is_reproducible() -> None:
     first.reset(3)
     second.reset(3)
     assert decisions(first, 6) == decisions(second, 6)
+
+
+def test_a_spent_time_budget_still_runs_one_whole_simulation() -> None:
+    """The clock is read whenever the compiled search returns, a guided search's pauses included."""
+    game = Game.new("italia", 2, seed=5)
+    plain = agents.make("mcts", time_per_move=1e-9)
+    guided = agents.make("learned", time_per_move=1e-9)
+    plain.act(game)
+    guided.act(game)
+    assert plain.last_simulations == 1 and guided._search.last_simulations == 1
