@@ -36,7 +36,7 @@ import numpy as np
 
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.maps import M_NUM_PROVINCES, MAX_PROVINCES
-from concordia_env.engine.state import NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.state import MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
 from . import evaluation, hidden, noise, options, planner, rollout, search
 from .params import (
@@ -344,6 +344,59 @@ def search_settings(
     return out
 
 
+#: every array of a search tree: its dtype and its shape past the row count (None: rows of the node arrays)
+_TREE_FIELDS = {
+    "parent": (np.int32, ()),
+    "player": (np.int32, ()),
+    "visits": (np.float64, ()),
+    "value": (np.float64, (MAX_PLAYERS,)),
+    "first_child": (np.int32, ()),
+    "num_children": (np.int32, ()),
+    "slot": (np.int32, ()),
+    "plan_start": (np.int64, ()),
+    "plan_len": (np.int32, ()),
+    "plans": (np.int16, ()),
+    "states": (np.int32, (STATE_SIZE,)),
+    "after": (np.int32, (STATE_SIZE,)),
+    "after_values": (np.float64, (MAX_PLAYERS,)),
+    "counts": (np.int64, ()),
+    "cursor": (np.int64, ()),
+}
+_NODE_FIELDS = ("parent", "player", "visits", "value", "first_child", "num_children", "slot", "plan_start", "plan_len")
+
+
+def _tree(tree: Tree, rooted: bool = True) -> Tree:
+    """A tree as :func:`search_tree` and :func:`simulate` made it: the arrays' types and sizes checked.
+
+    ``rooted``: the tree must hold a root (:func:`search_tree` put a position there).
+    """
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree must be a strategy.Tree made by search_tree(), got {type(tree).__name__}")
+    for name, (dtype, rest) in _TREE_FIELDS.items():
+        a = getattr(tree, name)
+        if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.shape[1:] == rest and a.flags.c_contiguous):
+            raise TypeError(f"tree.{name} is not the array search_tree() made (a {np.dtype(dtype)} array)")
+        if not a.flags.writeable:
+            raise ValueError(f"tree.{name} is read-only")
+    rows = tree.parent.shape[0]
+    counts = tree.counts
+    if (
+        any(getattr(tree, name).shape[0] != rows for name in _NODE_FIELDS)
+        or counts.shape != (search.NUM_COUNTS,)
+        or tree.cursor.shape != (search.CURSOR_SIZE,)
+        or tree.after.shape[0] != tree.after_values.shape[0]
+        or not 0 <= counts[search.C_NODES] <= rows
+        or not 0 <= counts[search.C_STATES] <= tree.states.shape[0]
+        or not 0 <= counts[search.C_PLAN] <= tree.plans.shape[0]
+        or rows == 0
+        or tree.states.shape[0] == 0
+    ):
+        raise ValueError("the tree's arrays do not fit together: make trees with search_tree()")
+    if rooted and counts[search.C_NODES] == 0:
+        raise ValueError("the tree has no root: make it with search_tree()")
+    return tree
+
+
 def search_tree(state: np.ndarray, tree: Tree | None = None) -> Tree:
     """A search tree with ``state`` at its root: ``tree`` emptied and reused, or a new one.
 
@@ -354,8 +407,8 @@ def search_tree(state: np.ndarray, tree: Tree | None = None) -> Tree:
         raise ValueError("the game is over: there is no decision to search")
     if tree is None:
         tree = search.new_tree()
-    elif not isinstance(tree, Tree):
-        raise TypeError(f"tree must be a strategy.Tree made by search_tree(), got {type(tree).__name__}")
+    else:
+        tree = _tree(tree, rooted=False)
     search.set_root(tree, s)
     return tree
 
@@ -378,8 +431,7 @@ def simulate(
     ``status`` (``planner.STATUS_SIZE`` int64 counters, optional) adds up the planner's illegal
     proposals (``status[planner.STATUS_ILLEGAL]``, 0 unless a bug).
     """
-    if not isinstance(tree, Tree):
-        raise TypeError(f"tree must be a strategy.Tree made by search_tree(), got {type(tree).__name__}")
+    tree = _tree(tree)
     sets = np.ascontiguousarray(settings, dtype=np.float64)
     if sets.shape != (search.NUM_SETTINGS,):
         raise ValueError("settings are made by strategy.search_settings()")
@@ -427,7 +479,7 @@ def set_first_estimates(tree: Tree, estimates: np.ndarray) -> None:
 
 def root_statistics(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per root move: its first actions (a Diplomat: and the copy, else -1), visits, summed value of the mover."""
-    count = int(tree.num_children[0])
+    count = int(_tree(tree).num_children[0])
     first = np.full((count, 2), -1, dtype=np.int64)
     visits = np.zeros(count)
     values = np.zeros(count)

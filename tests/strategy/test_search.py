@@ -172,6 +172,12 @@ def test_bad_input_is_refused_before_compiled_code() -> None:
         strategy.search_tree(game.state[:10])
     with pytest.raises(TypeError, match="Tree"):
         strategy.search_tree(game.state, tree=object())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="visits"):
+        strategy.search_tree(game.state, search.new_tree()._replace(visits=np.zeros(4096, dtype=np.float32)))
+    with pytest.raises(ValueError, match="fit together"):
+        strategy.search_tree(game.state, search.new_tree()._replace(slot=np.zeros(10, dtype=np.int32)))
+    with pytest.raises(ValueError, match="no root"):
+        strategy.simulate(search.new_tree(), game.map.tables, None, ROLLOUT_PARAMS, SETTINGS, strategy.new_rng(0), 1)
     tree = strategy.search_tree(game.state)
     with pytest.raises(ValueError, match="settings"):
         strategy.simulate(tree, game.map.tables, None, ROLLOUT_PARAMS, SETTINGS[:2], strategy.new_rng(0), 1)
