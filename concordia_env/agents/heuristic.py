@@ -190,7 +190,7 @@ class HeuristicAgent(Agent):
         """The best option's first action, and its turn as a plan on the real game."""
         sim = strategy.determinized(game.state, self._noise)
         options = strategy.turn_options(sim, game.map.tables, self.params, remaining)
-        self._report_illegal(game, options.illegal)
+        self.report_illegal(game, options.illegal)
         best = strategy.best_option(options, game.current_player, self.opponent_weight)
         plan = follow(game, options.plans[best, : options.lengths[best]])
         return plan.actions[0], plan
@@ -200,10 +200,10 @@ class HeuristicAgent(Agent):
         """The planner's answer to the pending decision, planned on a determinized copy."""
         sim = strategy.determinized(game.state, self._noise)
         action, illegal = strategy.decide(sim, game.map.tables, self.params, remaining)
-        self._report_illegal(game, illegal)
+        self.report_illegal(game, illegal)
         return action
 
-    def _report_illegal(self, game: Game, count: int) -> None:
+    def report_illegal(self, game: Game, count: int) -> None:
         """The compiled rules of thumb proposed ``count`` illegal actions: raise in strict mode, else warn and count."""
         if not count:
             return
@@ -221,7 +221,7 @@ class HeuristicAgent(Agent):
         """
         sim = strategy.determinized(game.state, self._noise)
         actions, illegal = strategy.plan_turn(sim, game.map.tables, start, self.params, remaining_fraction(game))
-        self._report_illegal(game, illegal)
+        self.report_illegal(game, illegal)
         return follow(game, actions)
 
     def turn_options(self, game: Game) -> list[TurnOption]:
@@ -237,7 +237,7 @@ class HeuristicAgent(Agent):
     def option_arrays(self, game: Game) -> strategy.TurnOptions:
         """The turn options of ``game`` as the compiled core gives them: arrays, one row per option."""
         options = strategy.turn_options(game.state, game.map.tables, self.params, remaining_fraction(game))
-        self._report_illegal(game, options.illegal)
+        self.report_illegal(game, options.illegal)
         return options
 
     @staticmethod

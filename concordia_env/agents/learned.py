@@ -36,12 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-from concordia_env import Game
+from concordia_env import Game, strategy
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
+from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, batch_features, candidates
 from .base import Agent, draw_seed
-from .heuristic import HeuristicAgent, TurnOption, TurnPlan, follow, remaining_fraction
+from .heuristic import HeuristicAgent, TurnPlan, follow
 from .mcts import MCTSAgent
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
@@ -178,30 +179,28 @@ class ModelGuidedSearch(MCTSAgent):
 
     The model predicts the chooser's final margin; it is squashed like every MCTS value
     (``0.5 + 0.5·tanh(margin / value_scale)``). In a 2-player game the opponent's estimate is
-    its complement; with more players the others keep the heuristic's estimates.
+    its complement; with more players the others keep the heuristic's estimates. An option
+    that ends the game keeps its result.
     """
 
     name = "learned-search"
+    guided = True
 
     def __init__(self, model_for: Callable[[Game], AfterstateModel], **options: object) -> None:
         super().__init__(**options)  # type: ignore[arg-type]
         self.model_for = model_for
 
-    def option_values(self, game: Game, options: list[TurnOption]) -> list[np.ndarray]:
-        values = super().option_values(game, options)
-        mover = game.current_player
-        remaining = remaining_fraction(game)
-        states = np.stack([o.game.state for o in options])
-        values_now = np.stack([o.values for o in options])
-        features = batch_features(states, game.map.tables, values_now, mover, remaining)
+    def first_estimates(
+        self, game: Game, state: np.ndarray, afterstates: np.ndarray, values: np.ndarray, estimates: np.ndarray
+    ) -> None:
+        mover = int(state[CURRENT_PLAYER])
+        remaining = strategy.remaining_fraction(state, game.map.tables)
+        features = batch_features(afterstates, game.map.tables, values, mover, remaining)
         margins = self.model_for(game).predict(features) * MARGIN_SCALE
-        for value, option, margin in zip(values, options, margins, strict=True):
-            if option.game.is_over():
-                continue
-            value[mover] = 0.5 + 0.5 * np.tanh(margin / self.value_scale)
-            if game.num_players == 2:
-                value[1 - mover] = 1.0 - value[mover]
-        return values
+        running = afterstates[:, PHASE] != PHASE_GAME_OVER
+        estimates[running, mover] = 0.5 + 0.5 * np.tanh(margins[running] / self.value_scale)
+        if game.num_players == 2:
+            estimates[running, 1 - mover] = 1.0 - estimates[running, mover]
 
 
 __all__ = [

@@ -1,19 +1,19 @@
-"""``mcts``: Monte Carlo tree search over the engine, one tree level per turn.
+"""``mcts``: Monte Carlo tree search over whole turns, on the compiled strategy core.
 
 A Concordia turn is a card plus a handful of sub-decisions (Architect moves and builds,
 Mercator trades, ...). Searching every sub-decision spreads a small budget over hundreds
-of near-identical branches, so the moves of this tree are whole *turns*:
+of near-identical branches, so the moves of this tree are whole *turns*. The search itself
+is compiled (:mod:`concordia_env.strategy.search`: the tree as arrays, every simulation in
+numba); this agent sets it up, spends the budget and plays the move it finds.
 
 * **Moves.** At a node the player to move has one move per legal action of the pending
   decision (per card to play; per card to copy for the Diplomat), each followed to the
-  end of the turn by the heuristic agent's rules of thumb
-  (:meth:`concordia_env.agents.heuristic.HeuristicAgent.turn_options`). A move is a sequence of engine
-  actions applied with ``clone()`` + ``step()``; the child is the position after it
-  (normally the next player's turn).
-* **Expansion.** Expanding a node evaluates all its moves at once with the position
-  evaluation of :mod:`concordia_env.strategy.evaluation` (estimated final VP of every
-  player; the compiled turn options come with it); each new child starts with that
-  estimate, worth one visit.
+  end of the turn by the heuristic's planner: the core's turn options
+  (:func:`concordia_env.strategy.turn_options`), the same options the heuristic chooses
+  among. The child is the position where that turn ends (normally the next player's turn).
+* **Expansion.** Expanding a node asks the core for its turn options and their
+  evaluation (estimated final VP of every player, :mod:`concordia_env.strategy.evaluation`);
+  each new child starts with that estimate, worth one visit.
 * **Multi-player values (max-n).** Nodes keep the summed value of every player, and the
   player to move at a node picks by UCB1 on their own value. A player's value is their
   margin over the best opponent squashed into 0..1,
@@ -26,53 +26,65 @@ of near-identical branches, so the moves of this tree are whole *turns*:
   a rollout of ``rollout_rounds`` rounds (every player plays that many turns; ``None``:
   to the end of the game): ``"heuristic"`` plays the rollout policy of
   :mod:`concordia_env.strategy.rollout` (the heuristic's own planner with noise on the
-  card choice and cheaper play-outs, ``ROLLOUT_SETTINGS``), ``"random"`` uniformly random
-  legal actions. Where a rollout stops, ``evaluation``
-  scores the position: ``"heuristic"`` (the evaluation above) or ``"score"`` (VP if the
-  game ended now plus a tenth of the wealth, compiled); a finished game counts its final
-  scores (the tie-break winner ahead).
-* **Hidden stack.** The order of the face-down stack is unknown: each tree searches one
-  *determinization*, the stack shuffled within each deck's own segment (decks keep
-  their order). ``determinizations`` > 1 splits the budget over that many independent
-  trees and pools their root statistics.
-* **Budget.** ``simulations`` per decision, or ``time_per_move`` seconds (at least one
-  simulation; a simulation takes some tens of milliseconds, so the budget may be exceeded
-  by about one). The move played is the root child with the best mean value (values are
-  close, so visit counts mostly reflect exploration). The agent then follows that move's
-  actions for the rest of its turn without searching again, unless the game leaves the
+  card choice and cheaper settings, ``ROLLOUT_SETTINGS``), ``"random"`` uniformly random
+  legal actions. Where a rollout stops, ``evaluation`` scores the position:
+  ``"heuristic"`` (the evaluation above) or ``"score"`` (VP if the game ended now plus a
+  tenth of the wealth); a finished game counts its final scores (the tie-break winner ahead).
+* **Hidden stack (chance).** The order of the face-down stack is unknown: each tree
+  searches one *determinization*, the stack shuffled within each deck's own segment
+  (:mod:`concordia_env.strategy.hidden`); the card draws inside that tree follow it.
+  ``determinizations`` > 1 splits the budget over that many independent trees, each with
+  its own shuffle, and pools their root statistics (by the move's first action, and the
+  card a Diplomat copies).
+* **Budget.** ``simulations`` per decision, or ``time_per_move`` seconds: the compiled
+  search runs in batches of simulations sized to about ``BATCH_SECONDS`` from the time the
+  earlier ones took, and the clock is read between batches, so the budget may be exceeded
+  by about one batch (at least one simulation is run). The move played is the root move
+  with the best mean value (values are close, so visit counts mostly reflect exploration).
+  The agent then follows that move's actions for the rest of its turn (replanned on the
+  real game by the heuristic's planner) without searching again, unless the game leaves the
   expected path (e.g. another player keeps other goods after an overflow).
 
-It scales from a couple of simulations (tests) to thousands; everything random comes from
-the agent's seeded generator (the compiled rollouts draw from a generator state seeded from
-it at every search).
+What it costs (2-player Italia, ``concordia bench agent_speed``): a simulation is one or two
+expansions (the turn options of a position) and a rollout of one round, all compiled; see
+docs/agents.md for the measured multiple of the engine's cost. The tree's arrays are kept
+from one search to the next. It scales from a couple of simulations (tests) to tens of
+thousands; everything random comes from the agent's seeded generator (the compiled search
+draws from a generator state seeded from it at every search), so a search with a fixed
+number of simulations is reproducible from the agent's seed.
+
+A subclass may replace the first estimates of the children of every new node
+(:meth:`MCTSAgent.first_estimates`, with ``guided = True``): the learned agent's search puts
+its model's estimate in the column of the player who chooses.
 """
 
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
 
 from concordia_env import Game, strategy
-from concordia_env.engine import actions as A
-from concordia_env.engine.rules.setup import shuffle_hidden_stack
 from concordia_env.strategy import RolloutSettings
+from concordia_env.strategy.planner import STATUS_ILLEGAL, STATUS_SIZE
+from concordia_env.strategy.search import PRIOR_VISITS as PRIOR
 
 from .base import Agent, draw_seed
-from .heuristic import HeuristicAgent, TurnOption, TurnPlan, evaluate
+from .heuristic import HeuristicAgent, TurnPlan
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, choice_option, float_option, int_option
 
-ROLLOUTS = ("none", "heuristic", "random")
-EVALUATIONS = ("heuristic", "score")
-#: the rollout policy: the heuristic's planner, Gumbel noise of this many VP on the card
-#: choice, and no nested lookahead inside a card's turn (cheaper)
-ROLLOUT_SETTINGS = RolloutSettings(epsilon=0.0, temperature=0.5, nested_lookahead=False)
+#: the rollout policy: the heuristic's planner choosing its card among two turn options drawn at
+#: random, with Gumbel noise of this many VP on their utilities, and no nested lookahead inside a
+#: card's turn (a third of the cost of weighing every option: see docs/agents.md)
+ROLLOUT_SETTINGS = RolloutSettings(epsilon=0.0, temperature=0.5, nested_lookahead=False, options=2)
 ROLLOUT_PARAMS = strategy.params_array(rollout=ROLLOUT_SETTINGS)
+ROLLOUT_PARAMS.flags.writeable = False
 #: turns played by a rollout with rollout_rounds=None (far more than any game lasts)
-UNLIMITED_TURNS = 1_000_000
+UNLIMITED_TURNS = strategy.UNLIMITED_TURNS
 #: the first estimate of a child counts as this many visits
-PRIOR_VISITS = 1
+PRIOR_VISITS = PRIOR
+#: a time-limited search runs the compiled simulations in batches of about this many seconds
+BATCH_SECONDS = 0.01
 #: limits of the options (agents.options has the budget limits): far beyond any useful value, so
 #: that a typo cannot build an agent whose every move takes hours or whose values mean nothing
 MAX_EXPLORATION = 100.0
@@ -81,32 +93,10 @@ MAX_VALUE_SCALE = 1e6
 MAX_DETERMINIZATIONS = 1_000
 
 
-class Node:
-    """A position in the tree, reached by a sequence of turns from the root."""
-
-    __slots__ = ("children", "game", "options", "player", "value", "visits")
-
-    def __init__(self, game: Game, value: np.ndarray, visits: int) -> None:
-        self.game = game
-        self.player = game.current_player  # -1 once the game is over
-        self.value = value * visits
-        self.visits = visits
-        self.options: list[TurnOption] | None = None
-        self.children: list[Node] = []
-
-    @property
-    def expanded(self) -> bool:
-        return self.options is not None
-
-    def mean(self, player: int) -> float:
-        return float(self.value[player] / self.visits)
-
-
 class MCTSAgent(Agent):
     """UCT over whole turns with max-n values; see the module docstring.
 
-    * ``simulations``: simulations per decision (30 take well under a second on a laptop
-      core in 2-player Italia); ignored when ``time_per_move`` (seconds) is given;
+    * ``simulations``: simulations per decision; ignored when ``time_per_move`` (seconds) is given;
     * ``exploration``: the UCB1 constant, on values in 0..1;
     * ``rollout`` (``"heuristic"``, ``"random"``, ``"none"``), ``rollout_rounds`` (rounds of
       turns, ``None`` to the end of the game) and ``evaluation`` (``"heuristic"``,
@@ -117,6 +107,8 @@ class MCTSAgent(Agent):
     """
 
     name = "mcts"
+    #: True: :meth:`first_estimates` sets the first estimates of every new node's children
+    guided = False
 
     def __init__(
         self,
@@ -156,6 +148,7 @@ class MCTSAgent(Agent):
         self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
         self._noise = strategy.new_rng(0)
         self._plan: TurnPlan | None = None
+        self._tree: strategy.Tree | None = None
         #: simulations run for the last search (diagnostics and tests)
         self.last_simulations = 0
 
@@ -182,120 +175,99 @@ class MCTSAgent(Agent):
         self._plan = self._search(game)
         return self.checked(game, self._plan.actions[0], legal)
 
+    def _settings(self, num_players: int) -> np.ndarray:
+        turns = None if self.rollout_rounds is None else self.rollout_rounds * num_players
+        return strategy.search_settings(
+            self.exploration, self.value_scale, self.rollout, turns, self.evaluation, pause=self.guided
+        )
+
     def _search(self, game: Game) -> TurnPlan:
         """Run the trees; return the best root move as the plan of its actions on the real game."""
         self._noise = strategy.new_rng(draw_seed(self.rng))
+        settings = self._settings(game.num_players)
         deadline = None if self.time_per_move is None else time.perf_counter() + self.time_per_move
         per_tree = max(1, self.simulations // self.determinizations)
-        visits: dict[tuple[int, ...], int] = {}
+        visits: dict[tuple[int, ...], float] = {}
         values: dict[tuple[int, ...], float] = {}
+        status = np.zeros(STATUS_SIZE, dtype=np.int64)
         done = 0
         for k in range(self.determinizations):
-            sim = game.with_hidden_stack_shuffled(self.rng)
-            root = Node(sim, np.zeros(game.num_players), 0)
+            root = strategy.determinized(game.state, self._noise)
+            self._tree = strategy.search_tree(root, self._tree)
             tree_deadline = None
             if deadline is not None:
                 tree_deadline = time.perf_counter() + (deadline - time.perf_counter()) / (self.determinizations - k)
-            count = 0
-            while True:
-                self._simulate(root)
-                count += 1
-                if tree_deadline is None and count >= per_tree:
-                    break
-                if tree_deadline is not None and time.perf_counter() >= tree_deadline:
-                    break
-            done += count
-            assert root.options is not None, "a searched root is expanded"
-            for option, child in zip(root.options, root.children, strict=True):
-                first = first_actions(option.plan)
-                visits[first] = visits.get(first, 0) + child.visits
-                values[first] = values.get(first, 0.0) + float(child.value[root.player])
+            done += self._run_tree(game, settings, per_tree, tree_deadline, status)
+            first, tree_visits, tree_values = strategy.root_statistics(self._tree)
+            for row, n, v in zip(first, tree_visits, tree_values, strict=True):
+                key = tuple(int(a) for a in row if a >= 0)
+                visits[key] = visits.get(key, 0.0) + float(n)
+                values[key] = values.get(key, 0.0) + float(v)
         self.last_simulations = done
+        self._rules.report_illegal(game, int(status[STATUS_ILLEGAL]))
         # the best mean value: with values this close, visit counts mostly reflect exploration
         best = max(visits, key=lambda key: (values[key] / visits[key], visits[key]))
         # the tree played on a shuffled stack: replan the chosen move's rest on the real game
         return self._rules.plan_turn(game, list(best))
 
-    # ------------------------------------------------------------------ one simulation
-    def _simulate(self, root: Node) -> None:
-        path = [root]
-        node = root
-        while node.expanded and node.children:
-            node = self._select(node)
-            path.append(node)
-        # evaluate where the searching player is about to play again: positions at different
-        # points of the round are not comparable (whoever just played looks ahead)
-        while not node.game.is_over():
-            if not node.expanded:
-                self._expand(node)
-            mover = node.player
-            node = max(node.children, key=lambda c: c.mean(mover))
-            path.append(node)
-            if node.player == root.player:
-                break
-        value = self._leaf_value(node)
-        for n in path:
-            n.visits += 1
-            n.value += value
+    def _run_tree(
+        self, game: Game, settings: np.ndarray, budget: int, deadline: float | None, status: np.ndarray
+    ) -> int:
+        """Simulations on the current tree: ``budget`` of them, or batches until ``deadline``; returns the count.
 
-    def _expand(self, node: Node) -> None:
-        node.options = self._rules.turn_options(node.game)
-        estimates = self.option_values(node.game, node.options)
-        node.children = [Node(o.game, v, PRIOR_VISITS) for o, v in zip(node.options, estimates, strict=True)]
-
-    def option_values(self, game: Game, options: list[TurnOption]) -> list[np.ndarray]:
-        """Each option's first estimate for every player (0..1), worth ``PRIOR_VISITS`` visits.
-
-        The heuristic evaluation of the position the option leads to, squashed (or a finished
-        game's result). A subclass may estimate differently (``concordia_env.agents.learned`` puts a trained
-        model's estimate in the column of the player who chooses).
+        The clock is read whenever the compiled search returns: after a batch, and after each
+        expansion of a guided search (a simulation cut short there is simply not counted).
         """
-        return [self._game_value(o.game) if o.game.is_over() else self._squash(o.values) for o in options]
+        count = 0
+        batch = 1
+        while True:
+            want = budget - count if deadline is None else batch
+            start = time.perf_counter()
+            tree = self._searched_tree()
+            params = self._rules.params
+            self._tree, ran, paused = strategy.simulate(
+                tree, game.map.tables, params, ROLLOUT_PARAMS, settings, self._noise, want, status
+            )
+            count += ran
+            if paused:
+                self._guide(game)
+            if deadline is None:
+                if count >= budget:
+                    return count
+                continue
+            now = time.perf_counter()
+            if now >= deadline and count >= 1:
+                return count
+            if not paused:
+                per_simulation = (now - start) / max(1, ran)
+                batch = max(1, int(min(BATCH_SECONDS, deadline - now) / max(per_simulation, 1e-9)))
 
-    def _select(self, node: Node) -> Node:
-        """UCB1 for the player to move, on their own value."""
-        log_n = math.log(max(1, node.visits))
-        p = node.player
-        return max(node.children, key=lambda c: c.mean(p) + self.exploration * math.sqrt(log_n / c.visits))
+    def _guide(self, game: Game) -> None:
+        """The search paused after an expansion: let :meth:`first_estimates` set the children's first estimates."""
+        tree = self._searched_tree()
+        node = strategy.expansion(tree)
+        estimates = node.estimates.copy()
+        self.first_estimates(game, node.state, node.afterstates, node.values, estimates)
+        strategy.set_first_estimates(tree, estimates)
 
-    def _leaf_value(self, node: Node) -> np.ndarray:
-        """The value of a leaf: its first estimate, or the outcome of a rollout from it."""
-        if node.game.is_over() or self.rollout == "none":
-            return node.value / node.visits if node.visits else self._game_value(node.game)
-        sim = node.game.clone()
-        turns = UNLIMITED_TURNS if self.rollout_rounds is None else self.rollout_rounds * sim.num_players
-        if self.rollout == "random":
-            strategy.random_rollout(sim._state, sim.map.tables, turns, self._noise)
-        else:
-            strategy.rollout_turns(sim._state, sim.map.tables, ROLLOUT_PARAMS, turns, self._noise)
-        return self._game_value(sim)
+    def _searched_tree(self) -> strategy.Tree:
+        """The tree of the search under way (made by ``_search`` before any simulation)."""
+        if self._tree is None:
+            raise RuntimeError("no search tree yet: _search makes it before simulating")
+        return self._tree
 
-    def _game_value(self, game: Game) -> np.ndarray:
-        if game.is_over():
-            points = game.final_scores().astype(float)
-            points[game.winner()] += 0.5  # ties go to the tie-break winner (docs/rules.md §7)
-        elif self.evaluation == "heuristic":
-            points = evaluate(game)
-        else:
-            points = strategy.score_estimate(game.state, game.map.tables)
-        return self._squash(points)
+    def first_estimates(
+        self, game: Game, state: np.ndarray, afterstates: np.ndarray, values: np.ndarray, estimates: np.ndarray
+    ) -> None:
+        """Change the first estimates (0..1, [option, player]) of a new node's children in place.
 
-    def _squash(self, points: np.ndarray) -> np.ndarray:
-        """Each player's margin over the best opponent, mapped into 0..1."""
-        points = np.asarray(points, dtype=np.float64)
-        top = int(np.argmax(points))
-        best_other = np.full(len(points), points[top])  # everyone's best opponent is the leader...
-        best_other[top] = np.max(np.delete(points, top))  # ...but the leader's is the runner-up
-        return 0.5 + 0.5 * np.tanh((points - best_other) / self.value_scale)
+        Called only when ``guided`` is True, for every node the search expands: ``state`` is
+        the node's position, ``afterstates`` and ``values`` its turn options' afterstates and
+        every player's estimated final VP there; ``estimates`` hold the heuristic's squashed
+        estimates (a finished game's result where an option ends the game). ``game`` is the
+        real game the search is for. The plain search keeps the heuristic's estimates.
+        """
 
 
-def first_actions(plan: TurnPlan) -> tuple[int, ...]:
-    """What identifies a root move across determinizations: its first action (two for a Diplomat)."""
-    if len(plan.actions) > 1 and A.range_of(plan.actions[1]) == A.RANGE_DIPLOMAT:
-        return tuple(plan.actions[:2])
-    return (plan.actions[0],)
-
-
-#: the hidden stack reshuffled within each deck, in place (the rule lives in ``rules.setup``;
-#: ``Game.with_hidden_stack_shuffled`` is the copy the search uses)
-shuffle_stack = shuffle_hidden_stack
+ROLLOUTS = tuple(strategy.SEARCH_ROLLOUTS)
+EVALUATIONS = tuple(strategy.SEARCH_EVALUATIONS)

@@ -30,9 +30,10 @@ from .maps import Map, load
 from .observation import observe
 from .position_codec import parse_position, position_text, read_position, write_position
 from .rules import engine, facts
+from .rules.hidden import shuffle_hidden_stack
 from .rules.legal import fill_legal
-from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, score_parts, score_totals
-from .rules.setup import new_state, shuffle_hidden_stack
+from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, ranking, score_parts, score_totals
+from .rules.setup import new_state
 from .state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,
@@ -308,10 +309,10 @@ class Game:
         return [(pm - k) % n for k in range(n)]
 
     def ranking(self) -> list[int]:
-        """Players from first to last place (most VP first, ties broken by docs/rules.md §7)."""
-        scores = self.scores()
-        priority = {p: k for k, p in enumerate(self.tie_break_order())}
-        return sorted(range(self.num_players), key=lambda p: (-scores[p], priority[p]))
+        """Players from first to last place: most VP first, ties by docs/rules.md §7 (``rules.scoring.ranking``)."""
+        out = np.zeros(self.num_players, dtype=np.int64)
+        ranking(self.state, self.map.tables, out)
+        return [int(p) for p in out]
 
     def winner(self) -> int:
         """The winner (docs/rules.md §7 tie-break); only once the game is over."""
@@ -589,7 +590,7 @@ class Game:
         hidden, so this is one of the games the players cannot tell apart from this one.
         """
         game = self.clone()
-        shuffle_hidden_stack(game._state, rng)
+        shuffle_hidden_stack(game._state, rng.random(int(game._state[STACK_SIZE])))
         return game
 
     # ------------------------------------------------------------------ serialisation

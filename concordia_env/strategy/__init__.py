@@ -12,6 +12,8 @@ agent takes its candidates and their values from it. One route per decision:
 * :mod:`.options`: every legal answer to the pending decision, played out to the end of the
   turn, with its afterstate and values (:func:`turn_options`);
 * :mod:`.rollout`: the same planner with noise and cheaper settings, for tree search;
+* :mod:`.search`: tree search over whole turns, the tree as arrays (:func:`search_tree`,
+  :func:`simulate`);
 * :mod:`.hidden`: the determinization that keeps the hidden stack hidden;
 * :mod:`.params`: the weights and settings, checked, packed into one float64 array;
 * :mod:`.noise`: the strategy's own small random generator.
@@ -38,9 +40,9 @@ import numpy as np
 
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.maps import M_NUM_PROVINCES, MAX_PROVINCES
-from concordia_env.engine.state import NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.state import MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
-from . import evaluation, hidden, noise, options, planner, rollout
+from . import evaluation, hidden, noise, options, planner, rollout, search
 from .params import (
     DEFAULT_PARAMS,
     DEFAULT_PLANNER,
@@ -52,6 +54,7 @@ from .params import (
     Weights,
     params_array,
 )
+from .search import ROLLOUT_NONE, ROLLOUT_POLICY, ROLLOUT_RANDOM, STOP_PAUSE, STOP_ROOM, Tree
 
 __all__ = [
     "DEFAULT_PARAMS",
@@ -60,12 +63,15 @@ __all__ = [
     "NO_NOISE",
     "PlannerSettings",
     "RolloutSettings",
+    "SearchExpansion",
+    "Tree",
     "TurnOptions",
     "Weights",
     "best_option",
     "decide",
     "determinized",
     "evaluate",
+    "expansion",
     "new_rng",
     "params_array",
     "plan_turn",
@@ -73,7 +79,12 @@ __all__ = [
     "remaining_fraction",
     "replay",
     "rollout_turns",
+    "root_statistics",
     "score_estimate",
+    "search_settings",
+    "search_tree",
+    "set_first_estimates",
+    "simulate",
     "turn_options",
     "utility",
 ]
@@ -288,3 +299,204 @@ def score_estimate(state: np.ndarray, tables: np.ndarray) -> np.ndarray:
     out = np.zeros(int(s[NUM_PLAYERS]), dtype=np.float64)
     rollout.score_estimate(s, _tables(tables), out)
     return out
+
+
+# --------------------------------------------------------------------------- tree search
+#: the rollouts of :func:`search_settings`, by name
+SEARCH_ROLLOUTS = {"none": ROLLOUT_NONE, "heuristic": ROLLOUT_POLICY, "random": ROLLOUT_RANDOM}
+#: what scores a position where a rollout stops, by name
+SEARCH_EVALUATIONS = {"heuristic": search.EVALUATION_HEURISTIC, "score": search.EVALUATION_SCORE}
+#: rollout turns of :func:`search_settings` with ``rollout_turns=None`` (to the end of the game)
+UNLIMITED_TURNS = search.UNLIMITED_TURNS
+
+
+class SearchExpansion(NamedTuple):
+    """The node a paused search (:func:`simulate` with ``pause=True``) has just expanded."""
+
+    #: the node's position
+    state: np.ndarray
+    #: its turn options' afterstates and every player's estimated final VP there, one row each
+    afterstates: np.ndarray
+    values: np.ndarray
+    #: the children's first estimates (every player's value in 0..1), one row each: change them
+    #: and pass them to :func:`set_first_estimates`
+    estimates: np.ndarray
+
+
+def search_settings(
+    exploration: float,
+    value_scale: float,
+    rollout: str,
+    rollout_turns: int | None,
+    evaluation: str,
+    pause: bool = False,
+) -> np.ndarray:
+    """The settings array of :func:`simulate` (:mod:`.search`), checked.
+
+    ``rollout``: ``"heuristic"`` (the rollout policy), ``"random"`` or ``"none"``;
+    ``rollout_turns``: turns a rollout plays (None: to the end of the game); ``evaluation``:
+    ``"heuristic"`` or ``"score"``; ``pause``: stop after every expansion (guided estimates).
+    """
+    if rollout not in SEARCH_ROLLOUTS:
+        raise ValueError(f"rollout must be one of {sorted(SEARCH_ROLLOUTS)}, got {rollout!r}")
+    if evaluation not in SEARCH_EVALUATIONS:
+        raise ValueError(f"evaluation must be one of {sorted(SEARCH_EVALUATIONS)}, got {evaluation!r}")
+    exploration, value_scale = float(exploration), float(value_scale)
+    if not (np.isfinite(exploration) and exploration >= 0):
+        raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+    if not (np.isfinite(value_scale) and value_scale > 0):
+        raise ValueError(f"value_scale must be a finite number > 0, got {value_scale!r}")
+    turns = UNLIMITED_TURNS if rollout_turns is None else int(rollout_turns)
+    if not 1 <= turns <= UNLIMITED_TURNS:
+        raise ValueError(f"rollout_turns must be in 1..{UNLIMITED_TURNS} (or None: to the end), got {rollout_turns!r}")
+    out = np.zeros(search.NUM_SETTINGS, dtype=np.float64)
+    out[search.S_EXPLORATION] = exploration
+    out[search.S_VALUE_SCALE] = value_scale
+    out[search.S_ROLLOUT] = SEARCH_ROLLOUTS[rollout]
+    out[search.S_ROLLOUT_TURNS] = turns
+    out[search.S_EVALUATION] = SEARCH_EVALUATIONS[evaluation]
+    out[search.S_PAUSE] = float(bool(pause))
+    return out
+
+
+#: every array of a search tree: its dtype and its shape past the row count (None: rows of the node arrays)
+_TREE_FIELDS = {
+    "parent": (np.int32, ()),
+    "player": (np.int32, ()),
+    "visits": (np.float64, ()),
+    "value": (np.float64, (MAX_PLAYERS,)),
+    "first_child": (np.int32, ()),
+    "num_children": (np.int32, ()),
+    "slot": (np.int32, ()),
+    "plan_start": (np.int64, ()),
+    "plan_len": (np.int32, ()),
+    "plans": (np.int16, ()),
+    "states": (np.int32, (STATE_SIZE,)),
+    "after": (np.int32, (STATE_SIZE,)),
+    "after_values": (np.float64, (MAX_PLAYERS,)),
+    "counts": (np.int64, ()),
+    "cursor": (np.int64, ()),
+}
+_NODE_FIELDS = ("parent", "player", "visits", "value", "first_child", "num_children", "slot", "plan_start", "plan_len")
+
+
+def _tree(tree: Tree, rooted: bool = True) -> Tree:
+    """A tree as :func:`search_tree` and :func:`simulate` made it: the arrays' types and sizes checked.
+
+    ``rooted``: the tree must hold a root (:func:`search_tree` put a position there).
+    """
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree must be a strategy.Tree made by search_tree(), got {type(tree).__name__}")
+    for name, (dtype, rest) in _TREE_FIELDS.items():
+        a = getattr(tree, name)
+        if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.shape[1:] == rest and a.flags.c_contiguous):
+            raise TypeError(f"tree.{name} is not the array search_tree() made (a {np.dtype(dtype)} array)")
+        if not a.flags.writeable:
+            raise ValueError(f"tree.{name} is read-only")
+    rows = tree.parent.shape[0]
+    counts = tree.counts
+    if (
+        any(getattr(tree, name).shape[0] != rows for name in _NODE_FIELDS)
+        or counts.shape != (search.NUM_COUNTS,)
+        or tree.cursor.shape != (search.CURSOR_SIZE,)
+        or tree.after.shape[0] != tree.after_values.shape[0]
+        or not 0 <= counts[search.C_NODES] <= rows
+        or not 0 <= counts[search.C_STATES] <= tree.states.shape[0]
+        or not 0 <= counts[search.C_PLAN] <= tree.plans.shape[0]
+        or rows == 0
+        or tree.states.shape[0] == 0
+    ):
+        raise ValueError("the tree's arrays do not fit together: make trees with search_tree()")
+    if rooted and counts[search.C_NODES] == 0:
+        raise ValueError("the tree has no root: make it with search_tree()")
+    return tree
+
+
+def search_tree(state: np.ndarray, tree: Tree | None = None) -> Tree:
+    """A search tree with ``state`` at its root: ``tree`` emptied and reused, or a new one.
+
+    The caller determinizes first if the position's hidden stack is the real one.
+    """
+    s = _state(state)
+    if int(s[PHASE]) == PHASE_GAME_OVER:
+        raise ValueError("the game is over: there is no decision to search")
+    if tree is None:
+        tree = search.new_tree()
+    else:
+        tree = _tree(tree, rooted=False)
+    search.set_root(tree, s)
+    return tree
+
+
+def simulate(
+    tree: Tree,
+    tables: np.ndarray,
+    params: np.ndarray | None,
+    rollout_params: np.ndarray,
+    settings: np.ndarray,
+    rng: np.ndarray,
+    budget: int,
+    status: np.ndarray | None = None,
+) -> tuple[Tree, int, bool]:
+    """Run up to ``budget`` simulations of the search (:mod:`.search`); the tree grows as needed.
+
+    Returns ``(tree, simulations completed, paused)``: keep the returned tree (it may have new,
+    bigger arrays). ``paused`` is True when the settings ask to pause after every expansion and
+    one just happened (:func:`expansion`, :func:`set_first_estimates`, then call again to go on).
+    ``status`` (``planner.STATUS_SIZE`` int64 counters, optional) adds up the planner's illegal
+    proposals (``status[planner.STATUS_ILLEGAL]``, 0 unless a bug).
+    """
+    tree = _tree(tree)
+    sets = np.ascontiguousarray(settings, dtype=np.float64)
+    if sets.shape != (search.NUM_SETTINGS,):
+        raise ValueError("settings are made by strategy.search_settings()")
+    m, p, r, g = _tables(tables), _params(params), _params(rollout_params), _rng(rng)
+    if status is None:
+        status = _status()
+    elif not (isinstance(status, np.ndarray) and status.dtype == np.int64 and status.shape == (planner.STATUS_SIZE,)):
+        raise TypeError(f"status is an int64 array of {planner.STATUS_SIZE} counters")
+    budget = int(budget)
+    done = 0
+    while done < budget:
+        done += int(search.simulate(tree, m, p, r, sets, g, status, budget - done))
+        stop = int(tree.cursor[search.K_STOP])
+        if stop == STOP_ROOM:
+            tree = search.grown(tree)
+        elif stop == STOP_PAUSE:
+            return tree, done, True
+    return tree, done, False
+
+
+def expansion(tree: Tree) -> SearchExpansion:
+    """What a paused search has just expanded (see :func:`simulate`); the arrays are copies."""
+    if int(tree.cursor[search.K_STOP]) != STOP_PAUSE or int(tree.cursor[search.K_PHASE]) != search.CURSOR_CHOOSE:
+        raise ValueError("the search is not paused after an expansion")
+    node = int(tree.cursor[search.K_NODE])
+    first, count = int(tree.first_child[node]), int(tree.num_children[node])
+    state = tree.states[tree.slot[node]].copy()
+    n = int(state[NUM_PLAYERS])
+    estimates = tree.value[first : first + count, :n] / tree.visits[first : first + count, None]
+    return SearchExpansion(state, tree.after[:count].copy(), tree.after_values[:count, :n].copy(), estimates)
+
+
+def set_first_estimates(tree: Tree, estimates: np.ndarray) -> None:
+    """Replace the first estimates of the children of the node a paused search has just expanded."""
+    current = expansion(tree).estimates
+    est = np.asarray(estimates, dtype=np.float64)
+    if est.shape != current.shape:
+        raise ValueError(f"estimates are one row per child and one column per player {current.shape}, got {est.shape}")
+    if not (np.isfinite(est).all() and (est >= 0).all() and (est <= 1).all()):
+        raise ValueError("first estimates are values in 0..1")
+    node = int(tree.cursor[search.K_NODE])
+    first, count = int(tree.first_child[node]), int(tree.num_children[node])
+    tree.value[first : first + count, : est.shape[1]] = est * tree.visits[first : first + count, None]
+
+
+def root_statistics(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per root move: its first actions (a Diplomat: and the copy, else -1), visits, summed value of the mover."""
+    count = int(_tree(tree).num_children[0])
+    first = np.full((count, 2), -1, dtype=np.int64)
+    visits = np.zeros(count)
+    values = np.zeros(count)
+    search.root_statistics(tree, int(tree.player[0]), first, visits, values)
+    return first, visits, values

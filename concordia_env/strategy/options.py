@@ -28,6 +28,8 @@ from .planner import MAX_TURN_DECISIONS, apply, play_out
 
 #: a plan's first actions (the option's identity): one, or two for a played Diplomat and its copy
 MAX_FIRST = 2
+#: options of one decision at most: every action, plus a Diplomat's copies beyond its own action
+MAX_OPTIONS = NUM_ACTIONS + MAX_PLAYERS
 
 
 @njit
@@ -68,8 +70,19 @@ def turn_options(s, m, params, remaining, status):
     every action of the turn from ``s`` on. ``remaining`` is the decision's share of the game
     left (one scale for every afterstate); ``status`` counts illegal proposals (:mod:`.planner`).
     """
-    starts = np.zeros((NUM_ACTIONS + MAX_PLAYERS, MAX_FIRST), dtype=np.int64)
+    starts = np.zeros((MAX_OPTIONS, MAX_FIRST), dtype=np.int64)
     count = option_starts(s, m, starts)
+    return play_options(s, m, params, remaining, starts[:count].copy(), status)
+
+
+@njit
+def play_options(s, m, params, remaining, starts, status):
+    """The options that begin with the rows of ``starts`` (first actions, -1 padded), played out and evaluated.
+
+    Returns ``(starts, afterstates, vals, plans, plan_lengths)`` as :func:`turn_options` does,
+    one row per row of ``starts`` (a caller may play out only some of the options).
+    """
+    count = starts.shape[0]
     afterstates = np.empty((count, STATE_SIZE), dtype=np.int32)
     vals = np.zeros((count, MAX_PLAYERS))
     plans = np.zeros((count, MAX_TURN_DECISIONS), dtype=np.int64)
@@ -88,7 +101,7 @@ def turn_options(s, m, params, remaining, status):
                 n += 1
         lengths[k] = play_out(sim, m, params, remaining, s[TURN_COUNT], plans[k], n, status, keys, cached)
         cached_values(sim, m, params, remaining, keys, cached, vals[k])
-    return starts[:count].copy(), afterstates, vals, plans, lengths
+    return starts, afterstates, vals, plans, lengths
 
 
 @njit

@@ -11,6 +11,9 @@ thumb, made cheaper and varied by the :class:`~.params.RolloutSettings` in the p
 * **cheaper play-outs**: with ``nested_lookahead`` off, the decisions inside a card's turn that
   the heuristic takes by lookahead (whom a Diplomat copies, where a Prefect produces, the
   Gavdos good) are taken by the position right after them instead;
+* **fewer options**: with ``options`` > 0 the card choice plays out and weighs only that
+  many of the turn options, drawn uniformly at random (the rest are never looked at): the
+  cost of a rollout turn falls in proportion, and the draw adds noise of its own;
 * **random sub-decisions**: a share ``epsilon`` of the other decisions are uniformly random
   legal actions (the card choice keeps its own noise). Without it the chosen card's
   play-out is the turn.
@@ -45,8 +48,8 @@ from concordia_env.engine.state import (
 
 from .evaluation import remaining_fraction, utility
 from .noise import below, gumbel, uniform
-from .options import turn_options
-from .params import P_OPPONENT_WEIGHT, R_EPSILON, R_TEMPERATURE
+from .options import MAX_FIRST, MAX_OPTIONS, option_starts, play_options
+from .params import P_OPPONENT_WEIGHT, R_EPSILON, R_OPTIONS, R_TEMPERATURE
 from .planner import apply, decide
 
 #: "VP if the game ended now" counts a sestertius of wealth still to spend as this many VP
@@ -60,13 +63,33 @@ def random_legal(mask, count, rng):
 
 
 @njit
+def sampled_options(s, m, params, remaining, rng, status):
+    """The turn options the rollout's card choice weighs: all of them, or ``options`` drawn at random.
+
+    The draw is a partial Fisher-Yates shuffle of the options' first actions; only the drawn
+    options are played out (:func:`.options.play_options`), which is what makes it cheaper.
+    """
+    starts = np.zeros((MAX_OPTIONS, MAX_FIRST), dtype=np.int64)
+    count = option_starts(s, m, starts)
+    limit = int(params[R_OPTIONS])
+    k = count if limit <= 0 else min(limit, count)
+    if k < count:
+        for i in range(k):
+            j = i + below(rng, count - i)
+            for c in range(MAX_FIRST):
+                starts[i, c], starts[j, c] = starts[j, c], starts[i, c]
+    return play_options(s, m, params, remaining, starts[:k].copy(), status)
+
+
+@njit
 def noisy_turn(s, m, params, remaining, rng, status):
     """Choose a card by its turn's utility plus ``temperature`` x Gumbel noise; play the whole turn.
 
-    Returns the decisions taken. Without ``epsilon`` the chosen option's play-out is adopted;
-    with it the card is played and the rest decided one by one (:func:`rollout_turn`).
+    The card is chosen among the options of :func:`sampled_options`. Returns the decisions
+    taken. Without ``epsilon`` the chosen option's play-out is adopted; with it the card is
+    played and the rest decided one by one (:func:`rollout`).
     """
-    first, afterstates, vals, _, lengths = turn_options(s, m, params, remaining, status)
+    first, afterstates, vals, _, lengths = sampled_options(s, m, params, remaining, rng, status)
     p = s[CURRENT_PLAYER]
     n = s[NUM_PLAYERS]
     temperature = params[R_TEMPERATURE]

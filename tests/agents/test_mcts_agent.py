@@ -19,9 +19,10 @@ from builders import (
     set_turn,
 )
 
-from concordia_env import Game, agents
-from concordia_env.agents.mcts import MCTSAgent, shuffle_stack
+from concordia_env import Game, agents, strategy
+from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.engine.cards import CARD_DECK
+from concordia_env.engine.rules.hidden import shuffle_hidden_stack
 from concordia_env.engine.state import FINAL_TURNS_LEFT, STACK, STACK_SIZE
 
 
@@ -36,7 +37,7 @@ def test_shuffle_stack_keeps_each_deck_in_its_segment():
     changed = False
     for _ in range(5):
         state = game.state.copy()
-        shuffle_stack(state, rng)
+        shuffle_hidden_stack(state, rng.random(len(before)))
         after = state[STACK : STACK + len(before)]
         assert np.array_equal(CARD_DECK[after], CARD_DECK[before]), "a deck left its segment"
         assert sorted(after) == sorted(before)
@@ -78,6 +79,7 @@ def test_time_budget_is_respected():
     game = Game.new("italia", 2, seed=0)
     one = agents.make("mcts", simulations=1)
     one.act(game)  # the first call may still load compiled code
+    one.reset(0)  # forget the planned turn: the next call searches again
     start = time.perf_counter()
     one.act(game)
     one_simulation = time.perf_counter() - start
@@ -106,3 +108,61 @@ def test_search_plays_the_scoring_card_on_the_last_turn():
     agent = agents.make("mcts", simulations=10, rollout="heuristic", rollout_rounds=1)
     agent.reset(0)
     assert game.describe_action(agent.act(game)) == "play the Architect"
+
+
+def test_several_determinizations_are_reproducible_and_spend_the_budget() -> None:
+    first = agents.make("mcts", simulations=12, determinizations=3)
+    second = agents.make("mcts", simulations=12, determinizations=3)
+    first.reset(5)
+    second.reset(5)
+    assert decisions(first, 8, seed=2) == decisions(second, 8, seed=2)
+    assert first.last_simulations == 12
+
+
+def test_the_tree_is_kept_between_searches() -> None:
+    """The arrays of the last search are reused: a decision allocates nothing once the tree is big enough."""
+    agent = agents.make("mcts", simulations=40)
+    agent.reset(1)
+    game = Game.new("italia", 2, seed=1)
+    agent.act(game)
+    tree = agent._tree
+    agent.reset(1)
+    agent.act(game)
+    assert agent._tree.parent is tree.parent and agent._tree.states is tree.states
+
+
+def test_the_learned_search_starts_every_option_from_the_models_estimate() -> None:
+    """``learned:simulations=N``: the chooser's first estimate of an option is the model's squashed margin."""
+    from concordia_env.agents.afterstate import MARGIN_SCALE, batch_features
+
+    agent = agents.make("learned", seed=0, simulations=4)
+    search = agent._search
+    game = Game.new("italia", 2, seed=3)
+    game.step(agent.act(game))  # a search ran: the guided path is taken
+    options = strategy.turn_options(game.state, game.map.tables)
+    estimates = np.full((len(options.first), 2), 0.5)
+    search.first_estimates(game, game.state, options.afterstates, options.values, estimates)
+    mover = game.current_player
+    remaining = strategy.remaining_fraction(game.state, game.map.tables)
+    features = batch_features(options.afterstates, game.map.tables, options.values, mover, remaining)
+    margins = agent.model_for(game).predict(features) * MARGIN_SCALE
+    expected = 0.5 + 0.5 * np.tanh(margins / search.value_scale)
+    assert np.allclose(estimates[:, mover], expected) and np.allclose(estimates[:, 1 - mover], 1 - expected)
+
+
+def test_the_learned_search_is_reproducible() -> None:
+    first = agents.make("learned", seed=0, simulations=6)
+    second = agents.make("learned", seed=0, simulations=6)
+    first.reset(3)
+    second.reset(3)
+    assert decisions(first, 6) == decisions(second, 6)
+
+
+def test_a_spent_time_budget_still_runs_one_whole_simulation() -> None:
+    """The clock is read whenever the compiled search returns, a guided search's pauses included."""
+    game = Game.new("italia", 2, seed=5)
+    plain = agents.make("mcts", time_per_move=1e-9)
+    guided = agents.make("learned", time_per_move=1e-9)
+    plain.act(game)
+    guided.act(game)
+    assert plain.last_simulations == 1 and guided._search.last_simulations == 1

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from numba.core.dispatcher import Dispatcher
 
 import concordia_env
+import concordia_env.agents  # the test builds an mcts agent
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame, strategy
 from concordia_env.engine.position import from_json
 from concordia_env.engine.state import PHASE_PLAY_CARD, STATE_SIZE
@@ -311,6 +312,10 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
     own = np.array(state, dtype=np.int32)
     strategy.rollout_turns(own, np.asarray(tables), np.asarray(params, dtype=np.float64), 2, rng)
     strategy.random_rollout(np.array(state, dtype=np.int32), np.asarray(tables), 2, rng)
+    for rollout, pause in (("heuristic", False), ("random", True)):
+        settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
+        tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+        strategy.simulate(tree, tables, params, params, settings, rng, 3)
 
 
 def test_the_strategy_core_compiles_once() -> None:

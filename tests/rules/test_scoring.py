@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from builders import (
     add_house,
@@ -22,6 +23,7 @@ from builders import (
 from concordia_env import Game
 from concordia_env.engine import actions as A
 from concordia_env.engine.cards import K_SENATOR, K_TRIBUNE
+from concordia_env.engine.rules.scoring import winner
 
 GODS = ("Vesta", "Jupiter", "Saturnus", "Mercurius", "Mars", "Minerva")
 MINERVA = {"Mason/I": ("brick", 3), "Farmer/I": ("food", 3), "Smith/I": ("tool", 3)}
@@ -216,3 +218,17 @@ def test_winner_of_a_finished_game_with_a_tie() -> None:
     assert scores[1] == scores[2] > scores[0]
     assert game.winner() == 2
     assert game.ranking() == [2, 1, 0]
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_ranking_is_most_vp_then_the_tie_break_order(players: int) -> None:
+    """The compiled ranking (``rules.scoring.ranking``) sorts by VP, ties by ``tie_break_order``, at any point."""
+    rng = np.random.default_rng(players)
+    for seed in range(6):
+        game = Game.new("imperium" if players > 2 else "italia", players, seed)
+        for p in range(players):
+            set_money(game, p, int(rng.integers(0, 3)) * 10)  # many ties
+        set_praefectus_magnus(game, int(rng.integers(players)))
+        scores, priority = game.scores(), {p: k for k, p in enumerate(game.tie_break_order())}
+        assert game.ranking() == sorted(range(players), key=lambda p: (-scores[p], priority[p]))
+        assert winner(game.state, game.map.tables) == game.ranking()[0]

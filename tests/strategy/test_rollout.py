@@ -54,3 +54,31 @@ def test_random_rollouts_and_the_score_estimate() -> None:
     assert strategy.score_estimate(sim.state, sim.map.tables).tolist() == sim.final_scores().tolist()
     start = strategy.score_estimate(game.state, game.map.tables)
     assert (start > game.scores()).all()  # plus a tenth of the wealth still to spend
+
+
+def test_a_rollout_turn_among_sampled_options_is_one_of_the_options() -> None:
+    """``options=k``: the card choice weighs k options drawn at random; the turn played is one of the options."""
+    game = Game.new("italia", 2, seed=6)
+    options = strategy.turn_options(game.state, game.map.tables, ROLLOUT_PARAMS)
+    one = strategy.params_array(rollout=RolloutSettings(nested_lookahead=False, options=1))
+    chosen = set()
+    for seed in range(12):
+        state, _ = rolled_out(game, one, 1, seed=seed)
+        rows = [k for k in range(len(options.first)) if np.array_equal(state, options.afterstates[k])]
+        assert len(rows) >= 1
+        chosen.add(rows[0])
+    assert len(chosen) > 2  # one option drawn at random, not the best one every time
+
+
+def test_sampling_at_least_every_option_is_weighing_them_all() -> None:
+    game = Game.new("aegyptus", 3, seed=2)
+    every = strategy.params_array(rollout=RolloutSettings(temperature=1.0, nested_lookahead=False))
+    plenty = strategy.params_array(rollout=RolloutSettings(temperature=1.0, nested_lookahead=False, options=100))
+    for seed in range(3):
+        assert np.array_equal(rolled_out(game, every, 6, seed)[0], rolled_out(game, plenty, 6, seed)[0])
+
+
+@pytest.mark.parametrize(("value", "error"), [(-1, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_the_number_of_sampled_options_is_checked(value: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="options"):
+        RolloutSettings(options=value)  # type: ignore[arg-type]

@@ -9,6 +9,8 @@ One module per concern, each the only home of its rules:
 * :mod:`.scoring`: the gods, the Concordia card and the special squares;
 * :mod:`.facts`: the public rule queries (free slots, house prices, production, cash bonus,
   buy costs, reach, ...) that everything outside ``rules/`` asks instead of re-deriving;
+* :mod:`.hidden`: the hidden order of the face-down stack, and the determinization that
+  replaces it;
 * :mod:`.engine`: the entry points ``Game`` and ``VectorGame`` call (check and apply an
   action, batches, random playouts);
 * :mod:`.common`: small helpers shared by the above.

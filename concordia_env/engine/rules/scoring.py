@@ -49,6 +49,7 @@ from ..state import (
     P_DISCARD,
     P_HAND,
     P_MONEY,
+    PRAEFECTUS_MAGNUS,
 )
 from ._jit import njit
 from .common import colonists_on_board, goods_value, pbase
@@ -186,3 +187,33 @@ def score_totals(s, m, out):
     for p in range(s[NUM_PLAYERS]):
         score_parts(s, m, p, parts, True)
         out[p] = parts.sum()
+
+
+@njit
+def ranking(s, m, out):
+    """The players from first to last place into ``out[:n]`` (docs/rules.md §7), as if the game ended now.
+
+    Most VP first; ties go to the Praefectus Magnus holder, then to the players passing
+    right from them (seat ``pm``, ``pm - 1``, ...): the one tie-break of the game.
+    """
+    n = s[NUM_PLAYERS]
+    totals = np.zeros(n, dtype=np.int64)
+    score_totals(s, m, totals)
+    pm = s[PRAEFECTUS_MAGNUS]
+    for k in range(n):  # tie-break order first, then a stable insertion sort by VP
+        out[k] = (pm - k) % n
+    for i in range(1, n):
+        p = out[i]
+        j = i - 1
+        while j >= 0 and totals[out[j]] < totals[p]:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = p
+
+
+@njit
+def winner(s, m):
+    """The player in first place (:func:`ranking`): the winner once the game is over."""
+    order = np.zeros(s[NUM_PLAYERS], dtype=np.int64)
+    ranking(s, m, order)
+    return order[0]

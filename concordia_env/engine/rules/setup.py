@@ -146,20 +146,3 @@ def new_state(
     if m.nile_route:
         s[NILE_MARKER] = m.province_index(m.nile_route[0])
     return s
-
-
-def shuffle_hidden_stack(s: np.ndarray, rng: np.random.Generator) -> None:
-    """Reshuffle the face-down stack in place, each deck's cards among their own positions.
-
-    The stack is stored bottom first (``STACK``, ``STACK_SIZE`` cards); deck I lies on top of
-    deck II and so on (step 4 of ``new_state``), which every player knows, so only the order
-    inside each deck's segment is hidden. Each segment is sorted before it is permuted, so the
-    result depends on which cards are left and on ``rng``, never on their real (hidden) order:
-    a search that reshuffles cannot peek through it.
-    """
-    size = int(s[STACK_SIZE])
-    cards = s[STACK : STACK + size]
-    decks = CARD_DECK[cards]
-    for deck in np.unique(decks):
-        where = np.flatnonzero(decks == deck)
-        cards[where] = np.sort(cards[where])[rng.permutation(len(where))]
