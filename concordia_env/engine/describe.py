@@ -96,6 +96,7 @@ def path_text(m: Map, path: int) -> str:
 def describe(s: np.ndarray, m: Map, action: int) -> str:
     """One sentence a player understands, e.g. "Architect: move land colonist from Roma to Roma–Novaria"."""
     action = int(action)
+    s = compiled_state(s)  # game.state is a read-only view: the compiled queries read a writable copy
     name, i = A.decode(action)
     p = int(s[CURRENT_PLAYER])
     b = player_base(max(p, 0))
@@ -160,7 +161,8 @@ def explain_illegal(s: np.ndarray, m: Map, action: int) -> str:
     ``ValueError`` if the action is legal: there is nothing to explain.
     """
     a = int(action)
-    code = int(why_illegal(compiled_state(s), m.tables, a))  # game.state is a read-only view: copied
+    s = compiled_state(s)  # game.state is a read-only view: the compiled checks read a writable copy
+    code = int(why_illegal(s, m.tables, a))
     if code == LEGAL:
         raise ValueError(f"action {a} is legal in this position: nothing to explain")
     return REFUSAL_TEXT[code](_Refused(s, m, a))

@@ -157,6 +157,7 @@ def warm_up() -> None:
     """Ordinary use of every entry point: games on every map, the loader in every decision, batches, envs."""
     rng = np.random.default_rng(0)
     _decode_every_range()
+    Game.new("italia", 2, seed=0).with_hidden_stack_shuffled(rng)  # the hidden-stack rule, from Python
     for i, name in enumerate(("imperium", "italia", "aegyptus", "creta")):
         game = Game.new(name, 3, seed=i, intermediate_scoring=bool(i % 2))
         while not game.is_over():
@@ -236,13 +237,38 @@ def _ask_rule_queries(game: Game) -> None:
 
 
 def _decode_every_range() -> None:
-    """Every action decoder of ``engine.actions`` once, on the first action of its range (describe uses them)."""
+    """Every action encoder and decoder of ``engine.actions`` once, and every action described in a few positions.
+
+    Python code (menus, descriptions, agents) calls these compiled functions directly, each
+    with its ordinary argument types: warming them here keeps the outcome independent of
+    which random positions the games below happen to reach.
+    """
+    import inspect
+
     from concordia_env.engine import actions as A
+    from concordia_env.engine.describe import describe, explain_illegal
+    from concordia_env.engine.rules import legal
 
     for name, first, _length, _doc in A.ACTION_LAYOUT.fields:
         decoder = getattr(A, f"decode_{name.lower()}", None)
         if decoder is not None:
             decoder(first)
+    for name in ("play", "diplomat", "move", "build", "produce", "choose_good", "sell", "buy", "settle"):
+        encoder = getattr(A, name)
+        encoder(*([0] * len(inspect.signature(encoder.py_func).parameters)))
+    A.buy_card(0), A.buy_card(0, 0), A.buy_card_variant(0, 0), A.tribune_colonist(0)
+    state = Game.new("italia", 2, seed=0)._state  # what a refused Diplomat's words read (a rare refusal)
+    legal.copyable_top(state, legal.diplomat_target(state, 0, 0))
+    for map_name in ("imperium", "italia", "aegyptus", "creta"):
+        game = Game.new(map_name, 3, seed=0)
+        for decisions in range(40):
+            if decisions % 8 == 0:
+                legal = game.legal_mask()
+                for a in range(NUM_ACTIONS):
+                    describe(game.state, game.map, a)
+                    if not legal[a]:  # every refusal in words, Diplomat targets included
+                        explain_illegal(game.state, game.map, a)
+            game.step(int(game.legal_actions()[decisions % len(game.legal_actions())]))
 
 
 def _run(name: str, examples: int) -> None:

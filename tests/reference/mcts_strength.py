@@ -1,4 +1,4 @@
-"""The compiled MCTS against the MCTS it replaced and against the heuristic (issue 19, item 6).
+"""The compiled MCTS against the MCTS it replaced and against the heuristic.
 
 ::
 

@@ -191,7 +191,7 @@ def test_bad_input_is_refused_before_compiled_code() -> None:
         strategy.expansion(tree)
     assert int(tree.counts[search.C_NODES]) == 1  # nothing ran
     over = Game.new("italia", 2, 0)
-    strategy.random_rollout(over.state, over.map.tables, 1_000_000, strategy.new_rng(0))
+    strategy.random_rollout(over._state, over.map.tables, 1_000_000, strategy.new_rng(0))  # the game's own array
     with pytest.raises(ValueError, match="over"):
         strategy.search_tree(over.state)
 
@@ -215,7 +215,7 @@ def test_a_finished_game_counts_its_result_with_the_tie_break() -> None:
     """Where an option ends the game, its first estimate is the result: the winner half a point ahead."""
     points = np.zeros(5)
     game = Game.new("italia", 2, 3)
-    strategy.random_rollout(game.state, game.map.tables, 1_000_000, strategy.new_rng(2))
+    strategy.random_rollout(game._state, game.map.tables, 1_000_000, strategy.new_rng(2))  # the game's own array
     search.outcome_points(game.state, game.map.tables, points)
     expected = game.final_scores().astype(float)
     expected[game.winner()] += 0.5
