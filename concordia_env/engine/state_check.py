@@ -311,6 +311,23 @@ def check_state(s: np.ndarray, m: Map) -> None:
     if map_id != m.map_id:
         shown = MAP_NAMES[map_id] if 0 <= map_id < len(MAP_NAMES) else "no map"
         raise _fail(MAP_ID, map_id, f"the state is for {shown}, not for the {m.name} map")
+    check_bounds(s)
+    _check_relations(s, m, int(s[NUM_PLAYERS]))
+
+
+def check_bounds(s: np.ndarray) -> Map:
+    """The map of state ``s`` (named by its ``MAP_ID``) once every field lies within its bounds; else ``ValueError``.
+
+    The cheap half of :func:`check_state` (two comparisons of the whole array, a few
+    microseconds): enough that no index compiled code reads from the state points outside
+    its arrays. What it leaves out are the relations between fields (a card counted twice,
+    a colonist on a path the rules forbid), which compiled code survives. The strategy
+    core's entry points, which take raw arrays, check this much.
+    """
+    map_id = int(s[MAP_ID])
+    if not 0 <= map_id < len(MAP_NAMES):
+        raise _fail(MAP_ID, map_id, f"no map has this id (0..{len(MAP_NAMES) - 1})")
+    m = load(MAP_NAMES[map_id])
     n = int(s[NUM_PLAYERS])
     if n not in m.players:
         raise _fail(NUM_PLAYERS, n, f"the {m.title} map is played by {', '.join(map(str, m.players))} players")
@@ -321,7 +338,7 @@ def check_state(s: np.ndarray, m: Map) -> None:
         lo, hi = int(low[i]), int(high[i])
         allowed = f"must be {lo}" if lo == hi else f"must be in {lo}..{hi}"
         raise _fail(i, int(s[i]), allowed + (" (an entry this map or player count does not use)" if lo == hi else ""))
-    _check_relations(s, m, n)
+    return m
 
 
 def _check_relations(s: np.ndarray, m: Map, n: int) -> None:

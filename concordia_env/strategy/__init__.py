@@ -39,8 +39,9 @@ from typing import NamedTuple
 import numpy as np
 
 from concordia_env.engine.actions import NUM_ACTIONS
-from concordia_env.engine.maps import M_NUM_PROVINCES, MAX_PROVINCES
-from concordia_env.engine.state import MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.maps import MAP_NAMES, load
+from concordia_env.engine.state import MAP_ID, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.state_check import check_bounds
 
 from . import evaluation, hidden, noise, options, planner, rollout, search
 from .params import (
@@ -111,10 +112,13 @@ class TurnOptions(NamedTuple):
 
 # --------------------------------------------------------------------------- normalising inputs
 def _state(state: np.ndarray) -> np.ndarray:
-    """The state as compiled code takes it: int32, contiguous, writable (a read-only ``Game.state`` is copied)."""
+    """The state as compiled code takes it: int32, contiguous, writable (a read-only ``Game.state`` is copied),
+    and every field within its bounds (:func:`~concordia_env.engine.state_check.check_bounds`: no index compiled
+    code reads from it points outside its arrays; ``ValueError`` naming the first field that does)."""
     s = np.ascontiguousarray(state, dtype=np.int32)
     if s.shape != _STATE_SHAPE:
         raise ValueError(f"a state is an array of {STATE_SIZE} integers, got shape {s.shape}")
+    check_bounds(s)
     return s if s.flags.writeable else s.copy()
 
 
@@ -129,18 +133,27 @@ def _own_state(state: np.ndarray) -> np.ndarray:
         and s.shape == _STATE_SHAPE
     ):
         raise TypeError("rollouts change the state in place: pass a game's own writable int32 state array")
+    check_bounds(s)
     return s
 
 
-def _tables(tables: np.ndarray) -> np.ndarray:
-    """A map's tables as the engine passes them: int32, contiguous and read-only (one compiled signature)."""
-    m = np.ascontiguousarray(tables, dtype=np.int32)
-    if m.ndim != 1 or m.shape[0] <= M_NUM_PROVINCES or not 0 < m[M_NUM_PROVINCES] <= MAX_PROVINCES:
-        raise ValueError("map tables are a map's ``tables`` array (concordia_env.engine.maps.load(name).tables)")
-    if m.flags.writeable:
-        m = m.copy()
-        m.flags.writeable = False
-    return m
+def _tables(tables: np.ndarray, state: np.ndarray | None = None) -> np.ndarray:
+    """A map's tables as the engine passes them: int32, contiguous and read-only (one compiled signature).
+
+    They must be the tables of one of the maps (of the map of ``state``, when given): compiled
+    code trusts the counts and indices they hold.
+    """
+    if state is not None:
+        known = [load(MAP_NAMES[int(state[MAP_ID])]).tables]  # state is checked: MAP_ID is in range
+    else:
+        known = [load(name).tables for name in MAP_NAMES]
+    if not any(tables is k for k in known):
+        m = np.ascontiguousarray(tables, dtype=np.int32)
+        if not any(m.shape == k.shape and np.array_equal(m, k) for k in known):
+            where = "of the state's map" if state is not None else "of a map"
+            raise ValueError(f"map tables must be the tables {where} (concordia_env.engine.load(name).tables)")
+        tables = next(k for k in known if np.array_equal(m, k))
+    return tables
 
 
 def _params(params: np.ndarray | None) -> np.ndarray:
@@ -172,14 +185,16 @@ def new_rng(seed: int) -> np.ndarray:
 # --------------------------------------------------------------------------- entry points
 def remaining_fraction(state: np.ndarray, tables: np.ndarray) -> float:
     """How much of the game is left, 1 at the start, 0 once the end is triggered (:mod:`.evaluation`)."""
-    return float(evaluation.remaining_fraction(_state(state), _tables(tables)))
+    s = _state(state)
+    return float(evaluation.remaining_fraction(s, _tables(tables, s)))
 
 
 def evaluate(
     state: np.ndarray, tables: np.ndarray, params: np.ndarray | None = None, remaining: float | None = None
 ) -> np.ndarray:
     """Every player's estimated final VP (float64, one per player); ``remaining`` defaults to the position's."""
-    s, m = _state(state), _tables(tables)
+    s = _state(state)
+    m = _tables(tables, s)
     out = np.zeros(int(s[NUM_PLAYERS]), dtype=np.float64)
     evaluation.values(s, m, _params(params), _remaining(remaining, s, m), out)
     return out
@@ -211,7 +226,8 @@ def decide(
 
     The caller determinizes first if the position's hidden stack is the real one.
     """
-    s, m = _state(state), _tables(tables)
+    s = _state(state)
+    m = _tables(tables, s)
     if int(s[PHASE]) == PHASE_GAME_OVER:
         raise ValueError("the game is over: there is no decision to take")
     status = _status()
@@ -227,7 +243,8 @@ def turn_options(
     The caller determinizes first if the position's hidden stack is the real one (an
     afterstate past a card purchase shows the card drawn).
     """
-    s, m = _state(state), _tables(tables)
+    s = _state(state)
+    m = _tables(tables, s)
     if int(s[PHASE]) == PHASE_GAME_OVER:
         raise ValueError("the game is over: there is no decision to take")
     status = _status()
@@ -254,7 +271,8 @@ def plan_turn(
     remaining: float | None = None,
 ) -> tuple[np.ndarray, int]:
     """Take the legal actions ``start``, then play the turn out with the planner: (every action, illegal proposals)."""
-    s, m = _state(state), _tables(tables)
+    s = _state(state)
+    m = _tables(tables, s)
     actions = np.asarray([int(a) for a in start], dtype=np.int64)
     if actions.size and (actions.min() < 0 or actions.max() >= NUM_ACTIONS):
         raise ValueError(f"the start {list(start)} holds a value that is no action index")
@@ -268,7 +286,8 @@ def plan_turn(
 
 def replay(state: np.ndarray, tables: np.ndarray, actions: np.ndarray) -> np.ndarray:
     """The states before each of ``actions`` taken in turn from ``state`` (as many rows as were legal)."""
-    s, m = _state(state), _tables(tables)
+    s = _state(state)
+    m = _tables(tables, s)
     acts = np.ascontiguousarray(actions, dtype=np.int64)
     if acts.ndim != 1 or (acts.size and (acts.min() < 0 or acts.max() >= NUM_ACTIONS)):
         raise ValueError("actions are a 1-D array of action indices")
@@ -281,7 +300,7 @@ def rollout_turns(state: np.ndarray, tables: np.ndarray, params: np.ndarray, tur
     """Play the rollout policy (:mod:`.rollout`) on ``state`` in place for ``turns`` turns; returns decisions taken."""
     s = _own_state(state)
     status = _status()
-    n = rollout.rollout(s, _tables(tables), _params(params), int(turns), _rng(rng), status)
+    n = rollout.rollout(s, _tables(tables, s), _params(params), int(turns), _rng(rng), status)
     if status[planner.STATUS_ILLEGAL]:
         raise RuntimeError("the rollout policy proposed an illegal action (a bug in concordia_env.strategy)")
     return int(n)
@@ -290,14 +309,14 @@ def rollout_turns(state: np.ndarray, tables: np.ndarray, params: np.ndarray, tur
 def random_rollout(state: np.ndarray, tables: np.ndarray, turns: int, rng: np.ndarray) -> int:
     """Uniformly random legal actions on ``state`` in place for ``turns`` turns; returns decisions taken."""
     s = _own_state(state)
-    return int(rollout.random_rollout(s, _tables(tables), int(turns), _rng(rng)))
+    return int(rollout.random_rollout(s, _tables(tables, s), int(turns), _rng(rng)))
 
 
 def score_estimate(state: np.ndarray, tables: np.ndarray) -> np.ndarray:
     """VP per player if the game ended now, plus a tenth of the wealth still to spend (float64)."""
     s = _state(state)
     out = np.zeros(int(s[NUM_PLAYERS]), dtype=np.float64)
-    rollout.score_estimate(s, _tables(tables), out)
+    rollout.score_estimate(s, _tables(tables, s), out)
     return out
 
 

@@ -48,7 +48,7 @@ def positions(map_name: str, players: int, seed: int, every: int = 4):
 
 def per_player_parts(game: Game, player: int, remaining: float, params: np.ndarray) -> dict[str, np.ndarray]:
     """Gains, net values and needs of one player from the compiled evaluation."""
-    s, m = game.state, game.map.tables
+    s, m = game._state, game.map.tables  # compiled functions take the writable array (one signature)
     facts = np.zeros(ev.NUM_FACTS)
     gains = np.zeros(MAX_CITIES)
     nets = np.zeros(MAX_CITIES)

@@ -216,7 +216,7 @@ def test_a_finished_game_counts_its_result_with_the_tie_break() -> None:
     points = np.zeros(5)
     game = Game.new("italia", 2, 3)
     strategy.random_rollout(game._state, game.map.tables, 1_000_000, strategy.new_rng(2))  # the game's own array
-    search.outcome_points(game.state, game.map.tables, points)
+    search.outcome_points(game._state, game.map.tables, points)  # compiled: the writable array
     expected = game.final_scores().astype(float)
     expected[game.winner()] += 0.5
     assert points[:2].tolist() == expected.tolist()
@@ -225,3 +225,26 @@ def test_a_finished_game_counts_its_result_with_the_tie_break() -> None:
     assert out[1] == pytest.approx(0.5 + 0.5 * np.tanh(15 / 30))
     assert out[0] == pytest.approx(0.5 + 0.5 * np.tanh(-30 / 30))
     assert out[2] == pytest.approx(0.5 + 0.5 * np.tanh(-15 / 30))
+
+
+def test_raw_states_out_of_bounds_and_foreign_tables_are_refused_before_compiled_code() -> None:
+    """The strategy's entry points take raw arrays: a field out of bounds, another map's tables: ValueError."""
+    from concordia_env.engine.maps import load
+
+    game = Game.new("italia", 2, 0)
+    bad = game.state.copy()
+    bad[CURRENT_PLAYER] = 10**8  # an index compiled code would follow far outside the player blocks
+    for call in (
+        lambda: strategy.evaluate(bad, game.map.tables),
+        lambda: strategy.decide(bad, game.map.tables),
+        lambda: strategy.turn_options(bad, game.map.tables),
+        lambda: strategy.search_tree(bad),
+        lambda: strategy.random_rollout(bad, game.map.tables, 1, strategy.new_rng(0)),
+    ):
+        with pytest.raises(ValueError, match="CURRENT_PLAYER"):
+            call()
+    with pytest.raises(ValueError, match="tables of the state's map"):
+        strategy.evaluate(game.state, load("imperium").tables)
+    with pytest.raises(ValueError, match="tables of a map"):
+        strategy.simulate(strategy.search_tree(game.state), np.zeros_like(game.map.tables), None,
+                          ROLLOUT_PARAMS, SETTINGS, strategy.new_rng(0), 1)  # fmt: skip
