@@ -311,7 +311,7 @@ class Game:
     def ranking(self) -> list[int]:
         """Players from first to last place: most VP first, ties by docs/rules.md §7 (``rules.scoring.ranking``)."""
         out = np.zeros(self.num_players, dtype=np.int64)
-        ranking(self.state, self.map.tables, out)
+        ranking(self._state, self.map.tables, out)
         return [int(p) for p in out]
 
     def winner(self) -> int:
