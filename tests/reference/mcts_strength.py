@@ -26,8 +26,9 @@ only place that registers it, as the agent ``mcts-old``.
 
 Matches go through :mod:`concordia_env.tools.tournament`: fresh seeds, seats rotated, every
 game stored as it ends in ``--db``, so a run that is stopped resumes where it stopped when
-started again with the same arguments; ``--status`` prints the games stored so far without
-playing. Each line gives an agent's wins per seat played with the 95% Wilson interval.
+started again with the same arguments; ``--status`` prints the games stored so far (those of
+the first indices without a gap: with several workers a few later ones may be stored too)
+without playing. Each line gives an agent's wins per seat played with the 95% Wilson interval.
 """
 
 from __future__ import annotations
