@@ -242,6 +242,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._mask = self._no_actions
         self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
         self._has_reset = False
+        self._rewards_paid = False
+        self._phase = ""
         self.agent_selection = self.possible_agents[0]
         self._viewer: Any = None
 
@@ -275,6 +277,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
+        self._rewards_paid = False
+        self.infos = {a: self._info(self._no_actions) for a in self.agents}
+        self._phase = self.game.phase_name
         self._select_decider()
 
     def step(self, action: Any) -> None:
@@ -291,7 +296,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._was_dead_step(action)
             return
         try:
-            self.game.step(action_index(action))
+            self.game.step(action)  # the one check of the action: Game.step refuses any value that is no legal index
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the env is unchanged: the game refused the action
@@ -300,7 +305,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             return
         self._cumulative_rewards[agent] = 0.0
         rewards = self._rewarder.after(self.game)
-        self.rewards = dict(zip(self.possible_agents, rewards.tolist(), strict=True))
+        if rewards is not self._rewarder.nothing or self._rewards_paid:
+            # a new rewards dict only when some reward is paid (or the previous step's must be cleared)
+            self.rewards = dict(zip(self.possible_agents, rewards.tolist(), strict=True))
+            self._rewards_paid = rewards is not self._rewarder.nothing
         if self.game.is_over():
             self._finish()
         elif self._cap_reached():
@@ -329,10 +337,24 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         }
 
     def _select_decider(self) -> None:
-        """Select the engine's current player and refresh the legal mask and infos."""
+        """Select the engine's current player and refresh the legal mask and the infos that changed.
+
+        While a game runs only two entries of the infos change: the ``action_mask`` of the
+        agent selected before and now, and everyone's ``phase``. Those are updated in place
+        (as PettingZoo's classic games keep their info dicts for a whole game); the dicts
+        are built once per game, by ``reset``.
+        """
+        before = self.agent_selection
         self.agent_selection = self.possible_agents[self.game.current_player]
-        self._mask = self.game.legal_mask().astype(np.int8)
-        self.infos = {a: self._info(self._mask_of(a)) for a in self.agents}
+        self._mask = self.game.legal_mask().view(np.int8)  # a fresh bool array read as 0/1 int8: no copy
+        infos = self.infos
+        infos[before]["action_mask"] = self._no_actions
+        infos[self.agent_selection]["action_mask"] = self._mask
+        phase = self.game.phase_name
+        if phase != self._phase:
+            self._phase = phase
+            for info in infos.values():
+                info["phase"] = phase
 
     def _mask_of(self, agent: str) -> np.ndarray:
         return self._mask if agent == self.agent_selection else self._no_actions
