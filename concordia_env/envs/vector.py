@@ -7,6 +7,21 @@ self-play data collection, random playouts, search over many positions.
 
 Each row has its own current player (``current_players``); ``observations()`` shows each
 game from its current player's point of view; ``step(actions)`` takes one action per row.
+
+Threads
+-------
+``VectorGame(n, threads=k)`` steps, masks, scores and observes the rows on k threads at
+once (contiguous chunks of rows; the compiled functions release the GIL, see
+:mod:`concordia_env.envs.threads`). Everything it returns is identical for every k: a
+row's work depends on that row alone, and ``sample_actions`` draws its random numbers for
+the whole batch before the rows are split. ``close()`` stops the threads.
+
+Work done once
+--------------
+A step computes each row's next legal mask while it applies the action (the engine needs
+it to close forced decisions anyway) and keeps it: ``legal_masks()`` after a ``step`` costs
+nothing, and the next ``step`` checks its actions against the same masks.
+``observations(out=buffer)`` writes into a float32 array the caller keeps between steps.
 ``observation_version`` (default: the current one, 1) chooses the observation version of
 ``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.engine.observation`).
 
@@ -76,10 +91,11 @@ from concordia_env.engine.observation import (
     observe_batch_into,
     scores_batch_into,
 )
-from concordia_env.engine.rules.engine import apply_batch, legal_masks, sample_rows
+from concordia_env.engine.rules.engine import apply_batch, first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
 from .rewards import check_reward, final_rewards
+from .threads import RowThreads
 
 #: random base seeds (``seed=None``) are drawn below this bound
 SEED_BOUND = 2**31
@@ -100,6 +116,7 @@ class VectorGame:
         seed: int | None = 0,
         reward: str = "win",
         observation_version: int = OBSERVATION_VERSION,
+        threads: int = 1,
         **game_options: Any,
     ) -> None:
         if integer_argument(n, "n") < 1:
@@ -118,9 +135,18 @@ class VectorGame:
         self.dones = np.zeros(self.n, dtype=np.bool_)
         self.last_infos: dict[str, Any] = {}
         self._masks = np.zeros((self.n, NUM_ACTIONS), dtype=np.bool_)
+        self._masks_view = self._masks.view()
+        self._masks_view.flags.writeable = False
         self._masks_valid = False
         self._scores = np.zeros((self.n, self.num_players), dtype=np.int64)
+        self._rows = RowThreads(self.n, threads)
+        #: threads the rows are split over (``threads``, at most ``n``)
+        self.threads = self._rows.threads
         self.reset(seed)
+
+    def close(self) -> None:
+        """Stop the worker threads of ``threads > 1`` (the batch must not be stepped afterwards)."""
+        self._rows.close()
 
     # ------------------------------------------------------------------ setup
     def game_seed(self, row: int, k: int) -> int:
@@ -154,20 +180,42 @@ class VectorGame:
         return self.states[:, CURRENT_PLAYER].astype(np.int64)
 
     def legal_masks(self) -> np.ndarray:
-        """Legal actions of each row's pending decision, bool (n, NUM_ACTIONS). Do not modify it."""
-        if not self._masks_valid:
-            legal_masks(self.states, self.map.tables, self._masks)
-            self._masks_valid = True
-        return self._masks
+        """Legal actions of each row's pending decision, bool (n, NUM_ACTIONS).
 
-    def observations(self, players: np.ndarray | None = None) -> np.ndarray:
-        """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size)."""
+        The batch's own cached array (read-only: it changes with the next ``step``; copy
+        it to keep it).
+        """
+        if not self._masks_valid:
+            states, tables, masks = self.states, self.map.tables, self._masks
+            self._rows.run(lambda rows: legal_masks(states[rows], tables, masks[rows]))
+            self._masks_valid = True
+        return self._masks_view
+
+    def observations(self, players: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size).
+
+        A new array, or ``out`` filled and returned: a writable C-contiguous float32 array of
+        shape (n, obs_size) kept by the caller (``ValueError`` for any other).
+        """
         if players is None:
             players = self.current_players
         else:
             players = self._seats(players)
-        out = np.empty((self.n, self.obs_size), dtype=np.float32)
-        observe_batch_into(self.states, self.map.tables, players, out)
+        shape = (self.n, self.obs_size)
+        if out is None:
+            out = np.empty(shape, dtype=np.float32)
+        elif not (
+            isinstance(out, np.ndarray)
+            and out.dtype == np.float32
+            and out.shape == shape
+            and out.flags.c_contiguous
+            and out.flags.writeable
+        ):
+            raise ValueError(
+                f"out must be a writable C-contiguous float32 array of shape {shape}; got {short_repr(out)}"
+            )
+        states, tables = self.states, self.map.tables
+        self._rows.run(lambda rows: observe_batch_into(states[rows], tables, players[rows], out[rows]))
         return out
 
     def _seats(self, players: Any) -> np.ndarray:
@@ -207,8 +255,9 @@ class VectorGame:
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
         actions = self._check_actions(actions)
-        apply_batch(self.states, self.map.tables, actions)
-        self._masks_valid = False
+        states, tables, masks = self.states, self.map.tables, self._masks
+        self._rows.run(lambda rows: apply_batch(states[rows], tables, actions[rows], masks[rows]))
+        # every row's mask is now its new position's (a finished row's is reset below)
         self.dones = self.states[:, PHASE] == PHASE_GAME_OVER
         rewards = self._step_rewards()
         infos = self._finish_and_reset(np.flatnonzero(self.dones))
@@ -239,9 +288,8 @@ class VectorGame:
             row = int(np.flatnonzero(~in_range)[0])
             self._raise_illegal(row, int(given[row]))
         out = np.array(given, dtype=np.int64)  # a fresh, writable, contiguous copy: the compiled signature
-        legal = self.legal_masks()[np.arange(self.n), out]
-        if not legal.all():
-            row = int(np.flatnonzero(~legal)[0])
+        row = int(first_illegal_row(self.legal_masks(), out))
+        if row >= 0:
             self._raise_illegal(row, int(out[row]))
         return out
 
@@ -258,7 +306,8 @@ class VectorGame:
         rewards = np.zeros((self.n, self.num_players), dtype=np.float32)
         if self.reward == "score_delta":
             scores = np.empty_like(self._scores)
-            scores_batch_into(self.states, self.map.tables, scores)
+            states, tables = self.states, self.map.tables
+            self._rows.run(lambda rows: scores_batch_into(states[rows], tables, scores[rows]))
             rewards[:] = scores - self._scores
             self._scores = scores
         else:
@@ -294,4 +343,5 @@ class VectorGame:
             }
             self.game_counts[row] += 1
             self._new_game(row)
+            legal_masks(self.states[row : row + 1], self.map.tables, self._masks[row : row + 1])
         return infos

@@ -125,16 +125,29 @@ def legal_masks(states, m, out):
 
 
 @njit
-def apply_batch(states, m, actions):
+def apply_batch(states, m, actions, masks):
     """Apply one action per row that the caller has already checked against the row's mask.
 
     ``VectorGame`` checks the whole batch against its cached masks before changing any row
     (so that an illegal action changes nothing), which makes ``step``'s own check redundant.
+    ``masks[i]`` is left as the legal mask of the position row i reaches (computed by
+    ``advance`` anyway; all False when the game is over), so the next step needs no
+    separate ``legal_masks`` call.
     """
-    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     for i in range(states.shape[0]):
         apply_action(states[i], m, actions[i])
-        advance(states[i], m, mask)
+        advance(states[i], m, masks[i])
+        if states[i, PHASE] == PHASE_GAME_OVER:
+            masks[i, :] = False
+
+
+@njit
+def first_illegal_row(masks, actions):
+    """The first row whose action (already within ``0..NUM_ACTIONS-1``) is not legal in its mask, or -1."""
+    for i in range(actions.shape[0]):
+        if not masks[i, actions[i]]:
+            return i
+    return -1
 
 
 @njit
