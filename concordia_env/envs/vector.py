@@ -8,6 +8,19 @@ self-play data collection, random playouts, search over many positions.
 Each row has its own current player (``current_players``); ``observations()`` shows each
 game from its current player's point of view; ``step(actions)`` takes one action per row.
 
+Opponents inside
+----------------
+``VectorGame(n, ..., opponents="heuristic")`` makes every row a game against compiled
+opponents (``"random"``, ``"heuristic"``, the greedy ``"learned"``, or a list of them, one
+per other seat; :class:`~concordia_env.envs.opponents.CompiledOpponents`): the caller plays
+one seat per row, ``learner_seats``, and the others decide inside ``reset`` and ``step``
+(on the batch's threads) until the caller must decide again or the game is over. Row i's
+k-th game seats the caller at ``(i + k) % num_players``, so seats rotate across rows and
+games; its opponents are seeded as ``SingleAgentEnv(opponents, seat=that seat).reset(seed=game_seed)``
+seeds them, and the row plays that very game. ``current_players`` is then always
+``learner_seats``; ``final_info`` adds the finished game's ``learner_seat``. The
+Gymnasium vector env on this is :mod:`concordia_env.envs.vector_env`.
+
 Threads
 -------
 ``VectorGame(n, threads=k)`` steps, masks, scores and observes the rows on k threads at
@@ -94,6 +107,7 @@ from concordia_env.engine.observation import (
 from concordia_env.engine.rules.engine import apply_batch, first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
+from .opponents import CompiledOpponents
 from .rewards import check_reward, final_rewards
 from .threads import RowThreads
 
@@ -117,6 +131,7 @@ class VectorGame:
         reward: str = "win",
         observation_version: int = OBSERVATION_VERSION,
         threads: int = 1,
+        opponents: Any = None,
         **game_options: Any,
     ) -> None:
         if integer_argument(n, "n") < 1:
@@ -142,7 +157,17 @@ class VectorGame:
         self._rows = RowThreads(self.n, threads)
         #: threads the rows are split over (``threads``, at most ``n``)
         self.threads = self._rows.threads
+        self._opponents = None if opponents is None else CompiledOpponents(opponents, self.n, self.num_players)
         self.reset(seed)
+
+    @property
+    def learner_seats(self) -> np.ndarray | None:
+        """With ``opponents``: the seat the caller plays in each row's current game (n,), else None."""
+        return None if self._opponents is None else self._opponents.learner_seats.copy()
+
+    def learner_seat(self, row: int, k: int) -> int:
+        """The caller's seat in row ``row``'s ``k``-th game when ``opponents`` play: ``(row + k) % num_players``."""
+        return (row + k) % self.num_players
 
     def close(self) -> None:
         """Stop the worker threads of ``threads > 1`` (the batch must not be stepped afterwards)."""
@@ -165,13 +190,21 @@ class VectorGame:
         for i in range(self.n):
             self._new_game(i)
         self.dones[:] = False
-        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
         self._masks_valid = False
+        if self._opponents is not None:
+            states, tables, masks, opponents = self.states, self.map.tables, self._masks, self._opponents
+            self.legal_masks()
+            self._rows.run(lambda rows: opponents.play(states, tables, masks, rows))
+            opponents.check()
+        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
 
     def _new_game(self, row: int) -> None:
-        seed = self.game_seed(row, int(self.game_counts[row]))
+        k = int(self.game_counts[row])
+        seed = self.game_seed(row, k)
         self.states[row] = Game.new(self.map.name, self.num_players, seed=seed, **self._game_options).state
         self._scores[row] = 0
+        if self._opponents is not None:
+            self._opponents.new_game(row, seed, self.learner_seat(row, k))
 
     # ------------------------------------------------------------------ views
     @property
@@ -255,8 +288,16 @@ class VectorGame:
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
         actions = self._check_actions(actions)
-        states, tables, masks = self.states, self.map.tables, self._masks
-        self._rows.run(lambda rows: apply_batch(states[rows], tables, actions[rows], masks[rows]))
+        states, tables, masks, opponents = self.states, self.map.tables, self._masks, self._opponents
+
+        def work(rows: slice) -> None:
+            apply_batch(states[rows], tables, actions[rows], masks[rows])
+            if opponents is not None:
+                opponents.play(states, tables, masks, rows)
+
+        self._rows.run(work)
+        if opponents is not None:
+            opponents.check()
         # every row's mask is now its new position's (a finished row's is reset below)
         self.dones = self.states[:, PHASE] == PHASE_GAME_OVER
         rewards = self._step_rewards()
@@ -341,7 +382,12 @@ class VectorGame:
                 "decisions": game.decision_count,
                 "state": game.state,
             }
+            if self._opponents is not None:
+                final_info[row]["learner_seat"] = int(self._opponents.learner_seats[row])
             self.game_counts[row] += 1
             self._new_game(row)
             legal_masks(self.states[row : row + 1], self.map.tables, self._masks[row : row + 1])
+            if self._opponents is not None:
+                self._opponents.play(self.states, self.map.tables, self._masks, slice(row, row + 1))
+                self._opponents.check()
         return infos

@@ -13,6 +13,9 @@ agent takes its candidates and their values from it. One route per decision:
   turn, with its afterstate and values (:func:`turn_options`);
 * :mod:`.rollout`: the same planner with noise and cheaper settings, for tree search;
 * :mod:`.hidden`: the determinization that keeps the hidden stack hidden;
+* :mod:`.afterstate`: the learned agent's scorer (features of every option, the model's MLP);
+* :mod:`.players`: the agents themselves (random, heuristic, learned), compiled, for batches;
+* :mod:`.pcg64`: numpy's default generator, compiled, so that those agents draw as the Python ones do;
 * :mod:`.params`: the weights and settings, checked, packed into one float64 array;
 * :mod:`.noise`: the strategy's own small random generator.
 
@@ -22,8 +25,9 @@ map tables of a :class:`~concordia_env.Game` (``game.state``, ``game.map.tables`
 their shape and normalise their types (int32 and float64, contiguous; Python ints and
 floats), so that nothing reaches compiled code in a type it was not compiled for (no
 recompilation at run time) or of a size it would read past. The package imports only the
-engine (rules, state, cards, maps, actions), never ``Game`` or an environment, so that a
-batched environment can run compiled opponents inside its batch.
+engine (rules, state, cards, maps, actions, and the compiled observation, whose columns
+are the learned scorer's features), never ``Game`` or an environment, so that a batched
+environment can run compiled opponents inside its batch (:mod:`.players`).
 """
 
 from __future__ import annotations
@@ -34,9 +38,10 @@ import numpy as np
 
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.maps import M_NUM_PROVINCES, MAX_PROVINCES
-from concordia_env.engine.state import NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.state import MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
-from . import evaluation, hidden, noise, options, planner, rollout
+from . import afterstate, evaluation, hidden, noise, options, planner, rollout
+from .afterstate import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
 from .params import (
     DEFAULT_PARAMS,
     DEFAULT_PLANNER,
@@ -54,10 +59,13 @@ __all__ = [
     "DEFAULT_PLANNER",
     "DEFAULT_WEIGHTS",
     "NO_NOISE",
+    "ModelArrays",
     "PlannerSettings",
     "RolloutSettings",
     "TurnOptions",
     "Weights",
+    "afterstate_features",
+    "afterstate_scores",
     "best_option",
     "decide",
     "determinized",
@@ -273,3 +281,55 @@ def score_estimate(state: np.ndarray, tables: np.ndarray) -> np.ndarray:
     out = np.zeros(int(s[NUM_PLAYERS]), dtype=np.float64)
     rollout.score_estimate(s, _tables(tables), out)
     return out
+
+
+def afterstate_features(
+    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+) -> np.ndarray:
+    """The learned agent's feature vectors of the afterstates of one decision (float32, one row each), compiled.
+
+    ``afterstates`` are engine states of the map whose ``tables`` are given (the rows of
+    :func:`turn_options`), ``values[k]`` every player's estimated final VP in row k (see
+    :mod:`.afterstate`).
+    """
+    states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
+    out = np.empty((len(states), NUM_FEATURES), dtype=np.float32)
+    afterstate.option_features(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, out)
+    return out
+
+
+def afterstate_scores(
+    afterstates: np.ndarray,
+    tables: np.ndarray,
+    values: np.ndarray,
+    player: int,
+    remaining: float,
+    model: ModelArrays,
+) -> np.ndarray:
+    """A learned model's score of every afterstate (float32), as compiled code computes it inside a batch."""
+    states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
+    if not isinstance(model, ModelArrays) or len(model.shapes) == 0:
+        raise ValueError("model must be the arrays of a model (strategy.afterstate.pack_model)")
+    return afterstate.score_options(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, *model)
+
+
+def _afterstate_inputs(
+    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The inputs as compiled code takes them, or ``ValueError``: the compiled code does not bounds-check."""
+    states = np.ascontiguousarray(afterstates, dtype=np.int32)
+    if states.ndim != 2 or states.shape[1] != STATE_SIZE or len(states) == 0:
+        raise ValueError(f"afterstates are engine states, one per row ({STATE_SIZE} integers each)")
+    n = int(states[0, NUM_PLAYERS])
+    if not 2 <= n <= MAX_PLAYERS or np.any(states[:, NUM_PLAYERS] != n):
+        raise ValueError("afterstates are states of one game")
+    given = np.asarray(values, dtype=np.float64)
+    if given.shape != (len(states), n):
+        raise ValueError(f"values hold one estimate per player of every afterstate: shape {(len(states), n)}")
+    vals = np.zeros((len(states), MAX_PLAYERS), dtype=np.float64)
+    vals[:, :n] = given
+    if not 0 <= int(player) < n:
+        raise ValueError(f"player {player} is not one of the {n} players")
+    if not 0.0 <= float(remaining) <= 1.0:
+        raise ValueError(f"remaining is a share of the game in 0..1, got {remaining!r}")
+    return states, _tables(tables), vals, int(player)
