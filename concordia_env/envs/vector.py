@@ -343,12 +343,17 @@ class VectorGame:
             raise error from None
         raise AssertionError(f"row {row}: the batch mask refused action {action} that the game accepts")
 
+    def scores(self) -> np.ndarray:
+        """Every player's VP in every row as if the game ended now, int64 (n, num_players) (``Game.scores``)."""
+        scores = np.empty((self.n, self.num_players), dtype=np.int64)
+        states, tables = self.states, self.map.tables
+        self._rows.run(lambda rows: scores_batch_into(states[rows], tables, scores[rows]))
+        return scores
+
     def _step_rewards(self) -> np.ndarray:
         rewards = np.zeros((self.n, self.num_players), dtype=np.float32)
         if self.reward == "score_delta":
-            scores = np.empty_like(self._scores)
-            states, tables = self.states, self.map.tables
-            self._rows.run(lambda rows: scores_batch_into(states[rows], tables, scores[rows]))
+            scores = self.scores()
             rewards[:] = scores - self._scores
             self._scores = scores
         else:
@@ -384,10 +389,26 @@ class VectorGame:
             }
             if self._opponents is not None:
                 final_info[row]["learner_seat"] = int(self._opponents.learner_seats[row])
-            self.game_counts[row] += 1
-            self._new_game(row)
-            legal_masks(self.states[row : row + 1], self.map.tables, self._masks[row : row + 1])
-            if self._opponents is not None:
-                self._opponents.play(self.states, self.map.tables, self._masks, slice(row, row + 1))
-                self._opponents.check()
+            self._next_game(row)
         return infos
+
+    def _next_game(self, row: int) -> None:
+        """Row ``row`` starts its next game: set up, its mask computed, its opponents played up to the caller."""
+        self.game_counts[row] += 1
+        self._new_game(row)
+        legal_masks(self.states[row : row + 1], self.map.tables, self._masks[row : row + 1])
+        if self._opponents is not None:
+            self._opponents.play(self.states, self.map.tables, self._masks, slice(row, row + 1))
+            self._opponents.check()
+
+    def restart(self, rows: np.ndarray) -> None:
+        """Abandon the games of ``rows`` (no result, no reward) and start each row's next game.
+
+        What an episode cap does (the vector env's ``max_turns``): the rows go on with the
+        seeds and seats of their next games, as if their games had ended.
+        """
+        picked = np.unique(np.asarray(rows, dtype=np.int64))
+        if picked.size and (picked[0] < 0 or picked[-1] >= self.n):
+            raise ValueError(f"rows must be in 0..{self.n - 1}, got {rows!r}")
+        for row in picked:
+            self._next_game(int(row))
