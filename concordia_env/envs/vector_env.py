@@ -232,7 +232,9 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         return self.games.legal_masks().copy()
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.games.close()
+        games = self.__dict__.get("games")  # absent when the constructor refused its options
+        if games is not None:
+            games.close()
 
     # ------------------------------------------------------------------ internals
     def _base_seed(self, seed: int | Sequence[int] | None) -> int | None:
