@@ -203,3 +203,16 @@ def test_scores_restart_and_thread_options() -> None:
     with pytest.raises(TypeError):
         VectorGame(2, map="creta", num_players=2, threads=1.5)
     vec.close()
+
+
+def test_step_observes_into_a_buffer_what_observations_would_return() -> None:
+    vec = VectorGame(6, map="creta", num_players=2, seed=3, threads=2)
+    out = np.empty((6, OBS_SIZE), dtype=np.float32)
+    finished = 0
+    for _ in range(400):
+        _, dones, _ = vec.step(vec.sample_actions(), observe_into=out)
+        assert np.array_equal(out, vec.observations()), "finished rows show their next game"
+        finished += int(dones.sum())
+    assert finished > 0
+    with pytest.raises(ValueError):
+        vec.step(vec.sample_actions(), observe_into=np.empty((6, OBS_SIZE)))

@@ -22,10 +22,10 @@ counts steps per second:
 * ``gym``: ``SingleAgentEnv`` steps per second (learner decisions; the random opponents'
   decisions happen inside those steps and are not counted).
 * ``vector``: ``VectorGame(batch)``: each ``step`` counts ``batch`` decisions; the loop is
-  ``sample_actions()`` (a random legal action per row, compiled), ``step()`` and
-  ``observations(out=buffer)`` (the target applies to this line); a line without the
-  observations shows what they cost, and a line with ``threads=2`` is compared with the
-  one-thread line of the same run.
+  ``sample_actions()`` (a random legal action per row, compiled) and
+  ``step(actions, observe_into=buffer)``, which also writes every row's next observation
+  (the target applies to this line); a line without the observations shows what they cost,
+  and a line with ``threads=2`` is compared with the one-thread line of the same run.
 * ``vector env``: :class:`~concordia_env.envs.vector_env.ConcordiaVectorEnv` against the
   compiled ``heuristic`` on 2-player Italia, ``--envs`` rows on 2 threads, learner steps per
   second; against it, Stable-Baselines3's ``SubprocVecEnv`` of ``SingleAgentEnv(opponents="heuristic")``
@@ -197,9 +197,7 @@ def vector_runner(
     out = vec.observations()
 
     def chunk() -> tuple[int, int]:
-        vec.step(vec.sample_actions(rng))
-        if observe:
-            vec.observations(out=out)
+        vec.step(vec.sample_actions(rng), observe_into=out if observe else None)
         # no games/s: all rows start together, so a short run finishes few or many games by chance
         return batch, 0
 

@@ -234,10 +234,15 @@ class VectorGame:
             players = self.current_players
         else:
             players = self._seats(players)
+        out = np.empty((self.n, self.obs_size), dtype=np.float32) if out is None else self._check_out(out)
+        states, tables = self.states, self.map.tables
+        self._rows.run(lambda rows: observe_batch_into(states[rows], tables, players[rows], out[rows]))
+        return out
+
+    def _check_out(self, out: Any) -> np.ndarray:
+        """``out`` if it is a writable C-contiguous float32 array of shape (n, obs_size), else ``ValueError``."""
         shape = (self.n, self.obs_size)
-        if out is None:
-            out = np.empty(shape, dtype=np.float32)
-        elif not (
+        if not (
             isinstance(out, np.ndarray)
             and out.dtype == np.float32
             and out.shape == shape
@@ -247,8 +252,6 @@ class VectorGame:
             raise ValueError(
                 f"out must be a writable C-contiguous float32 array of shape {shape}; got {short_repr(out)}"
             )
-        states, tables = self.states, self.map.tables
-        self._rows.run(lambda rows: observe_batch_into(states[rows], tables, players[rows], out[rows]))
         return out
 
     def _seats(self, players: Any) -> np.ndarray:
@@ -285,15 +288,27 @@ class VectorGame:
         return out
 
     # ------------------------------------------------------------------ step
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
+    def step(
+        self, actions: np.ndarray, observe_into: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """One decision in every row; returns (rewards (n, num_players), dones (n,), infos).
+
+        ``observe_into``, a buffer as ``observations(out=)`` takes it, gets every row's
+        observation after the step (what ``observations()`` would return then) in the same
+        pass over the rows: with threads, one hand-over to the workers per step instead of two.
+        """
         actions = self._check_actions(actions)
+        out = None if observe_into is None else self._check_out(observe_into)
         states, tables, masks, opponents = self.states, self.map.tables, self._masks, self._opponents
 
         def work(rows: slice) -> None:
             apply_batch(states[rows], tables, actions[rows], masks[rows])
             if opponents is not None:
                 opponents.play(states, tables, masks, rows)
+            if out is not None:
+                # a finished row has no player to move (-1): it is observed again once reset
+                seats = np.maximum(states[rows, CURRENT_PLAYER], 0).astype(np.int64)
+                observe_batch_into(states[rows], tables, seats, out[rows])
 
         self._rows.run(work)
         if opponents is not None:
@@ -301,7 +316,13 @@ class VectorGame:
         # every row's mask is now its new position's (a finished row's is reset below)
         self.dones = self.states[:, PHASE] == PHASE_GAME_OVER
         rewards = self._step_rewards()
-        infos = self._finish_and_reset(np.flatnonzero(self.dones))
+        finished = np.flatnonzero(self.dones)
+        infos = self._finish_and_reset(finished)
+        if out is not None and finished.size:  # the new games of the finished rows
+            rows = self.states[finished]
+            fresh = np.empty((len(finished), self.obs_size), dtype=np.float32)
+            observe_batch_into(rows, tables, rows[:, CURRENT_PLAYER].astype(np.int64), fresh)
+            out[finished] = fresh
         self.last_infos = infos
         return rewards, self.dones, infos
 

@@ -185,16 +185,15 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         """One learner decision in every row, the opponents' replies, same-step autoreset."""
         games = self.games
         seats = games.learner_seats
-        all_rewards, dones, game_infos = games.step(actions)
+        all_rewards, dones, game_infos = games.step(actions, observe_into=self._obs)
         rewards = all_rewards[self._rows, seats].astype(np.float64)
         terminations = dones.copy()
         truncations = np.zeros(self.num_envs, dtype=np.bool_)
         if self.max_turns is not None:
             truncations = games.states[:, TURN_COUNT] >= self.max_turns
         ended = np.flatnonzero(terminations | truncations)
-        final_obs = cut_scores = None
+        cut_scores = None
         if truncations.any():  # the truncated rows' last positions, before they restart
-            final_obs = games.observations()
             cut_scores = games.scores()
         infos: dict[str, Any] = {}
         for row in ended:
@@ -211,7 +210,7 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
                     "truncated": False,
                 }
             else:
-                obs = final_obs[row].copy()
+                obs = self._obs[row].copy()
                 final = {
                     "final_scores": np.zeros(games.num_players, dtype=np.int64),
                     "scores": cut_scores[row],
@@ -223,9 +222,12 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
                 }
             infos = self._add_info(infos, {"final_obs": obs, "final_info": final}, int(row))
         if truncations.any():
-            games.restart(np.flatnonzero(truncations))
+            cut = np.flatnonzero(truncations)
+            games.restart(cut)
+            rows = games.observations()  # the restarted rows' new games (rarely: a cap was reached)
+            self._obs[cut] = rows[cut]
         infos.update(self._infos())
-        return self._observations(), rewards, terminations, truncations, infos
+        return (self._obs.copy() if self.copy else self._obs), rewards, terminations, truncations, infos
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every row, bool (n, NUM_ACTIONS) (a copy)."""
