@@ -647,8 +647,10 @@ def action_index(action: Any) -> int:
     this before the engine sees the value, so nothing can overflow or reach compiled
     code in an unexpected type.
     """
-    if type(action) in _PLAIN_INTEGERS and 0 <= action < NUM_ACTIONS:
-        return int(action)  # the common case, decided by two cheap checks (bool is not among the types)
+    if type(action) in _PLAIN_INTEGERS:  # the common case, decided cheaply (bool is not among the types)
+        a = int(action)
+        if 0 <= a < NUM_ACTIONS:
+            return a
     if isinstance(action, np.ndarray) and action.ndim == 0:
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
