@@ -237,3 +237,30 @@ def test_sb3_vec_env_serves_maskable_ppo() -> None:
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=32, n_epochs=1, policy_kwargs={"net_arch": [16]})
     model.learn(64)
     venv.close()
+
+
+def test_an_illegal_proposal_of_a_compiled_opponent_is_a_loud_bug() -> None:
+    from concordia_env.envs.opponents import CompiledOpponents
+    from concordia_env.strategy.planner import STATUS_ILLEGAL
+
+    opponents = CompiledOpponents("heuristic", 3, 2)
+    opponents.check()  # nothing proposed yet
+    opponents.status[1, STATUS_ILLEGAL] = 1
+    with pytest.raises(RuntimeError, match="row 1"):
+        opponents.check()
+
+    class Pretender:
+        def act(self, game):  # pragma: no cover - never asked
+            return 0
+
+        def reset(self, seed=None):
+            pass
+
+        def compiled_player(self, num_players):
+            return "heuristic"
+
+        def compiled_state(self):  # pragma: no cover - never asked
+            return np.zeros(6, np.uint64), np.zeros(1, np.uint64)
+
+    with pytest.raises(TypeError, match="CompiledPlayer"):
+        CompiledOpponents(Pretender(), 2, 2)
