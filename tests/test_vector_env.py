@@ -24,22 +24,27 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 # ---------------------------------------------------------------------- the games it plays
 @pytest.mark.parametrize(
-    ("opponents", "map_name", "players", "threads"),
+    ("opponents", "map_name", "players", "threads", "reward"),
     [
-        ("random", "italia", 2, 1),
-        ("heuristic", "italia", 2, 2),
-        ("learned", "italia", 2, 1),
-        (["learned", "random", "heuristic"], "imperium", 4, 2),
-        (["heuristic:opponent_weight=0.5", "learned"], "aegyptus", 3, 1),
+        ("random", "italia", 2, 1, "win"),
+        ("random", "creta", 2, 2, "score_delta"),
+        ("heuristic", "italia", 2, 2, "win"),
+        ("learned", "italia", 2, 1, "rank"),
+        (["learned", "random", "heuristic"], "imperium", 4, 2, "win"),
+        (["heuristic:opponent_weight=0.5", "learned"], "aegyptus", 3, 1, "score_delta"),
     ],
 )
-def test_each_row_plays_the_single_agent_env_s_game(opponents, map_name: str, players: int, threads: int) -> None:
+def test_each_row_plays_the_single_agent_env_s_game(
+    opponents, map_name: str, players: int, threads: int, reward: str
+) -> None:
     """Row i's k-th game is SingleAgentEnv(opponents, seat=(i + k) % n).reset(seed=game_seed(i, k)), move by move."""
     n = 3
-    vec = VectorGame(n, map=map_name, num_players=players, seed=11, opponents=opponents, threads=threads)
+    vec = VectorGame(n, map=map_name, num_players=players, seed=11, opponents=opponents, threads=threads, reward=reward)
 
     def single(row: int, k: int) -> SingleAgentEnv:
-        env = SingleAgentEnv(opponents=opponents, seat=vec.learner_seat(row, k), map=map_name, num_players=players)
+        env = SingleAgentEnv(
+            opponents=opponents, seat=vec.learner_seat(row, k), map=map_name, num_players=players, reward=reward
+        )
         env.reset(seed=vec.game_seed(row, k))
         return env
 
@@ -56,8 +61,8 @@ def test_each_row_plays_the_single_agent_env_s_game(opponents, map_name: str, pl
         seats = vec.learner_seats
         rewards, dones, infos = vec.step(actions)
         for i, env in enumerate(envs):
-            _, reward, terminated, _, info = env.step(int(actions[i]))
-            assert reward == rewards[i, seats[i]] and terminated == dones[i]
+            _, paid, terminated, _, info = env.step(int(actions[i]))
+            assert paid == pytest.approx(rewards[i, seats[i]]) and terminated == dones[i]
             if terminated:
                 assert infos["final_info"][i]["learner_seat"] == seats[i]
                 assert infos["final_info"][i]["winner"] == info["winner"]
