@@ -201,7 +201,8 @@ class CompiledOpponents:
         self.learner_seats = np.zeros(n, dtype=np.int64)
         self.rng = np.zeros((n, slots, pcg64.STATE_WORDS), dtype=np.uint64)
         self.noise = np.zeros((n, slots, 1), dtype=np.uint64)
-        self.plan_start = np.zeros((n, slots, STATE_SIZE), dtype=np.int32)
+        self.plan_state = np.zeros((n, slots, STATE_SIZE), dtype=np.int32)
+        self.plan_pos = np.zeros((n, slots), dtype=np.int64)
         self.plan_actions = np.zeros((n, slots, MAX_TURN_DECISIONS), dtype=np.int64)
         self.plan_len = np.zeros((n, slots), dtype=np.int64)
         self.status = np.zeros((n, STATUS_SIZE), dtype=np.int64)
@@ -242,7 +243,8 @@ class CompiledOpponents:
             self.model,
             self.rng[rows],
             self.noise[rows],
-            self.plan_start[rows],
+            self.plan_state[rows],
+            self.plan_pos[rows],
             self.plan_actions[rows],
             self.plan_len[rows],
             self.status[rows],

@@ -22,11 +22,12 @@ playing rows against the same games through ``SingleAgentEnv``.
 
 What a player keeps between decisions lives in arrays the batch owns, one entry per row
 and opponent slot: the numpy generator's state (``rng``, :data:`~.pcg64.STATE_WORDS`
-words), the noise generator's (``noise``), and the planned turn: the state it was planned
-from (``plan_start``), its actions (``plan_actions``) and how many (``plan_len``, 0 for
-none). The Python agent keeps the states the plan expects; these are replayed from the
-start when needed instead (a few microseconds, and ``MAX_TURN_DECISIONS`` times less
-memory per row).
+words), the noise generator's (``noise``), and the planned turn: its actions
+(``plan_actions``), how many (``plan_len``, 0 for none) and a cursor on it. The Python
+agent keeps every state the plan expects; here one state is kept, the expected state before
+action ``plan_pos`` (``plan_state``), and moved along the plan as the game goes
+(:func:`planned_action`): ``MAX_TURN_DECISIONS`` times less memory per row, and each
+planned action is replayed once.
 
 A player that proposes an action the rules do not allow is a bug, as in the Python agents'
 strict mode: :func:`play_rows` stops that row and counts it in ``status[row, STATUS_ILLEGAL]``,
@@ -78,15 +79,16 @@ class CompiledPlayer(NamedTuple):
 
 # --------------------------------------------------------------------------- plans
 @njit
-def follow(s, m, plan, length, start, actions, sim, scratch):
+def follow(s, m, plan, length, cursor, pos, actions, sim, scratch):
     """Keep the actions of ``plan[:length]`` that are legal in turn from the real ``s``: the plan to follow.
 
-    ``start`` gets ``s``, ``actions`` the legal prefix; returns its length. This is
-    ``agents.heuristic.follow``: a turn planned on a determinized copy fits the real game
-    (the rest of a turn never depends on the hidden stack), and should an action not be
-    legal there the plan stops before it.
+    ``actions`` gets the legal prefix (its length is returned), ``cursor`` the state before
+    its first action (``s``) and ``pos[0]`` 0. This is ``agents.heuristic.follow``: a turn
+    planned on a determinized copy fits the real game (the rest of a turn never depends on
+    the hidden stack), and should an action not be legal there the plan stops before it.
     """
-    start[:] = s
+    cursor[:] = s
+    pos[0] = 0
     sim[:] = s
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     kept = 0
@@ -103,20 +105,23 @@ def follow(s, m, plan, length, start, actions, sim, scratch):
 
 
 @njit
-def planned_action(s, m, start, actions, length, sim, scratch):
+def planned_action(s, m, cursor, pos, actions, length, scratch):
     """The planned action if ``s`` is one of the states the plan expects (before one of its actions), else -1.
 
-    ``TurnPlan.next_action``: the expected states are replayed from ``start``. Every action
-    raises ``DECISION_COUNT``, so once the replay is past the game's count no later state
-    can be the game's.
+    ``TurnPlan.next_action``. The plan's expected states are replayed lazily: ``cursor`` is
+    the state before action ``pos[0]``. Every action raises ``DECISION_COUNT`` by one, so the
+    only expected state that can equal ``s`` is the one ``s[DECISION_COUNT] - cursor[DECISION_COUNT]``
+    actions on; the cursor moves there (never back: the game's count only grows) and the
+    states are compared. Following a turn of k actions replays k actions in all.
     """
-    sim[:] = start
-    for i in range(length):
-        if sim[DECISION_COUNT] > s[DECISION_COUNT]:
-            return -1
-        if same_state(sim, s):
-            return actions[i]
-        apply(sim, m, actions[i], scratch)
+    target = pos[0] + s[DECISION_COUNT] - cursor[DECISION_COUNT]
+    if target < pos[0] or target >= length:
+        return -1
+    while pos[0] < target:
+        apply(cursor, m, actions[pos[0]], scratch)
+        pos[0] += 1
+    if same_state(cursor, s):
+        return actions[pos[0]]
     return -1
 
 
@@ -128,7 +133,9 @@ def random_act(mask, count, rng):
 
 
 @njit
-def choose_and_follow(s, m, sim, kind, params, remaining, player, model, start, actions, plan_len, scratch, status):
+def choose_and_follow(
+    s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
+):
     """Take every turn option of the determinized ``sim``, pick one, and plan to follow it on ``s``.
 
     The heuristic picks the best utility, the learned player the best score; returns the
@@ -141,20 +148,20 @@ def choose_and_follow(s, m, sim, kind, params, remaining, player, model, start, 
         choice = np.argmax(scores)
     else:
         choice = best_option(vals, player, s[NUM_PLAYERS], params[P_OPPONENT_WEIGHT])
-    kept = follow(s, m, plans[choice], lengths[choice], start, actions, sim, scratch)
+    kept = follow(s, m, plans[choice], lengths[choice], cursor, pos, actions, sim, scratch)
     plan_len[0] = kept
     return actions[0] if kept > 0 else -1
 
 
 @njit
-def strategy_act(s, m, kind, mask, count, params, model, rng, noise, start, actions, plan_len, status):
+def strategy_act(s, m, kind, mask, count, params, model, rng, noise, cursor, pos, actions, plan_len, status):
     """``HeuristicAgent.act`` or ``LearnedAgent.act`` (see the module docstring); -1 for a failed plan."""
     if count == 1:
         return nth_legal(mask, 0)
     sim = np.empty_like(s)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     if plan_len[0] > 0:
-        planned = planned_action(s, m, start, actions, plan_len[0], sim, scratch)
+        planned = planned_action(s, m, cursor, pos, actions, plan_len[0], scratch)
         if planned >= 0:
             return planned
     plan_len[0] = 0
@@ -166,19 +173,19 @@ def strategy_act(s, m, kind, mask, count, params, model, rng, noise, start, acti
         determinize(sim, own_noise)
         remaining = remaining_fraction(sim, m)
         return choose_and_follow(
-            s, m, sim, kind, params, remaining, player, model, start, actions, plan_len, scratch, status
+            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
         )
     remaining = remaining_fraction(s, m)
     determinize(sim, noise)
     if is_lookahead_phase(s[PHASE]):
         return choose_and_follow(
-            s, m, sim, kind, params, remaining, player, model, start, actions, plan_len, scratch, status
+            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
         )
     return decide(sim, m, params, remaining, status)
 
 
 @njit
-def play_row(s, m, learner, mask, kinds, params, model, rng, noise, start, actions, plan_len, status):
+def play_row(s, m, learner, mask, kinds, params, model, rng, noise, cursor, pos, actions, plan_len, status):
     """Let the players of row ``s`` decide until seat ``learner`` must (or the game is over).
 
     ``mask`` holds the legal mask of ``s`` on entry and of the position reached on return
@@ -196,7 +203,20 @@ def play_row(s, m, learner, mask, kinds, params, model, rng, noise, start, actio
             a = random_act(mask, count, rng[j])
         else:
             a = strategy_act(
-                s, m, kind, mask, count, params[j], model, rng[j], noise[j], start[j], actions[j], plan_len[j:], status
+                s,
+                m,
+                kind,
+                mask,
+                count,
+                params[j],
+                model,
+                rng[j],
+                noise[j],
+                cursor[j],
+                pos[j:],
+                actions[j],
+                plan_len[j:],
+                status,
             )
         if status[STATUS_ILLEGAL] > 0 or a < 0 or a >= NUM_ACTIONS or not mask[a]:
             status[STATUS_ILLEGAL] += 1
@@ -210,7 +230,9 @@ def play_row(s, m, learner, mask, kinds, params, model, rng, noise, start, actio
 
 
 @njit
-def play_rows(states, m, learners, masks, kinds, params, model, rng, noise, plan_start, plan_actions, plan_len, status):
+def play_rows(
+    states, m, learners, masks, kinds, params, model, rng, noise, plan_state, plan_pos, plan_actions, plan_len, status
+):
     """:func:`play_row` for every row of a batch (one row's arrays at index i of each batch array)."""
     for i in range(states.shape[0]):
         play_row(
@@ -223,7 +245,8 @@ def play_rows(states, m, learners, masks, kinds, params, model, rng, noise, plan
             model,
             rng[i],
             noise[i],
-            plan_start[i],
+            plan_state[i],
+            plan_pos[i],
             plan_actions[i],
             plan_len[i],
             status[i],
