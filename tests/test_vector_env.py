@@ -146,6 +146,15 @@ def test_only_compiled_agents_play_inside_a_batch() -> None:
         VectorGame(2, map="imperium", num_players=4, opponents=["random", "heuristic"])
     with pytest.raises(ValueError, match="unknown agent"):
         ConcordiaVectorEnv(2, opponents="nobody")
+    with pytest.raises(ValueError, match="opponents"):
+        ConcordiaVectorEnv(2, opponents=None)
+    with pytest.raises(TypeError):
+        ConcordiaVectorEnv(2, opponents="random", copy="yes")
+    env = ConcordiaVectorEnv(2, opponents="random")
+    with pytest.raises(ValueError, match="options"):
+        env.reset(options={"start_player": 1})
+    with pytest.raises(ValueError):
+        env.reset(seed=-1)
 
 
 # ---------------------------------------------------------------------- Gymnasium's vector API

@@ -142,6 +142,8 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         if not isinstance(copy, (bool, np.bool_)):
             raise TypeError(f"copy must be True or False, got {short_repr(copy)}")
+        if opponents is None:
+            raise ValueError("the vector env plays the learner against opponents: name them (e.g. 'heuristic')")
         self.max_turns = check_cap("max_turns", max_turns)
         self.games = VectorGame(
             num_envs,
@@ -171,7 +173,9 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
     def reset(
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Every row starts over (row i with seed ``seed + i``); see "Seats and seeds"."""
+        """Every row starts over (row i with seed ``seed + i``); see "Seats and seeds". ``options`` take nothing."""
+        if options:
+            raise ValueError(f"reset() takes no options, got {short_repr(options)}")
         base = self._base_seed(seed)
         if base is None and self._seed_pending:
             base = self._first_seed
