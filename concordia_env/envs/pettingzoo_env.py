@@ -162,8 +162,8 @@ from concordia_env.engine.observation import (
     OBS_SIZES,
     OBSERVATION_VERSION,
     check_observation_version,
+    fill_observation,
     observation_bounds,
-    observe,
 )
 from concordia_env.engine.state import STATE_SIZE
 
@@ -221,6 +221,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         super().__init__()
         self.illegal_action = check_illegal_action(illegal_action)
         self.observation_version = check_observation_version(observation_version)
+        self._obs_size = OBS_SIZES[self.observation_version]
         self.max_cycles = check_cap("max_cycles", max_cycles)
         self.max_turns = check_cap("max_turns", max_turns)
         self.metadata = {**raw_env.metadata, "name": f"concordia_v{self.observation_version}"}
@@ -390,7 +391,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        observation = observe(self.game, self._seat[agent], self.observation_version)
+        # a new array each time (callers keep observations); the seat of a known agent and the
+        # version checked by the constructor are valid, so the compiled observation is called as is
+        observation = np.empty(self._obs_size, dtype=np.float32)
+        fill_observation(self.game.state, self.game.map.tables, self._seat[agent], observation)
         return {"observation": observation, "action_mask": self._mask_of(agent)}
 
     def state(self) -> np.ndarray:
@@ -411,13 +415,23 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` whose ``step()`` before ``reset()`` raises :class:`ResetNeededError`.
 
     The stock wrapper raises a bare ``AssertionError`` there; this keeps the error that
-    ``raw_env`` documents for the same mistake. Everything else is the stock wrapper.
+    ``raw_env`` documents for the same mistake. ``last()`` goes to ``raw_env`` directly (the
+    same answers and errors, without six attribute look-ups through the wrapper). Everything
+    else is the stock wrapper.
     """
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
             raise ResetNeededError("step() was called before reset(): call reset() to start a game")
         super().step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``raw_env.last()`` directly: the stock wrapper reaches each of its six attributes through
+        ``__getattr__``, which costs more than the rest of the call. Before ``reset()`` it raises
+        the stock wrapper's ``AttributeError`` ("agent_selection cannot be accessed before reset")."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
 
 
 def env(
