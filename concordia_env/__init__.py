@@ -35,6 +35,7 @@ _LAZY = {
     "parallel_env": "envs.pettingzoo_env",
     "SingleAgentEnv": "envs.gym_env",
     "VectorGame": "envs.vector",
+    "ConcordiaVectorEnv": "envs.vector_env",
 }
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
@@ -50,6 +51,17 @@ for _env_id, _version in GYM_ENV_IDS.items():
         )
 
 
+#: the vector env with compiled opponents inside (``gymnasium.make_vec("ConcordiaVector-v1", num_envs=...)``)
+GYM_VECTOR_ENV_IDS = {"ConcordiaVector-v1": 1}
+for _env_id, _version in GYM_VECTOR_ENV_IDS.items():
+    if _env_id not in _gym_registry:
+        _register_gym_env(
+            id=_env_id,
+            vector_entry_point="concordia_env.envs.vector_env:ConcordiaVectorEnv",
+            kwargs={"observation_version": _version},
+        )
+
+
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
@@ -62,6 +74,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "NUM_ACTIONS",
+    "ConcordiaVectorEnv",
     "Game",
     "IllegalActionError",
     "OpponentError",

@@ -13,8 +13,9 @@ lazy import that dodges a cycle is seen too. Rules:
 * each part imports only the parts below it (:data:`ALLOWED`);
 * ``engine/rules`` imports only the static tables (cards, maps, state, actions, layout),
   never ``Game`` or an environment;
-* ``strategy`` (the compiled strategy core) imports only the engine: the rules and the
-  tables, never ``Game``, an environment or an agent (a batched environment runs compiled
+* ``strategy`` (the compiled strategy core) imports only the engine: the rules, the tables
+  and the compiled observation (the learned scorer's features are observation columns),
+  never ``Game``, an environment or an agent (a batched environment runs compiled
   opponents inside its batch);
 * nothing outside ``engine/rules`` imports a private module of it (``rules._jit``): ``njit``
   is public as ``concordia_env.engine.rules.njit``;
@@ -52,6 +53,8 @@ ALLOWED = {
 PARTS = tuple(ALLOWED)
 #: the static tables the rules are compiled against
 RULES_MAY_IMPORT = {"cards", "maps", "state", "actions", "layout", "data", "rules"}
+#: the strategy also reads the compiled observation: the learned scorer's features are observation columns
+STRATEGY_MAY_IMPORT = RULES_MAY_IMPORT | {"observation"}
 
 
 def module_name(path: Path) -> str:

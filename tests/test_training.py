@@ -370,3 +370,65 @@ def test_time_limit_stops_at_an_update_with_one_environment(tmp_path):
     assert state["timesteps"] == summary["timesteps"]
     assert summary["stop_reason"].startswith("time limit")
     assert (run_dir / "report.md").exists()
+
+
+# ---------------------------------------------------------------------- through the vector env (vector_env: true)
+def test_vector_env_needs_one_compiled_opponent():
+    with pytest.raises(ValueError, match="one compiled agent"):
+        TrainConfig(vector_env=True)  # the default shares include snapshots
+    with pytest.raises(ValueError, match="one compiled agent"):
+        TrainConfig(vector_env=True, opponent_shares={"random": 0.5, "heuristic": 0.5})
+    assert TrainConfig(vector_env=True, opponent_shares={"heuristic": 1.0, "random": 0.0}).vector_opponent() == (
+        "heuristic"
+    )
+    with pytest.raises(ValueError, match="env_threads"):
+        TrainConfig(env_threads=0)
+
+
+@pytest.mark.parametrize("gamma", [1.0, 0.99])
+def test_vector_margin_shaping_is_potential_based(gamma):
+    """Per row, as in the single env: discounted over a game, the shaping pays back the start's potential."""
+    from concordia_env.envs.sb3 import SB3VecEnv
+    from concordia_env.training.selfplay import VecMarginShaping
+
+    venv = VecMarginShaping(SB3VecEnv(3, opponents="random", reward="win", seed=3), coef=0.01, gamma=gamma)
+    venv.reset()
+    start = venv._potential.copy()
+    shaped, steps = np.zeros(3), np.zeros(3, dtype=int)
+    finished = np.zeros(3, dtype=bool)
+    rng = np.random.default_rng(0)
+    while not finished.all():
+        masks = venv.env_method("action_masks")
+        _, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        for row in range(3):
+            if finished[row]:
+                continue
+            win = 0.0
+            if dones[row]:
+                final = infos[row]["final_info"]
+                win = 1.0 if final["winner"] == final["learner_seat"] else -1.0
+            shaped[row] += gamma ** steps[row] * (rewards[row] - win)
+            steps[row] += 1
+            finished[row] |= dones[row]
+    assert shaped == pytest.approx(-0.01 * start, abs=1e-4)
+
+
+def test_a_tiny_run_trains_through_the_vector_env(tmp_path):
+    values = {
+        **TINY,
+        "vector_env": True,
+        "n_envs": 8,
+        "env_threads": 2,
+        "total_timesteps": 2048,
+        "n_steps": 64,
+        "opponent_shares": {"heuristic": 1.0},
+        "eval_every": 1024,
+        "checkpoint_every": 1024,
+        "progress": False,
+    }
+    main(["--config", str(QUICK), *_cli({**values, "runs_dir": str(tmp_path)})])
+    (run_dir,) = tmp_path.glob("tiny-*")
+    summary = json.loads((run_dir / SUMMARY_FILE).read_text())
+    assert summary["timesteps"] == 2048 and summary["games"] > 0
+    assert not (run_dir / "pool").exists() or not any((run_dir / "pool").iterdir()), "no snapshots"
+    assert [r["opponent"] for r in summary["final"]] == ["random"]

@@ -164,3 +164,55 @@ def test_observation_version_zero_is_the_v0_prefix() -> None:
     assert np.array_equal(old.observations(), current.observations()[:, :OBS_SIZE_V0])
     with pytest.raises(ValueError, match="observation_version"):
         VectorGame(1, observation_version=7)
+
+
+def test_observations_fill_a_kept_buffer_and_refuse_a_wrong_one() -> None:
+    vec = VectorGame(3, map="italia", num_players=2, seed=4)
+    out = np.empty((3, OBS_SIZE), dtype=np.float32)
+    assert vec.observations(out=out) is out and np.array_equal(out, vec.observations())
+    for bad in (np.empty((3, OBS_SIZE)), np.empty((2, OBS_SIZE), np.float32), np.empty((OBS_SIZE, 3), np.float32).T):
+        with pytest.raises(ValueError, match="out must be"):
+            vec.observations(out=bad)
+    frozen = np.empty((3, OBS_SIZE), dtype=np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError):
+        vec.observations(out=frozen)
+
+
+def test_masks_are_read_only_and_kept_from_the_step() -> None:
+    vec = VectorGame(4, map="imperium", num_players=4, seed=1)
+    masks = vec.legal_masks()
+    with pytest.raises(ValueError):
+        masks[0, 0] = True
+    vec.step(vec.sample_actions())
+    assert np.array_equal(vec.legal_masks(), np.stack([vec.game(i).legal_mask() for i in range(4)]))
+
+
+def test_scores_restart_and_thread_options() -> None:
+    vec = VectorGame(3, map="creta", num_players=2, seed=8, threads=2)
+    for _ in range(40):
+        vec.step(vec.sample_actions())
+    assert vec.scores().tolist() == [vec.game(i).scores().tolist() for i in range(3)]
+    vec.restart([1])
+    assert vec.game_counts.tolist() == [0, 1, 0] and vec.game(1) == Game.new("creta", 2, seed=vec.game_seed(1, 1))
+    with pytest.raises(ValueError):
+        vec.restart([3])
+    assert VectorGame(2, map="creta", num_players=2, threads=8).threads == 2, "no more threads than rows"
+    with pytest.raises(ValueError):
+        VectorGame(2, map="creta", num_players=2, threads=0)
+    with pytest.raises(TypeError):
+        VectorGame(2, map="creta", num_players=2, threads=1.5)
+    vec.close()
+
+
+def test_step_observes_into_a_buffer_what_observations_would_return() -> None:
+    vec = VectorGame(6, map="creta", num_players=2, seed=3, threads=2)
+    out = np.empty((6, OBS_SIZE), dtype=np.float32)
+    finished = 0
+    for _ in range(400):
+        _, dones, _ = vec.step(vec.sample_actions(), observe_into=out)
+        assert np.array_equal(out, vec.observations()), "finished rows show their next game"
+        finished += int(dones.sum())
+    assert finished > 0
+    with pytest.raises(ValueError):
+        vec.step(vec.sample_actions(), observe_into=np.empty((6, OBS_SIZE)))

@@ -23,7 +23,9 @@ same rules of thumb (as MCTS does).
 
 Features
 --------
-:func:`afterstate_features` keeps the *economic and scoring* part of the observation
+:func:`afterstate_features` keeps the *economic and scoring* part of the observation (the layout's
+one home is :mod:`concordia_env.strategy.afterstate`, whose compiled twin of this module's numpy
+scoring lets the learned agent play inside a batch)
 (:mod:`concordia_env.engine.observation`), for every relative seat: money, goods, free storehouse
 slots, colonists in the storehouse, house count, cards in hand and discard pile per kind,
 cards per god, the Praefectus Magnus and the Concordia card, and the VP "as if the game ended
@@ -63,76 +65,25 @@ from typing import Any
 import numpy as np
 
 from concordia_env import Game, strategy
-from concordia_env.engine.observation import (
-    O_PLAYERS,
-    OBS_LAYOUT,
-    OBS_SIZE,
-    PLAYER_OBS_LAYOUT,
-    PLAYER_OBS_SIZE,
-    observe_batch_into,
-)
+from concordia_env.engine.observation import OBS_SIZE, observe_batch_into
 from concordia_env.engine.state import MAX_PLAYERS
 from concordia_env.engine.state_check import compiled_state
+
+# the feature layout has one home, the compiled scorer's module (this numpy code is its reference)
+from concordia_env.strategy.afterstate import (
+    FEATURES_VERSION,
+    MARGIN_SCALE,
+    NUM_FEATURES,
+    OBSERVATION_COLUMNS,
+    UTILITY_INDEX,
+    VALUE_SCALE,
+    ModelArrays,
+    pack_model,
+)
 
 from .base import draw_seed
 from .heuristic import HeuristicAgent, TurnOption, evaluate, remaining_fraction
 from .mcts import ROLLOUT_PARAMS
-
-#: VP of margin per unit of the model's output (and of ``u``)
-MARGIN_SCALE = 30.0
-#: VP per unit of the per-seat value estimates among the features
-VALUE_SCALE = 100.0
-#: header fields of the observation the features keep
-HEADER_FIELDS = (
-    "TURN_SEAT",
-    "END_TRIGGERED",
-    "FINAL_TURNS_LEFT",
-    "TURN_COUNT",
-    "STACK_SIZE",
-    "DISPLAY_KIND",
-    "DISPLAY_GOD",
-    "STACK_CARDS",
-)
-#: per-seat fields of the observation the features keep (every relative seat, observer first)
-PLAYER_FIELDS = (
-    "PRESENT",
-    "MONEY",
-    "GOODS",
-    "FREE_SLOTS",
-    "COLONISTS_STOREHOUSE",
-    "HOUSE_COUNT",
-    "HAND",
-    "DISCARD",
-    "GOD_CARDS",
-    "PRAEFECTUS_MAGNUS",
-    "CONCORDIA",
-    "SCORE_PARTS",
-    "SCORE_TOTAL",
-)
-#: features after the observation part: u, margin over the best opponent, share of the game left
-EXTRA_FEATURES = ("utility", "lead_over_best", "remaining")
-FEATURES_VERSION = 1
-
-
-def _columns() -> np.ndarray:
-    header = {name: (offset, length) for name, offset, length, _ in OBS_LAYOUT.fields}
-    player = {name: (offset, length) for name, offset, length, _ in PLAYER_OBS_LAYOUT.fields}
-    cols: list[int] = []
-    for name in HEADER_FIELDS:
-        offset, length = header[name]
-        cols.extend(range(offset, offset + length))
-    for seat in range(MAX_PLAYERS):
-        base = O_PLAYERS + seat * PLAYER_OBS_SIZE
-        for name in PLAYER_FIELDS:
-            offset, length = player[name]
-            cols.extend(range(base + offset, base + offset + length))
-    return np.asarray(cols, dtype=np.int64)
-
-
-#: the observation entries the features keep, in order
-OBSERVATION_COLUMNS = _columns()
-#: length of a feature vector
-NUM_FEATURES = len(OBSERVATION_COLUMNS) + MAX_PLAYERS + len(EXTRA_FEATURES)
 
 
 def utility(values: np.ndarray, player: int) -> float:
@@ -188,10 +139,6 @@ def _seat_orders(n: int, player: int) -> tuple[np.ndarray, np.ndarray]:
     return seats, np.array([q for q in range(n) if q != player], dtype=np.int64)
 
 
-#: index of ``u`` (in units of MARGIN_SCALE) within a feature vector
-UTILITY_INDEX = len(OBSERVATION_COLUMNS) + MAX_PLAYERS
-
-
 # --------------------------------------------------------------------------- the model
 @dataclass
 class AfterstateModel:
@@ -224,6 +171,15 @@ class AfterstateModel:
         weights = [rng.normal(0, np.sqrt(2 / i), (i, o)) for i, o in itertools.pairwise(sizes)]
         weights[-1][:] = 0.0
         return cls(weights, [np.zeros(o) for o in sizes[1:]])
+
+    @functools.cached_property
+    def compiled(self) -> ModelArrays:
+        """The model as compiled code takes it (:func:`concordia_env.strategy.afterstate.pack_model`).
+
+        Packed once, on first use: a model's weights are not changed after it plays (training
+        makes a new model from the trained weights).
+        """
+        return pack_model(self.weights, self.biases, self.a, self.b)
 
     def predict(self, features: np.ndarray) -> np.ndarray:
         """Predicted final margin (units of MARGIN_SCALE) for each row of ``features``."""
@@ -277,10 +233,30 @@ class Candidates:
 
     options: list[TurnOption]
     features: np.ndarray  # (len(options), NUM_FEATURES)
+    #: the options as the compiled core gave them, the chooser and the share of the game left
+    raw: strategy.TurnOptions | None = None
+    player: int = -1
+    remaining: float = 0.0
+    tables: np.ndarray | None = None
 
     @property
     def utilities(self) -> np.ndarray:
         return self.features[:, UTILITY_INDEX]
+
+    def scores(self, model: AfterstateModel) -> np.ndarray:
+        """The model's score of every option, computed by the compiled scorer.
+
+        The learned agent chooses with these, inside a batch and out of it alike
+        (:mod:`concordia_env.strategy.afterstate`): ``model.predict(self.features)`` gives
+        the same numbers to float32 rounding, but BLAS may score two identical rows a last
+        bit apart, which would decide ties between equal afterstates by their position.
+        """
+        if self.raw is None or self.tables is None:
+            raise ValueError("these candidates were not made by candidates(): score their features with model.predict")
+        raw = self.raw
+        return strategy.afterstate_scores(
+            raw.afterstates, self.tables, raw.values, self.player, self.remaining, model.compiled
+        )
 
 
 def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> Candidates:
@@ -296,7 +272,7 @@ def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> C
     remaining = remaining_fraction(sim)
     raw = rules.option_arrays(sim)
     features = batch_features(raw.afterstates, sim.map.tables, raw.values, player, remaining)
-    return Candidates(rules.as_turn_options(sim, raw), features)
+    return Candidates(rules.as_turn_options(sim, raw), features, raw, player, remaining, sim.map.tables)
 
 
 # --------------------------------------------------------------------------- rollout targets
@@ -329,6 +305,9 @@ def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.ra
 __all__ = [
     "MARGIN_SCALE",
     "NUM_FEATURES",
+    "OBSERVATION_COLUMNS",
+    "UTILITY_INDEX",
+    "VALUE_SCALE",
     "AfterstateModel",
     "Candidates",
     "afterstate_features",

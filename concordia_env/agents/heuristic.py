@@ -50,7 +50,8 @@ import numpy as np
 
 from concordia_env import Game, strategy
 from concordia_env.engine.state import PHASE_BONUS_GOOD, PHASE_DIPLOMAT, PHASE_PLAY_CARD, PHASE_PREFECT
-from concordia_env.strategy import DEFAULT_WEIGHTS, PlannerSettings, Weights
+from concordia_env.strategy import DEFAULT_WEIGHTS, PlannerSettings, Weights, pcg64
+from concordia_env.strategy.players import HEURISTIC, CompiledPlayer
 
 from .base import Agent, IllegalPlanError, draw_seed
 
@@ -212,6 +213,15 @@ class HeuristicAgent(Agent):
             raise IllegalPlanError(message)
         self.fallbacks += count
         warnings.warn(f"{message}; the first legal action was played instead", RuntimeWarning, stacklevel=3)
+
+    # ------------------------------------------------------------------ inside a batch (envs.opponents)
+    def compiled_player(self, num_players: int) -> CompiledPlayer:
+        """This agent as a compiled player (:mod:`concordia_env.strategy.players`), with its weights."""
+        return CompiledPlayer(HEURISTIC, self.params)
+
+    def compiled_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The generator states of a compiled twin after ``reset``: no numpy draws, its determinization noise."""
+        return np.zeros(pcg64.STATE_WORDS, dtype=np.uint64), self._noise.copy()
 
     # ------------------------------------------------------------------ for the other agents
     def plan_turn(self, game: Game, start: list[int]) -> TurnPlan:

@@ -39,6 +39,8 @@ import numpy as np
 from concordia_env import Game, strategy
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
+from concordia_env.strategy import pcg64
+from concordia_env.strategy.players import LEARNED, CompiledPlayer
 
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, batch_features, candidates
 from .base import Agent, draw_seed
@@ -129,12 +131,29 @@ class LearnedAgent(Agent):
 
     def model_for(self, game: Game) -> AfterstateModel:
         """The model that plays ``game``: the given one, else the shipped one for its player count."""
+        return self.model_for_players(game.num_players)
+
+    def model_for_players(self, count: int) -> AfterstateModel:
+        """The model that plays games of ``count`` players: the given one, else the shipped one."""
         if self.model is not None:
             return self.model
-        count = game.num_players
         if count not in _SHIPPED:
             _SHIPPED[count] = AfterstateModel.load(shipped_model_path(count))
         return _SHIPPED[count]
+
+    # ------------------------------------------------------------------ inside a batch (envs.opponents)
+    def compiled_player(self, num_players: int) -> CompiledPlayer:
+        """This agent as a compiled player (:mod:`concordia_env.strategy.players`): the greedy agent only.
+
+        ``ValueError`` for a searching or sampling agent, which has no compiled twin.
+        """
+        if self._search is not None or self.temperature > 0 or self.record:
+            raise ValueError(f"{self!r}: only the greedy learned agent (no search, temperature or record) is compiled")
+        return CompiledPlayer(LEARNED, self._rules.params, self.model_for_players(num_players).compiled)
+
+    def compiled_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The generator states of a compiled twin after ``reset``: numpy's (for each decision's seed), no noise."""
+        return pcg64.from_generator(self.rng), np.zeros(1, dtype=np.uint64)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -154,7 +173,7 @@ class LearnedAgent(Agent):
         if planned is not None:
             return self.checked(game, planned, legal)
         cands = candidates(game, self._rules, self.rng)
-        scores = self.model_for(game).predict(cands.features)
+        scores = cands.scores(self.model_for(game))
         choice = self._choose(scores)
         if self.record:
             self.trace.append((game.current_player, cands, choice))

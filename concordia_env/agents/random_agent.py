@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from concordia_env import Game
+from concordia_env.strategy import DEFAULT_PARAMS, pcg64
+from concordia_env.strategy.players import RANDOM, CompiledPlayer
 
 from .base import Agent
 
@@ -15,3 +19,12 @@ class RandomAgent(Agent):
     def act(self, game: Game) -> int:
         legal = game.legal_actions()
         return int(legal[self.rng.integers(len(legal))])
+
+    # ------------------------------------------------------------------ inside a batch (envs.opponents)
+    def compiled_player(self, num_players: int) -> CompiledPlayer:
+        """This agent as a compiled player (:mod:`concordia_env.strategy.players`)."""
+        return CompiledPlayer(RANDOM, DEFAULT_PARAMS)
+
+    def compiled_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """The generator states of a compiled twin after ``reset``: its numpy generator's, no noise."""
+        return pcg64.from_generator(self.rng), np.zeros(1, dtype=np.uint64)

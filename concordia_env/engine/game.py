@@ -30,8 +30,8 @@ from .maps import Map, load
 from .observation import observe
 from .position_codec import parse_position, position_text, read_position, write_position
 from .rules import engine, facts
+from .rules.engine import cached_legal, cached_legal_actions, step_cached
 from .rules.hidden import shuffle_hidden_stack
-from .rules.legal import fill_legal
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, ranking, score_parts, score_totals
 from .rules.setup import new_state
 from .state import (
@@ -65,6 +65,7 @@ from .state import (
     PLAYED_KIND,
     PRAEFECTUS_MAGNUS,
     STACK_SIZE,
+    STATE_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
     TURN_COUNT,
@@ -123,7 +124,13 @@ class Game:
     game's own array, ``game._state``; nothing outside the package should.
     """
 
-    __slots__ = ("_map", "_mask", "_state", "_view")
+    # The legal mask of the pending decision is computed once per position: ``_mask`` holds
+    # it for the state ``_mask_for`` (``rules.engine.cached_legal``). ``step`` leaves both
+    # describing the position it reaches (the engine computes that mask anyway), so a
+    # decision's mask is neither recomputed for the legality check nor for ``legal_mask()``.
+    # The flag is the state itself, compared in compiled code, not a boolean: a state
+    # written in place by the package's compiled code is never given a stale mask.
+    __slots__ = ("_map", "_mask", "_mask_for", "_state", "_view")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
         m = _map_of(map)
@@ -143,6 +150,7 @@ class Game:
         self._state = state
         self._view: np.ndarray | None = None  # the read-only view, made on first use of .state
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        self._mask_for = np.zeros(STATE_SIZE, dtype=np.int32)  # no valid state is all zeros
 
     @property
     def state(self) -> np.ndarray:
@@ -245,14 +253,17 @@ class Game:
         return int(self._state[DECISION_COUNT])
 
     def legal_mask(self) -> np.ndarray:
-        """Bool array of length NUM_ACTIONS: which actions are legal now (all False when over)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-        if not self.is_over():
-            fill_legal(self._state, self._map.tables, mask)
-        return mask
+        """Bool array of length NUM_ACTIONS: which actions are legal now (all False when over).
+
+        A fresh array the caller owns (a copy of the game's cached mask: changing it changes
+        nothing in the game, and it does not change when the game moves on).
+        """
+        cached_legal(self._state, self._map.tables, self._mask, self._mask_for)
+        return self._mask.copy()
 
     def legal_actions(self) -> np.ndarray:
-        return np.flatnonzero(self.legal_mask())
+        """The legal action indices, ascending (a fresh int64 array; empty when the game is over)."""
+        return cached_legal_actions(self._state, self._map.tables, self._mask, self._mask_for)
 
     def step(self, action: int) -> None:
         """Apply one action; an illegal one raises IllegalActionError and changes nothing.
@@ -263,7 +274,7 @@ class Game:
         unusual type never compiles a new version of them.
         """
         a = action_index(action)
-        code = engine.step(self._state, self._map.tables, a, self._mask)
+        code = step_cached(self._state, self._map.tables, a, self._mask, self._mask_for)
         if code != engine.STEP_OK:
             reason = explain_illegal(self._state, self._map, a)
             raise IllegalActionError(a, reason, describe(self._state, self._map, a))
@@ -675,6 +686,12 @@ def _map_of(map: Map | str) -> Map:
     return load(map)
 
 
+#: the integer types ``action_index`` accepts without further ado (exact types: no bool, no subclass)
+_PLAIN_INTEGERS = frozenset(
+    {int, np.int64, np.int32, np.intp, np.uint32, np.uint64, np.int16, np.uint16, np.int8, np.uint8}
+)
+
+
 def action_index(action: Any) -> int:
     """``action`` as a Python int in ``0..NUM_ACTIONS-1``, or ``IllegalActionError`` for any other value.
 
@@ -685,6 +702,10 @@ def action_index(action: Any) -> int:
     this before the engine sees the value, so nothing can overflow or reach compiled
     code in an unexpected type.
     """
+    if type(action) in _PLAIN_INTEGERS:  # the common case, decided cheaply (bool is not among the types)
+        a = int(action)
+        if 0 <= a < NUM_ACTIONS:
+            return a
     if isinstance(action, np.ndarray) and action.ndim == 0:
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

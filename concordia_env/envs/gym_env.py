@@ -156,7 +156,6 @@ from .common import (
     RENDER_FPS,
     RENDER_MODES,
     LegalActionSpace,
-    action_index,
     check_cap,
     check_illegal_action,
     check_render_mode,
@@ -219,6 +218,8 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._init_seed = seed
         self._max_turns = check_cap("max_turns", max_turns)
         self._mask: np.ndarray | None = None
+        self._opponent_of: dict[int, Opponent] = {}  # seat -> opponent, set by reset()
+        self._spec_of: dict[int, str] = {}  # seat -> its spec, for error messages
         self._started = False  # no step() before the first reset()
         self._episode_over = False
         self._broken = ""  # why an opponent's failure ended the episode; "" while it runs
@@ -262,6 +263,9 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
         if self._seat_option == "random":
             self.seat = int(rng.integers(self._num_players))
+        others = [p for p in range(self._num_players) if p != self.seat]
+        self._opponent_of = dict(zip(others, self._opponents, strict=True))
+        self._spec_of = dict(zip(others, self._opponent_specs, strict=True))
         for opponent in self._opponents:
             opponent.reset(int(rng.integers(SEED_BOUND)))
         self._rewarder.reset(self._num_players)
@@ -281,7 +285,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if self._episode_over:
             raise ResetNeededError("the episode is over; call reset() first")
         try:
-            self.game.step(action_index(action))
+            self.game.step(action)  # the one check of the action: Game.step refuses any value that is no legal index
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the game is unchanged
@@ -316,9 +320,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
     def _play_opponents(self) -> None:
         """Let the opponents decide until the learner must (or the game is over); see "Failing opponents"."""
         game = self.game
-        others = [p for p in range(self._num_players) if p != self.seat]
-        opponent_of = dict(zip(others, self._opponents, strict=True))
-        spec_of = dict(zip(others, self._opponent_specs, strict=True))
+        opponent_of, spec_of = self._opponent_of, self._spec_of
         self._mask = None
         while not game.is_over() and game.current_player != self.seat:
             seat = game.current_player

@@ -30,16 +30,36 @@ plugins:
 A name registered at run time wins over an entry point of the same name. An unknown name
 raises ``ValueError`` listing the known ones; what a builder raises for a bad spec (e.g.
 ``agents.from_spec``'s ``ValueError`` for ``"mcts:simulations=-1"``) passes through.
+
+Opponents inside a batch
+------------------------
+``VectorGame(..., opponents=...)`` (and the vector env on it) plays the other seats of every
+row in compiled code (:mod:`concordia_env.strategy.players`), with :class:`CompiledOpponents`.
+An opponent qualifies when it is a :class:`CompiledOpponent`: besides ``act`` and ``reset``
+it answers ``compiled_player(num_players)`` (what it is made of: ``random``, ``heuristic`` or
+the greedy ``learned`` agent, with its weights and model) and ``compiled_state()`` (its
+generators' states after a ``reset``). The agents of those names do; any other opponent
+is refused with ``ValueError``. Each row's k-th game seeds its opponents the way
+``SingleAgentEnv.reset(seed=game_seed)`` does (one draw per opponent, in seat order, from
+``numpy.random.default_rng(game_seed)``), so that the row plays the very game that env
+plays with the same seat and seed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib.metadata import entry_points
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
+
+import numpy as np
 
 from concordia_env.engine.errors import short_repr
 from concordia_env.engine.game import Game
+from concordia_env.engine.state import STATE_SIZE
+from concordia_env.strategy import NUM_PARAMS, pcg64
+from concordia_env.strategy.afterstate import OBSERVATION_COLUMNS, ModelArrays, no_model
+from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
+from concordia_env.strategy.players import LEARNED, SEED_BOUND, CompiledPlayer, play_rows
 
 #: the entry-point group that names agent builders (see the module docstring)
 ENTRY_POINT_GROUP = "concordia_env.agents"
@@ -140,3 +160,108 @@ def resolve(spec: Any) -> Opponent:
         f"an opponent is a spec string, an object with act(game) and reset(seed), or a callable f(game) -> action; "
         f"got {short_repr(spec)}"
     )
+
+
+def resolve_all(opponents: Any, num_players: int) -> list[Opponent]:
+    """One opponent per other seat: ``opponents`` for each (a spec, object or callable) or a list, one per seat."""
+    if isinstance(opponents, str) or callable(opponents) or not isinstance(opponents, Sequence):
+        return [resolve(opponents) for _ in range(num_players - 1)]
+    if len(opponents) != num_players - 1:
+        raise ValueError(f"give one opponent or {num_players - 1} (one per other seat); got {len(opponents)}")
+    return [resolve(spec) for spec in opponents]
+
+
+@runtime_checkable
+class CompiledOpponent(Opponent, Protocol):
+    """An opponent with a compiled twin that can play inside a batch (see "Opponents inside a batch")."""
+
+    def compiled_player(self, num_players: int) -> CompiledPlayer: ...
+
+    def compiled_state(self) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+class CompiledOpponents:
+    """The other seats of every row of a batch, played in compiled code; see "Opponents inside a batch".
+
+    ``learner_seats[row]`` is the seat the caller plays in that row; :meth:`new_game` sets it
+    and seeds the row's opponents for a new game, :meth:`play` lets them decide until the
+    learner must. Opponent j plays the j-th seat other than the learner's, as in
+    ``SingleAgentEnv``.
+    """
+
+    def __init__(self, opponents: Any, n: int, num_players: int) -> None:
+        agents = resolve_all(opponents, num_players)
+        players = [self._compiled(agent, num_players) for agent in agents]
+        self.agents: list[CompiledOpponent] = [cast(CompiledOpponent, agent) for agent in agents]  # checked above
+        slots = len(players)
+        self.kinds = np.array([p.kind for p in players], dtype=np.int64)
+        self.params = np.ascontiguousarray(np.stack([p.params for p in players]), dtype=np.float64)
+        if self.params.shape != (slots, NUM_PARAMS):
+            raise ValueError(f"a compiled player's params are {NUM_PARAMS} numbers (strategy.params_array)")
+        given = [p.model for p in players if p.kind == LEARNED]
+        models = [model for model in given if isinstance(model, ModelArrays)]
+        if len(models) != len(given):
+            raise ValueError("a compiled learned player brings its model's arrays")
+        if any(not all(np.array_equal(a, b) for a, b in zip(models[0], model, strict=True)) for model in models[1:]):
+            raise ValueError("the learned opponents of one batch play with one model")
+        self.model = (*(models[0] if models else no_model()), OBSERVATION_COLUMNS)
+        self.learner_seats = np.zeros(n, dtype=np.int64)
+        self.rng = np.zeros((n, slots, pcg64.STATE_WORDS), dtype=np.uint64)
+        self.noise = np.zeros((n, slots, 1), dtype=np.uint64)
+        self.plan_state = np.zeros((n, slots, STATE_SIZE), dtype=np.int32)
+        self.plan_pos = np.zeros((n, slots), dtype=np.int64)
+        self.plan_actions = np.zeros((n, slots, MAX_TURN_DECISIONS), dtype=np.int64)
+        self.plan_len = np.zeros((n, slots), dtype=np.int64)
+        self.status = np.zeros((n, STATUS_SIZE), dtype=np.int64)
+
+    @staticmethod
+    def _compiled(agent: Opponent, num_players: int) -> CompiledPlayer:
+        if not isinstance(agent, CompiledOpponent):
+            raise ValueError(
+                f"{short_repr(agent)} cannot play inside a batch: the opponents of a batch are compiled agents "
+                "(random, heuristic, learned)"
+            )
+        player = agent.compiled_player(num_players)
+        if not isinstance(player, CompiledPlayer):
+            raise TypeError(f"{short_repr(agent)}.compiled_player() gave {short_repr(player)}, not a CompiledPlayer")
+        return player
+
+    def new_game(self, row: int, game_seed: int, learner_seat: int) -> None:
+        """Row ``row`` starts the game of seed ``game_seed`` with the learner in ``learner_seat``."""
+        self.learner_seats[row] = learner_seat
+        draws = np.random.default_rng(game_seed)  # SingleAgentEnv.reset(seed=game_seed)'s generator
+        for j, agent in enumerate(self.agents):
+            agent.reset(int(draws.integers(SEED_BOUND)))
+            rng, noise = agent.compiled_state()
+            self.rng[row, j] = rng
+            self.noise[row, j] = noise
+        self.plan_len[row] = 0
+        self.status[row] = 0
+
+    def play(self, states: np.ndarray, tables: np.ndarray, masks: np.ndarray, rows: slice) -> None:
+        """The opponents of ``rows`` decide until the learner must; ``masks`` are the rows' legal masks, kept so."""
+        play_rows(
+            states[rows],
+            tables,
+            self.learner_seats[rows],
+            masks[rows],
+            self.kinds,
+            self.params,
+            self.model,
+            self.rng[rows],
+            self.noise[rows],
+            self.plan_state[rows],
+            self.plan_pos[rows],
+            self.plan_actions[rows],
+            self.plan_len[rows],
+            self.status[rows],
+        )
+
+    def check(self) -> None:
+        """``RuntimeError`` naming the first row whose compiled opponent proposed an illegal action (a bug)."""
+        bad = np.flatnonzero(self.status[:, STATUS_ILLEGAL])
+        if bad.size:
+            raise RuntimeError(
+                f"row {int(bad[0])}: a compiled opponent proposed an action the rules do not allow "
+                "(a bug in concordia_env.strategy.players)"
+            )

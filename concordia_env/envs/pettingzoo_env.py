@@ -165,8 +165,8 @@ from concordia_env.engine.observation import (
     OBS_SIZES,
     OBSERVATION_VERSION,
     check_observation_version,
+    fill_observation,
     observation_bounds,
-    observe,
 )
 from concordia_env.engine.state import STATE_SIZE
 
@@ -226,6 +226,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         super().__init__()
         self.illegal_action = check_illegal_action(illegal_action)
         self.observation_version = check_observation_version(observation_version)
+        self._obs_size = OBS_SIZES[self.observation_version]
         self.max_cycles = check_cap("max_cycles", max_cycles)
         self.max_turns = check_cap("max_turns", max_turns)
         self.metadata = {**raw_env.metadata, "name": f"concordia_v{self.observation_version}"}
@@ -247,6 +248,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._mask = self._no_actions
         self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
         self._has_reset = False
+        self._rewards_paid = False
+        self._phase = ""
         self.agent_selection = self.possible_agents[0]
         self._viewer: Any = None
 
@@ -289,6 +292,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
+        self._rewards_paid = False
+        self.infos = {a: self._info(self._no_actions) for a in self.agents}
+        self._phase = self.game.phase_name
         self._select_decider()
 
     def step(self, action: Any) -> None:
@@ -305,7 +311,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._was_dead_step(action)
             return
         try:
-            self.game.step(action_index(action))
+            self.game.step(action)  # the one check of the action: Game.step refuses any value that is no legal index
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the env is unchanged: the game refused the action
@@ -314,7 +320,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             return
         self._cumulative_rewards[agent] = 0.0
         rewards = self._rewarder.after(self.game)
-        self.rewards = dict(zip(self.possible_agents, rewards.tolist(), strict=True))
+        if rewards is not self._rewarder.nothing or self._rewards_paid:
+            # a new rewards dict only when some reward is paid (or the previous step's must be cleared)
+            self.rewards = dict(zip(self.possible_agents, rewards.tolist(), strict=True))
+            self._rewards_paid = rewards is not self._rewarder.nothing
         if self.game.is_over():
             self._finish()
         elif self._cap_reached():
@@ -343,10 +352,24 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         }
 
     def _select_decider(self) -> None:
-        """Select the engine's current player and refresh the legal mask and infos."""
+        """Select the engine's current player and refresh the legal mask and the infos that changed.
+
+        While a game runs only two entries of the infos change: the ``action_mask`` of the
+        agent selected before and now, and everyone's ``phase``. Those are updated in place
+        (as PettingZoo's classic games keep their info dicts for a whole game); the dicts
+        are built once per game, by ``reset``.
+        """
+        before = self.agent_selection
         self.agent_selection = self.possible_agents[self.game.current_player]
-        self._mask = self.game.legal_mask().astype(np.int8)
-        self.infos = {a: self._info(self._mask_of(a)) for a in self.agents}
+        self._mask = self.game.legal_mask().view(np.int8)  # a fresh bool array read as 0/1 int8: no copy
+        infos = self.infos
+        infos[before]["action_mask"] = self._no_actions
+        infos[self.agent_selection]["action_mask"] = self._mask
+        phase = self.game.phase_name
+        if phase != self._phase:
+            self._phase = phase
+            for info in infos.values():
+                info["phase"] = phase
 
     def _mask_of(self, agent: str) -> np.ndarray:
         return self._mask if agent == self.agent_selection else self._no_actions
@@ -382,7 +405,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        observation = observe(self.game, self._seat[self._agent_name(agent)], self.observation_version)
+        # a new array each time (callers keep observations); the version was checked by the
+        # constructor and a known agent's seat is valid, so the compiled observation is called as is
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            self._agent_name(agent)  # raises the error that says what is wrong
+        observation = np.empty(self._obs_size, dtype=np.float32)
+        fill_observation(self.game._state, self.game.map.tables, seat, observation)
         return {"observation": observation, "action_mask": self._mask_of(agent)}
 
     def state(self) -> np.ndarray:
@@ -403,13 +432,23 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's ``OrderEnforcingWrapper`` whose ``step()`` before ``reset()`` raises :class:`ResetNeededError`.
 
     The stock wrapper raises a bare ``AssertionError`` there; this keeps the error that
-    ``raw_env`` documents for the same mistake. Everything else is the stock wrapper.
+    ``raw_env`` documents for the same mistake. ``last()`` goes to ``raw_env`` directly (the
+    same answers and errors, without six attribute look-ups through the wrapper). Everything
+    else is the stock wrapper.
     """
 
     def step(self, action: Any) -> None:
         if not self._has_reset:
             raise ResetNeededError("step() was called before reset(): call reset() to start a game")
         super().step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``raw_env.last()`` directly: the stock wrapper reaches each of its six attributes through
+        ``__getattr__``, which costs more than the rest of the call. Before ``reset()`` it raises
+        the stock wrapper's ``AttributeError`` ("agent_selection cannot be accessed before reset")."""
+        if not self._has_reset:
+            raise AttributeError("agent_selection cannot be accessed before reset")
+        return self.env.last(observe)
 
 
 def env(

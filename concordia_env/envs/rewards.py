@@ -74,13 +74,15 @@ class Rewarder:
     def __init__(self, reward: str) -> None:
         self.reward = check_reward(reward)
         self._scores = np.zeros(0, dtype=np.int64)
-        self._nothing = np.zeros(0, dtype=np.float64)
+        #: what ``after`` returns when no reward is paid: one read-only array of zeros per game,
+        #: so a caller can tell "nothing paid" by identity without looking at the values
+        self.nothing = np.zeros(0, dtype=np.float64)
         self._paid = False
 
     def reset(self, num_players: int) -> None:
         self._scores = np.zeros(num_players, dtype=np.int64)
-        self._nothing = np.zeros(num_players, dtype=np.float64)
-        self._nothing.setflags(write=False)
+        self.nothing = np.zeros(num_players, dtype=np.float64)
+        self.nothing.setflags(write=False)
         self._paid = False
 
     def after(self, game: Game) -> np.ndarray:
@@ -92,4 +94,4 @@ class Rewarder:
         if game.is_over() and not self._paid:
             self._paid = True
             return final_rewards(game, self.reward)
-        return self._nothing  # read-only: every step before the end shares it
+        return self.nothing  # read-only: every step before the end shares it

@@ -7,6 +7,34 @@ self-play data collection, random playouts, search over many positions.
 
 Each row has its own current player (``current_players``); ``observations()`` shows each
 game from its current player's point of view; ``step(actions)`` takes one action per row.
+
+Opponents inside
+----------------
+``VectorGame(n, ..., opponents="heuristic")`` makes every row a game against compiled
+opponents (``"random"``, ``"heuristic"``, the greedy ``"learned"``, or a list of them, one
+per other seat; :class:`~concordia_env.envs.opponents.CompiledOpponents`): the caller plays
+one seat per row, ``learner_seats``, and the others decide inside ``reset`` and ``step``
+(on the batch's threads) until the caller must decide again or the game is over. Row i's
+k-th game seats the caller at ``(i + k) % num_players``, so seats rotate across rows and
+games; its opponents are seeded as ``SingleAgentEnv(opponents, seat=that seat).reset(seed=game_seed)``
+seeds them, and the row plays that very game. ``current_players`` is then always
+``learner_seats``; ``final_info`` adds the finished game's ``learner_seat``. The
+Gymnasium vector env on this is :mod:`concordia_env.envs.vector_env`.
+
+Threads
+-------
+``VectorGame(n, threads=k)`` steps, masks, scores and observes the rows on k threads at
+once (contiguous chunks of rows; the compiled functions release the GIL, see
+:mod:`concordia_env.envs.threads`). Everything it returns is identical for every k: a
+row's work depends on that row alone, and ``sample_actions`` draws its random numbers for
+the whole batch before the rows are split. ``close()`` stops the threads.
+
+Work done once
+--------------
+A step computes each row's next legal mask while it applies the action (the engine needs
+it to close forced decisions anyway) and keeps it: ``legal_masks()`` after a ``step`` costs
+nothing, and the next ``step`` checks its actions against the same masks.
+``observations(out=buffer)`` writes into a float32 array the caller keeps between steps.
 ``observation_version`` (default: the current one, 1) chooses the observation version of
 ``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.engine.observation`).
 
@@ -86,11 +114,13 @@ from concordia_env.engine.observation import (
     observe_batch_into,
     scores_batch_into,
 )
-from concordia_env.engine.rules.engine import apply_batch, legal_masks, sample_rows
+from concordia_env.engine.rules.engine import apply_batch, first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
 
+from .opponents import CompiledOpponents
 from .rewards import check_reward, final_rewards
+from .threads import RowThreads
 
 #: random base seeds (``seed=None``) are drawn below this bound
 SEED_BOUND = 2**31
@@ -112,6 +142,8 @@ class VectorGame:
         seed: int | None = 0,
         reward: str = "win",
         observation_version: int = OBSERVATION_VERSION,
+        threads: int = 1,
+        opponents: Any = None,
         **game_options: Any,
     ) -> None:
         if integer_argument(n, "n") < 1:
@@ -134,6 +166,10 @@ class VectorGame:
         self._masks_view = read_only_view(self._masks)  # step trusts the cache: nobody else writes it
         self._masks_valid = False
         self._scores = np.zeros((self._n, self._num_players), dtype=np.int64)
+        self._rows = RowThreads(self._n, threads)
+        #: threads the rows are split over (``threads``, at most ``n``)
+        self.threads = self._rows.threads
+        self._opponents = None if opponents is None else CompiledOpponents(opponents, self._n, self._num_players)
         self.reset(seed)
 
     # ------------------------------------------------------------------ what the compiled code reads: read-only
@@ -155,6 +191,19 @@ class VectorGame:
     def num_players(self) -> int:
         return self._num_players
 
+    @property
+    def learner_seats(self) -> np.ndarray | None:
+        """With ``opponents``: the seat the caller plays in each row's current game (n,), else None."""
+        return None if self._opponents is None else self._opponents.learner_seats.copy()
+
+    def learner_seat(self, row: int, k: int) -> int:
+        """The caller's seat in row ``row``'s ``k``-th game when ``opponents`` play: ``(row + k) % num_players``."""
+        return (row + k) % self._num_players
+
+    def close(self) -> None:
+        """Stop the worker threads of ``threads > 1`` (the batch must not be stepped afterwards)."""
+        self._rows.close()
+
     # ------------------------------------------------------------------ setup
     def game_seed(self, row: int, k: int) -> int:
         """The seed of row ``row``'s ``k``-th game."""
@@ -172,13 +221,21 @@ class VectorGame:
         for i in range(self._n):
             self._new_game(i)
         self.dones[:] = False
-        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
         self._masks_valid = False
+        if self._opponents is not None:
+            states, tables, masks, opponents = self._states, self._map.tables, self._masks, self._opponents
+            self.legal_masks()
+            self._rows.run(lambda rows: opponents.play(states, tables, masks, rows))
+            opponents.check()
+        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
 
     def _new_game(self, row: int) -> None:
-        seed = self.game_seed(row, int(self.game_counts[row]))
+        k = int(self.game_counts[row])
+        seed = self.game_seed(row, k)
         self._states[row] = Game.new(self._map.name, self._num_players, seed=seed, **self._game_options).state
         self._scores[row] = 0
+        if self._opponents is not None:
+            self._opponents.new_game(row, seed, self.learner_seat(row, k))
 
     # ------------------------------------------------------------------ views
     @property
@@ -190,21 +247,43 @@ class VectorGame:
         """Legal actions of each row's pending decision, bool (n, NUM_ACTIONS), a read-only view of the cache.
 
         :meth:`step` checks actions against this cache and the compiled batch step trusts
-        that check, so nobody outside may write it: copy it to change it.
+        that check, so nobody outside may write it; it changes with the next ``step``: copy
+        it to keep it or to change it.
         """
         if not self._masks_valid:
-            legal_masks(self._states, self._map.tables, self._masks)
+            states, tables, masks = self._states, self._map.tables, self._masks
+            self._rows.run(lambda rows: legal_masks(states[rows], tables, masks[rows]))
             self._masks_valid = True
         return self._masks_view
 
-    def observations(self, players: np.ndarray | None = None) -> np.ndarray:
-        """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size)."""
+    def observations(self, players: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Each row from its current player's view (or ``players[i]``'s): float32 (n, obs_size).
+
+        A new array, or ``out`` filled and returned: a writable C-contiguous float32 array of
+        shape (n, obs_size) kept by the caller (``ValueError`` for any other).
+        """
         if players is None:
             players = self.current_players
         else:
             players = self._seats(players)
-        out = np.empty((self._n, self.obs_size), dtype=np.float32)
-        observe_batch_into(self._states, self._map.tables, players, out)
+        out = np.empty((self._n, self.obs_size), dtype=np.float32) if out is None else self._check_out(out)
+        states, tables = self._states, self._map.tables
+        self._rows.run(lambda rows: observe_batch_into(states[rows], tables, players[rows], out[rows]))
+        return out
+
+    def _check_out(self, out: Any) -> np.ndarray:
+        """``out`` if it is a writable C-contiguous float32 array of shape (n, obs_size), else ``ValueError``."""
+        shape = (self._n, self.obs_size)
+        if not (
+            isinstance(out, np.ndarray)
+            and out.dtype == np.float32
+            and out.shape == shape
+            and out.flags.c_contiguous
+            and out.flags.writeable
+        ):
+            raise ValueError(
+                f"out must be a writable C-contiguous float32 array of shape {shape}; got {short_repr(out)}"
+            )
         return out
 
     def _seats(self, players: Any) -> np.ndarray:
@@ -242,14 +321,41 @@ class VectorGame:
         return out
 
     # ------------------------------------------------------------------ step
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
-        """One decision in every row; returns (rewards (n, num_players), dones (n,), infos)."""
+    def step(
+        self, actions: np.ndarray, observe_into: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """One decision in every row; returns (rewards (n, num_players), dones (n,), infos).
+
+        ``observe_into``, a buffer as ``observations(out=)`` takes it, gets every row's
+        observation after the step (what ``observations()`` would return then) in the same
+        pass over the rows: with threads, one hand-over to the workers per step instead of two.
+        """
         actions = self._check_actions(actions)
-        apply_batch(self._states, self._map.tables, actions)
-        self._masks_valid = False
+        out = None if observe_into is None else self._check_out(observe_into)
+        states, tables, masks, opponents = self._states, self._map.tables, self._masks, self._opponents
+
+        def work(rows: slice) -> None:
+            apply_batch(states[rows], tables, actions[rows], masks[rows])
+            if opponents is not None:
+                opponents.play(states, tables, masks, rows)
+            if out is not None:
+                # a finished row has no player to move (-1): it is observed again once reset
+                seats = np.maximum(states[rows, CURRENT_PLAYER], 0).astype(np.int64)
+                observe_batch_into(states[rows], tables, seats, out[rows])
+
+        self._rows.run(work)
+        if opponents is not None:
+            opponents.check()
+        # every row's mask is now its new position's (a finished row's is reset below)
         self.dones = self._states[:, PHASE] == PHASE_GAME_OVER
         rewards = self._step_rewards()
-        infos = self._finish_and_reset(np.flatnonzero(self.dones))
+        finished = np.flatnonzero(self.dones)
+        infos = self._finish_and_reset(finished)
+        if out is not None and finished.size:  # the new games of the finished rows
+            rows = self._states[finished]
+            fresh = np.empty((len(finished), self.obs_size), dtype=np.float32)
+            observe_batch_into(rows, tables, rows[:, CURRENT_PLAYER].astype(np.int64), fresh)
+            out[finished] = fresh
         self.last_infos = infos
         return rewards, self.dones, infos
 
@@ -277,9 +383,8 @@ class VectorGame:
             row = int(np.flatnonzero(~in_range)[0])
             self._raise_illegal(row, int(given[row]))
         out = np.array(given, dtype=np.int64)  # a fresh, writable, contiguous copy: the compiled signature
-        legal = self.legal_masks()[np.arange(self._n), out]
-        if not legal.all():
-            row = int(np.flatnonzero(~legal)[0])
+        row = int(first_illegal_row(self.legal_masks(), out))
+        if row >= 0:
             self._raise_illegal(row, int(out[row]))
         return out
 
@@ -292,11 +397,17 @@ class VectorGame:
             raise error from None
         raise AssertionError(f"row {row}: the batch mask refused action {action} that the game accepts")
 
+    def scores(self) -> np.ndarray:
+        """Every player's VP in every row as if the game ended now, int64 (n, num_players) (``Game.scores``)."""
+        scores = np.empty((self._n, self._num_players), dtype=np.int64)
+        states, tables = self._states, self._map.tables
+        self._rows.run(lambda rows: scores_batch_into(states[rows], tables, scores[rows]))
+        return scores
+
     def _step_rewards(self) -> np.ndarray:
         rewards = np.zeros((self._n, self._num_players), dtype=np.float32)
         if self.reward == "score_delta":
-            scores = np.empty_like(self._scores)
-            scores_batch_into(self._states, self._map.tables, scores)
+            scores = self.scores()
             rewards[:] = scores - self._scores
             self._scores = scores
         else:
@@ -330,6 +441,28 @@ class VectorGame:
                 "decisions": game.decision_count,
                 "state": game.state,
             }
-            self.game_counts[row] += 1
-            self._new_game(row)
+            if self._opponents is not None:
+                final_info[row]["learner_seat"] = int(self._opponents.learner_seats[row])
+            self._next_game(row)
         return infos
+
+    def _next_game(self, row: int) -> None:
+        """Row ``row`` starts its next game: set up, its mask computed, its opponents played up to the caller."""
+        self.game_counts[row] += 1
+        self._new_game(row)
+        legal_masks(self._states[row : row + 1], self._map.tables, self._masks[row : row + 1])
+        if self._opponents is not None:
+            self._opponents.play(self._states, self._map.tables, self._masks, slice(row, row + 1))
+            self._opponents.check()
+
+    def restart(self, rows: np.ndarray) -> None:
+        """Abandon the games of ``rows`` (no result, no reward) and start each row's next game.
+
+        What an episode cap does (the vector env's ``max_turns``): the rows go on with the
+        seeds and seats of their next games, as if their games had ended.
+        """
+        picked = np.unique(np.asarray(rows, dtype=np.int64))
+        if picked.size and (picked[0] < 0 or picked[-1] >= self._n):
+            raise ValueError(f"rows must be in 0..{self._n - 1}, got {rows!r}")
+        for row in picked:
+            self._next_game(int(row))

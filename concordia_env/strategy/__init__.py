@@ -15,6 +15,9 @@ agent takes its candidates and their values from it. One route per decision:
 * :mod:`.search`: tree search over whole turns, the tree as arrays (:func:`search_tree`,
   :func:`simulate`);
 * :mod:`.hidden`: the determinization that keeps the hidden stack hidden;
+* :mod:`.afterstate`: the learned agent's scorer (features of every option, the model's MLP);
+* :mod:`.players`: the agents themselves (random, heuristic, learned), compiled, for batches;
+* :mod:`.pcg64`: numpy's default generator, compiled, so that those agents draw as the Python ones do;
 * :mod:`.params`: the weights and settings, checked, packed into one float64 array;
 * :mod:`.noise`: the strategy's own small random generator.
 
@@ -28,8 +31,9 @@ size it would read past. The rollouts change a state
 in place: they take a game's own writable array (``game._state`` of a clone, inside the
 package), never the read-only ``game.state``. They do not check the *values* of the state
 (``Game(state, map)`` does): pass states of games. The package imports only the
-engine (rules, state, cards, maps, actions), never ``Game`` or an environment, so that a
-batched environment can run compiled opponents inside its batch.
+engine (rules, state, cards, maps, actions, and the compiled observation, whose columns
+are the learned scorer's features), never ``Game`` or an environment, so that a batched
+environment can run compiled opponents inside its batch (:mod:`.players`).
 """
 
 from __future__ import annotations
@@ -41,9 +45,10 @@ import numpy as np
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.maps import MAP_NAMES, load
 from concordia_env.engine.state import MAP_ID, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
-from concordia_env.engine.state_check import check_bounds
+from concordia_env.engine.state_check import check_bounds, field_bounds
 
-from . import evaluation, hidden, noise, options, planner, rollout, search
+from . import afterstate, evaluation, hidden, noise, options, planner, rollout, search
+from .afterstate import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
 from .params import (
     DEFAULT_PARAMS,
     DEFAULT_PLANNER,
@@ -62,12 +67,15 @@ __all__ = [
     "DEFAULT_PLANNER",
     "DEFAULT_WEIGHTS",
     "NO_NOISE",
+    "ModelArrays",
     "PlannerSettings",
     "RolloutSettings",
     "SearchExpansion",
     "Tree",
     "TurnOptions",
     "Weights",
+    "afterstate_features",
+    "afterstate_scores",
     "best_option",
     "decide",
     "determinized",
@@ -519,3 +527,66 @@ def root_statistics(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     values = np.zeros(count)
     search.root_statistics(tree, int(tree.player[0]), first, visits, values)
     return first, visits, values
+
+
+def afterstate_features(
+    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+) -> np.ndarray:
+    """The learned agent's feature vectors of the afterstates of one decision (float32, one row each), compiled.
+
+    ``afterstates`` are engine states of the map whose ``tables`` are given (the rows of
+    :func:`turn_options`), ``values[k]`` every player's estimated final VP in row k (see
+    :mod:`.afterstate`).
+    """
+    states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
+    out = np.empty((len(states), NUM_FEATURES), dtype=np.float32)
+    afterstate.option_features(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, out)
+    return out
+
+
+def afterstate_scores(
+    afterstates: np.ndarray,
+    tables: np.ndarray,
+    values: np.ndarray,
+    player: int,
+    remaining: float,
+    model: ModelArrays,
+) -> np.ndarray:
+    """A learned model's score of every afterstate (float32), as compiled code computes it inside a batch."""
+    states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
+    if not isinstance(model, ModelArrays) or len(model.shapes) == 0:
+        raise ValueError("model must be the arrays of a model (strategy.afterstate.pack_model)")
+    return afterstate.score_options(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, *model)
+
+
+def _afterstate_inputs(
+    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The inputs as compiled code takes them, or ``ValueError``: the compiled code does not bounds-check."""
+    states = _states(afterstates)
+    n = int(states[0, NUM_PLAYERS])
+    given = np.asarray(values, dtype=np.float64)
+    if given.shape != (len(states), n):
+        raise ValueError(f"values hold one estimate per player of every afterstate: shape {(len(states), n)}")
+    vals = np.zeros((len(states), MAX_PLAYERS), dtype=np.float64)
+    vals[:, :n] = given
+    if not 0 <= int(player) < n:
+        raise ValueError(f"player {player} is not one of the {n} players")
+    if not 0.0 <= float(remaining) <= 1.0:
+        raise ValueError(f"remaining is a share of the game in 0..1, got {remaining!r}")
+    return states, _tables(tables, states[0]), vals, int(player)
+
+
+def _states(states: np.ndarray) -> np.ndarray:
+    """Rows of states as compiled code takes them (see :func:`_state`): every row within its
+    bounds, and all of one map and player count (the bounds of the first row hold for all)."""
+    rows = np.ascontiguousarray(states, dtype=np.int32)
+    if rows.ndim != 2 or rows.shape[1] != STATE_SIZE or len(rows) == 0:
+        raise ValueError(f"afterstates are engine states, one per row ({STATE_SIZE} integers each)")
+    m = check_bounds(rows[0])
+    low, high = field_bounds(m.name, int(rows[0, NUM_PLAYERS]))
+    out = ((rows < low) | (rows > high)).any(axis=1)
+    if out.any():
+        check_bounds(rows[int(np.flatnonzero(out)[0])])  # raises, naming the field
+        raise ValueError("afterstates are states of one game (one map and player count)")
+    return rows if rows.flags.writeable else rows.copy()

@@ -98,7 +98,13 @@ class TrainConfig(ConfigBase):
     time_limit_minutes: float | None = _f(
         None, "wall-clock budget of the training loop, all sessions together; stops at the next update (null: none)"
     )
-    n_envs: int = _f(2, "parallel environments (SubprocVecEnv; DummyVecEnv when 1)")
+    n_envs: int = _f(2, "parallel environments (SubprocVecEnv; DummyVecEnv when 1), or the rows of the vector env")
+    vector_env: bool = _f(
+        False,
+        "train through ConcordiaVectorEnv (n_envs rows, compiled opponents inside the batch) instead of "
+        "SingleAgentEnv processes; opponent_shares then names one compiled agent (random, heuristic, learned)",
+    )
+    env_threads: int = _f(2, "threads of the vector env's batch (vector_env: true)")
 
     # ---------------------------------------------------------------- PPO
     learning_rate: float = _f(3e-4, "Adam learning rate")
@@ -176,6 +182,24 @@ class TrainConfig(ConfigBase):
             raise ValueError(f"opponent_shares must be non-negative weights, got {shares}")
         if sum(shares.values()) <= 0:
             raise ValueError(f"opponent_shares must not all be zero, got {shares}")
+        if self.env_threads <= 0:
+            raise ValueError(f"env_threads must be positive, got {self.env_threads}")
+        if self.vector_env:
+            self.vector_opponent()  # refuses shares the vector env cannot play
+
+    def vector_opponent(self) -> str:
+        """The one opponent of ``vector_env`` training: the agent of ``opponent_shares`` with a positive share.
+
+        The batch plays the same compiled opponent in every row (no snapshots: a past
+        network does not run inside compiled code).
+        """
+        named = [spec for spec, share in self.opponent_shares.items() if share > 0]
+        if len(named) != 1 or named[0] == SNAPSHOT:
+            raise ValueError(
+                "with vector_env: true, opponent_shares names one compiled agent (random, heuristic, learned), "
+                f"got {self.opponent_shares}"
+            )
+        return named[0]
 
     def final_games(self, opponent: str) -> int:
         """Games against ``opponent`` in the final evaluation."""

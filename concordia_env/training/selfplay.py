@@ -16,6 +16,13 @@ How a run works
   ``heuristic``...). The learner takes a snapshot every ``snapshot_every`` timesteps
   (latest-vs-past self-play); see :mod:`concordia_env.training.pool` for how the pool reaches the
   environment processes.
+* ``vector_env: true`` trains through :class:`concordia_env.envs.vector_env.ConcordiaVectorEnv`
+  instead (:class:`concordia_env.envs.sb3.SB3VecEnv`): ``n_envs`` rows of one process, the
+  opponent (the one agent ``opponent_shares`` names: ``random``, ``heuristic`` or ``learned``)
+  compiled inside the batch on ``env_threads`` threads, seats rotating across rows and games.
+  No snapshots then (a past network does not run in compiled code); the reward scale and the
+  margin shaping are applied per row (:class:`VecScaleReward`, :class:`VecMarginShaping`).
+  ``configs/vector_heuristic.yaml`` is the 2-hour run of ``docs/training.md``.
 * Between PPO updates (so that the network on disk is always a trained one) a callback
   takes snapshots, runs the periodic evaluation (:mod:`concordia_env.training.evaluate`), writes
   checkpoints and enforces ``time_limit_minutes``.
@@ -262,7 +269,70 @@ class InfoMaskVecEnv(VecEnvWrapper):
         return self.venv.env_method(method_name, *args, indices=indices, **kwargs)
 
 
+class VecScaleReward(VecEnvWrapper):
+    """``reward * scale`` for every row (the vector env's counterpart of ``TransformReward(ScaleReward)``)."""
+
+    def __init__(self, venv: VecEnv, scale: float) -> None:
+        super().__init__(venv)
+        self.scale = scale
+
+    def reset(self) -> VecEnvObs:
+        return self.venv.reset()
+
+    def step_wait(self) -> Any:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        return obs, rewards * self.scale, dones, infos
+
+
+class VecMarginShaping(VecEnvWrapper):
+    """:class:`MarginShaping` for every row of the vector env: ``coef · (γ·Φ(s') − Φ(s))``.
+
+    ``Φ`` is the learner's VP margin over the opponents' mean as if the game ended now
+    (``VectorGame.scores``), 0 for a game that ended (a game cut by ``max_turns`` keeps its
+    margin, as in the single env). A row that starts its next game starts from that game's
+    own potential.
+    """
+
+    def __init__(self, venv: VecEnv, coef: float, gamma: float = 1.0) -> None:
+        super().__init__(venv)
+        if not 0.0 < gamma <= 1.0:
+            raise ValueError(f"gamma must be in (0, 1], got {gamma}")
+        self.coef = coef
+        self.gamma = gamma
+        self._potential = np.zeros(self.num_envs)
+
+    def _margins(self) -> np.ndarray:
+        games = cast(Any, self.venv.unwrapped).env.games  # an SB3VecEnv over a ConcordiaVectorEnv
+        scores = games.scores()
+        return np.array([margin(row, seat) for row, seat in zip(scores, games.learner_seats, strict=True)])
+
+    def reset(self) -> VecEnvObs:
+        obs = self.venv.reset()
+        self._potential = self._margins()
+        return obs
+
+    def step_wait(self) -> Any:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        margins = self._margins()  # rows that finished already hold their next game
+        potential = margins.copy()
+        for row in np.flatnonzero(dones):
+            final = infos[row]["final_info"]
+            # a game that ended is worth nothing more; one cut by max_turns keeps the margin it stood at
+            potential[row] = margin(final["scores"], final["learner_seat"]) if final["truncated"] else 0.0
+        shaped = rewards + self.coef * (self.gamma * potential - self._potential)
+        self._potential = margins  # the next step starts from the rows' current games
+        return obs, shaped.astype(np.float32), dones, infos
+
+
+def margin(scores: np.ndarray, seat: int) -> float:
+    """``seat``'s VP minus the mean VP of the other seats."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return float(scores[seat] - (scores.sum() - scores[seat]) / (len(scores) - 1))
+
+
 def make_vec_env(config: TrainConfig, run_dir: Path, session: int) -> VecEnv:
+    if config.vector_env:
+        return make_vector_env(config, session)
     # one thread per environment process (snapshots run small numpy products): set before the
     # first SubprocVecEnv starts the process server that the workers inherit it from
     for var in BLAS_THREAD_VARS:
@@ -270,6 +340,34 @@ def make_vec_env(config: TrainConfig, run_dir: Path, session: int) -> VecEnv:
     fns = [env_factory(config, run_dir, rank, session) for rank in range(config.n_envs)]
     venv = DummyVecEnv(fns) if config.n_envs == 1 else SubprocVecEnv(fns)
     return InfoMaskVecEnv(venv)
+
+
+def make_vector_env(config: TrainConfig, session: int) -> VecEnv:
+    """``vector_env: true``: the rows of one :class:`~concordia_env.envs.sb3.SB3VecEnv`, opponents compiled inside.
+
+    The batch's seed comes from the run seed and the session (a resumed session plays new
+    games); ``VecMonitor`` records the episodes SB3 logs.
+    """
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from concordia_env.envs.sb3 import SB3VecEnv
+
+    seed = int(np.random.SeedSequence([config.seed, ENV_TAG, session]).generate_state(1)[0] >> 1)
+    venv: VecEnv = SB3VecEnv(
+        config.n_envs,
+        opponents=config.vector_opponent(),
+        map=config.map,
+        num_players=config.num_players,
+        reward=config.reward,
+        seed=seed,
+        threads=config.env_threads,
+        **config.env_options,
+    )
+    if config.reward_scale != 1.0:
+        venv = VecScaleReward(venv, config.reward_scale)
+    if config.margin_shaping > 0:
+        venv = VecMarginShaping(venv, config.margin_shaping, config.gamma)
+    return VecMonitor(venv)
 
 
 def make_logger(run_dir: Path, session: int) -> Logger:
@@ -355,7 +453,8 @@ class Run:
 
     # ------------------------------------------------------------------ periodic work
     def take_snapshot(self, model: MaskablePPO, timesteps: int) -> None:
-        self.pool.add_snapshot(model.policy, timesteps)
+        if not self.config.vector_env:  # the vector env's opponents are compiled agents, never snapshots
+            self.pool.add_snapshot(model.policy, timesteps)
         self.state.last_snapshot = timesteps
 
     def run_evaluation(self, model: MaskablePPO, timesteps: int) -> list[EvalResult]:

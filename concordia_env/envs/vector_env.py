@@ -1,0 +1,264 @@
+"""Concordia as a Gymnasium vector env with the opponents inside the batch (``"ConcordiaVector-v1"``).
+
+Each of ``num_envs`` rows is a game in which the learner plays one seat and compiled
+opponents (``random``, ``heuristic``, the greedy ``learned`` model; :mod:`concordia_env.strategy.players`)
+play the others inside :class:`~concordia_env.VectorGame`, on its threads, until the
+learner must decide again. One ``step`` is one learner decision in every row, like
+``SingleAgentEnv`` in ``n`` copies, without a Python call per opponent decision or a
+process per environment. :class:`concordia_env.envs.sb3.SB3VecEnv` serves the same batch
+to Stable-Baselines3 (``MaskablePPO``; it needs the ``train`` extra).
+
+| | |
+| --- | --- |
+| Creation | ``ConcordiaVectorEnv(64, opponents="heuristic")``, ``gymnasium.make_vec("ConcordiaVector-v1", 64)`` |
+| Single observation space | ``Box(float32, (OBS_SIZES[version],))``: the learner's ``observe(game, seat)`` |
+| Single action space | ``Discrete(NUM_ACTIONS)``; the batch's ``action_space.sample()`` draws a legal action per row |
+| Action masks | ``env.action_masks()``: bool ``(num_envs, NUM_ACTIONS)``; also ``infos["action_mask"]`` |
+| Reward | as in every env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), the learner's, per row |
+| Autoreset | ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``) |
+| SB3 | ``envs.sb3.SB3VecEnv(...)``, a ``VecEnv``: ``env_method("action_masks")`` for ``MaskablePPO`` |
+
+Options
+-------
+* ``opponents``: ``"random"``, ``"heuristic"``, ``"learned"`` (specs with options too, e.g.
+  ``"heuristic:opponent_weight=0.5"``, ``"learned:path/to/model.npz"``), agent objects of
+  those kinds, or a list with one per other seat. Only agents with a compiled twin play
+  inside a batch (``ValueError`` otherwise; see :mod:`concordia_env.envs.opponents`).
+* ``map``, ``num_players``, ``reward``, ``observation_version`` and the engine's game options,
+  as in ``SingleAgentEnv``.
+* ``threads``: rows are stepped, played and observed on this many threads (results do not
+  depend on it).
+* ``max_turns``: a row whose game has completed this many turns is *truncated* and starts
+  its next game (``None``, the default: games end by the rules only).
+* ``seed``: the base seed of the first ``reset()`` (``None``: random).
+* ``copy``: ``True`` (default) returns new observation arrays; ``False`` writes them into
+  one buffer that the next ``step`` overwrites (Gymnasium's ``copy=False`` convention).
+
+Seats and seeds
+---------------
+``reset(seed=s)`` starts row i's first game with seed ``s + i``; row i's k-th game has seed
+``s + i + k·num_envs`` and seats the learner at ``(i + k) % num_players``, so seats rotate
+across rows and games. Its opponents are seeded as ``SingleAgentEnv(opponents, seat=that
+seat).reset(seed=that seed)`` seeds them: the row plays exactly that env's game
+(``tests/test_vector_env.py`` checks it move by move).
+
+Rewards
+-------
+The learner's reward of the row's ``reward`` kind (:mod:`concordia_env.envs.rewards`) for
+everything that happened since its previous decision (its action and the opponents'
+replies): the terminal kinds at the step that ends the game, ``"score_delta"`` the change
+of the learner's VP as if the game ended now. A truncated game pays no terminal reward.
+
+Infos
+-----
+Every ``step`` and ``reset`` returns these keys (Gymnasium's vector convention: a key
+``k`` of per-row values comes with a bool ``_k`` saying which rows have one):
+
+| key | type | value |
+| --- | --- | --- |
+| ``"action_mask"`` | bool (n, NUM_ACTIONS) | the learner's legal actions in each row (the new game's after a reset) |
+| ``"learner_seat"`` | int64 (n,) | the learner's seat in each row's current game |
+| ``"final_obs"`` | object (n,) | for rows whose game ended this step: its last observation (learner's view) |
+| ``"final_info"`` | dict of arrays | for those rows: ``final_scores`` (int64 per seat; 0 for a cut game), ``scores`` |
+| | | (VP as if the game ended at its last position), ``winner`` (-1 for a cut game), |
+| | | ``learner_seat``, ``seed``, ``decisions``, ``truncated`` (cut by ``max_turns``) |
+
+The last two appear only in steps where some row's game ended (``_final_obs`` /
+``_final_info`` mark the rows), as in Gymnasium's ``SyncVectorEnv``.
+
+Illegal actions
+---------------
+``step`` checks every row's action before any row changes: a value that is no legal action
+of its row raises :class:`~concordia_env.IllegalActionError` naming the first such row
+(``err.row``), and the batch is left as it was. A wrong shape raises ``ValueError``.
+
+Versions
+--------
+
+| id | ``observation_version`` | change |
+| --- | ---: | --- |
+| ``"ConcordiaVector-v1"`` (current) | 1 | initial release (the v1 observation of ``Concordia-v1``) |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from concordia_env.engine.actions import NUM_ACTIONS
+from concordia_env.engine.errors import integer_argument, short_repr
+from concordia_env.engine.observation import OBSERVATION_VERSION, observation_bounds
+from concordia_env.engine.state import DECISION_COUNT, TURN_COUNT
+
+from .common import check_cap
+from .vector import VectorGame
+
+
+class LegalBatchActionSpace(spaces.MultiDiscrete):
+    """``MultiDiscrete([NUM_ACTIONS] * n)`` whose unmasked ``sample()`` draws a legal action for every row.
+
+    Generic checkers sample the action space blindly; the batch refuses illegal actions, so
+    this space asks the batch for one uniformly random legal action per row. An explicit
+    ``mask`` is used as given. A copy or pickle is a plain ``MultiDiscrete``.
+    """
+
+    def __init__(self, games: VectorGame, seed: int | None = None) -> None:
+        super().__init__(np.full(games.n, NUM_ACTIONS, dtype=np.int64), seed=seed)
+        self._games = games
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
+        if mask is None and probability is None:
+            return self._games.sample_actions(self.np_random)
+        return super().sample(mask=mask, probability=probability)
+
+    def __reduce__(self) -> tuple[type, tuple[np.ndarray]]:
+        return (spaces.MultiDiscrete, (self.nvec.copy(),))
+
+
+class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games, the learner one seat in each, compiled opponents the others; see the module docstring."""
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}  # noqa: RUF012 (VectorEnv declares it an instance variable)
+
+    def __init__(
+        self,
+        num_envs: int = 16,
+        opponents: Any = "heuristic",
+        map: str = "italia",
+        num_players: int = 2,
+        reward: str = "win",
+        seed: int | None = None,
+        threads: int = 1,
+        max_turns: int | None = None,
+        observation_version: int = OBSERVATION_VERSION,
+        copy: bool = True,
+        **game_options: Any,
+    ) -> None:
+        if not isinstance(copy, (bool, np.bool_)):
+            raise TypeError(f"copy must be True or False, got {short_repr(copy)}")
+        if opponents is None:
+            raise ValueError("the vector env plays the learner against opponents: name them (e.g. 'heuristic')")
+        self.max_turns = check_cap("max_turns", max_turns)
+        self.games = VectorGame(
+            num_envs,
+            map=map,
+            num_players=num_players,
+            seed=0 if seed is None else seed,
+            reward=reward,
+            observation_version=observation_version,
+            threads=threads,
+            opponents=opponents,
+            **game_options,
+        )
+        self.num_envs = self.games.n
+        self.copy = bool(copy)
+        self._first_seed = seed
+        self._seed_pending = True  # the first reset() without a seed uses the constructor's
+        low, high = observation_bounds(self.games.observation_version)
+        self.single_observation_space = spaces.Box(low, high, shape=(self.games.obs_size,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = LegalBatchActionSpace(self.games)
+        self._obs = np.empty((self.num_envs, self.games.obs_size), dtype=np.float32)
+        self._rows = np.arange(self.num_envs)
+        self.render_mode = None
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(
+        self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Every row starts over (row i with seed ``seed + i``); see "Seats and seeds". ``options`` take nothing."""
+        if options:
+            raise ValueError(f"reset() takes no options, got {short_repr(options)}")
+        base = self._base_seed(seed)
+        if base is None and self._seed_pending:
+            base = self._first_seed
+        self._seed_pending = False
+        self.games.reset(base)
+        if seed is not None or base is not None:
+            self.action_space.seed(self.games.seed)
+        return self._observations(), self._infos()
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One learner decision in every row, the opponents' replies, same-step autoreset."""
+        games = self.games
+        seats = games.learner_seats
+        assert seats is not None  # the batch has opponents: the constructor made it so
+        all_rewards, dones, game_infos = games.step(actions, observe_into=self._obs)
+        rewards = all_rewards[self._rows, seats].astype(np.float64)
+        terminations = dones.copy()
+        truncations = np.zeros(self.num_envs, dtype=np.bool_)
+        if self.max_turns is not None:
+            truncations = games.states[:, TURN_COUNT] >= self.max_turns
+        ended = np.flatnonzero(terminations | truncations)
+        # the truncated rows' last positions, before they restart
+        cut_scores = games.scores() if truncations.any() else np.zeros((0, games.num_players), dtype=np.int64)
+        infos: dict[str, Any] = {}
+        for row in ended:
+            if terminations[row]:
+                info = game_infos["final_info"][row]
+                obs = game_infos["final_observation"][row][seats[row]]
+                final = {
+                    "final_scores": info["final_scores"],
+                    "scores": info["final_scores"],
+                    "winner": int(info["winner"]),
+                    "learner_seat": int(seats[row]),
+                    "seed": int(info["seed"]),
+                    "decisions": int(info["decisions"]),
+                    "truncated": False,
+                }
+            else:
+                obs = self._obs[row].copy()
+                final = {
+                    "final_scores": np.zeros(games.num_players, dtype=np.int64),
+                    "scores": cut_scores[row],
+                    "winner": -1,
+                    "learner_seat": int(seats[row]),
+                    "seed": int(games.game_seed(int(row), int(games.game_counts[row]))),
+                    "decisions": int(games.states[row, DECISION_COUNT]),
+                    "truncated": True,
+                }
+            infos = self._add_info(infos, {"final_obs": obs, "final_info": final}, int(row))
+        if truncations.any():
+            cut = np.flatnonzero(truncations)
+            games.restart(cut)
+            rows = games.observations()  # the restarted rows' new games (rarely: a cap was reached)
+            self._obs[cut] = rows[cut]
+        infos.update(self._infos())
+        return (self._obs.copy() if self.copy else self._obs), rewards, terminations, truncations, infos
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every row, bool (n, NUM_ACTIONS) (a copy)."""
+        return self.games.legal_masks().copy()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        games = self.__dict__.get("games")  # absent when the constructor refused its options
+        if games is not None:
+            games.close()
+
+    # ------------------------------------------------------------------ internals
+    def _base_seed(self, seed: int | Sequence[int] | None) -> int | None:
+        """Gymnasium's vector seeds: one int (row i gets ``seed + i``) or that very list; others are refused."""
+        if seed is None:
+            return None
+        if isinstance(seed, Sequence) and not isinstance(seed, str):
+            seeds = [integer_argument(s, "seed") for s in seed]
+            if len(seeds) != self.num_envs or seeds != list(range(seeds[0], seeds[0] + self.num_envs)):
+                raise ValueError(
+                    f"a list of seeds must be consecutive, one per row (row i plays seed s + i), got {short_repr(seed)}"
+                )
+            return seeds[0]
+        return integer_argument(seed, "seed")
+
+    def _observations(self) -> np.ndarray:
+        self.games.observations(out=self._obs)
+        return self._obs.copy() if self.copy else self._obs
+
+    def _infos(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks(), "learner_seat": self.games.learner_seats}

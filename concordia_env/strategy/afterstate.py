@@ -1,0 +1,220 @@
+"""The learned afterstate scorer, compiled: features of every turn option and the model's MLP over them.
+
+The ``learned`` agent (:mod:`concordia_env.agents.learned`, the model in
+:mod:`concordia_env.agents.afterstate`) scores every turn option's afterstate with a small
+network, ``score = a · u + b + MLP(x)``. This module is the one home of what ``x`` is (the
+feature layout: which observation entries, the evaluation's values, the utility) and runs
+the same computation in compiled code, so that the learned agent can play inside a batch
+(:mod:`.players`) without a Python call per decision. The numpy model
+(``AfterstateModel.predict`` on ``agents.afterstate.batch_features``) stays the reference;
+``tests/strategy/test_afterstate_scorer.py`` checks that both give the same scores (to
+float32 rounding: the compiled MLP sums each product in float64 where BLAS sums in float32)
+and the same choices.
+
+Why the strategy may import the engine's observation: the features *are* observation
+columns, and the compiled observation (:func:`~concordia_env.engine.observation.fill_observation`)
+reads nothing but the state and the map tables, like the rules. ``tests/test_layering.py``
+lets the strategy import it and nothing else of the engine beyond the rules and tables.
+
+Features
+--------
+For the player who chose the turn, in this order (``FEATURES_VERSION`` 1):
+the observation entries of :data:`HEADER_FIELDS` and, for every relative seat (observer
+first), of :data:`PLAYER_FIELDS`; the evaluation's estimated final VP of every relative
+seat divided by ``VALUE_SCALE`` (0 for seats the game does not have); then
+:data:`EXTRA_FEATURES`: ``u`` (own estimate minus the opponents' mean, by ``MARGIN_SCALE``),
+the lead over the best opponent (same scale) and the share of the game left.
+
+Model arrays
+------------
+:func:`pack_model` turns a model's layers into what compiled code takes: one float32 array
+holding every layer's weights (inputs × outputs, row-major) and biases in turn, the layer
+shapes (int64, one row per layer) and ``(a, b)`` (float32).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from concordia_env.engine.observation import (
+    O_PLAYERS,
+    OBS_LAYOUT,
+    OBS_SIZE,
+    PLAYER_OBS_LAYOUT,
+    PLAYER_OBS_SIZE,
+    fill_observation,
+)
+from concordia_env.engine.rules import njit
+from concordia_env.engine.state import MAX_PLAYERS, NUM_PLAYERS
+
+#: VP of margin per unit of the model's output (and of ``u``)
+MARGIN_SCALE = 30.0
+#: VP per unit of the per-seat value estimates among the features
+VALUE_SCALE = 100.0
+#: header fields of the observation the features keep
+HEADER_FIELDS = (
+    "TURN_SEAT",
+    "END_TRIGGERED",
+    "FINAL_TURNS_LEFT",
+    "TURN_COUNT",
+    "STACK_SIZE",
+    "DISPLAY_KIND",
+    "DISPLAY_GOD",
+    "STACK_CARDS",
+)
+#: per-seat fields of the observation the features keep (every relative seat, observer first)
+PLAYER_FIELDS = (
+    "PRESENT",
+    "MONEY",
+    "GOODS",
+    "FREE_SLOTS",
+    "COLONISTS_STOREHOUSE",
+    "HOUSE_COUNT",
+    "HAND",
+    "DISCARD",
+    "GOD_CARDS",
+    "PRAEFECTUS_MAGNUS",
+    "CONCORDIA",
+    "SCORE_PARTS",
+    "SCORE_TOTAL",
+)
+#: features after the observation part: u, margin over the best opponent, share of the game left
+EXTRA_FEATURES = ("utility", "lead_over_best", "remaining")
+FEATURES_VERSION = 1
+
+
+def _columns() -> np.ndarray:
+    header = {name: (offset, length) for name, offset, length, _ in OBS_LAYOUT.fields}
+    player = {name: (offset, length) for name, offset, length, _ in PLAYER_OBS_LAYOUT.fields}
+    cols: list[int] = []
+    for name in HEADER_FIELDS:
+        offset, length = header[name]
+        cols.extend(range(offset, offset + length))
+    for seat in range(MAX_PLAYERS):
+        base = O_PLAYERS + seat * PLAYER_OBS_SIZE
+        for name in PLAYER_FIELDS:
+            offset, length = player[name]
+            cols.extend(range(base + offset, base + offset + length))
+    return np.asarray(cols, dtype=np.int64)
+
+
+#: the observation entries the features keep, in order
+OBSERVATION_COLUMNS = _columns()
+#: where the values, ``u``, the lead and the share left sit in a feature vector
+VALUES_INDEX = len(OBSERVATION_COLUMNS)
+UTILITY_INDEX = VALUES_INDEX + MAX_PLAYERS
+LEAD_INDEX = UTILITY_INDEX + 1
+REMAINING_INDEX = UTILITY_INDEX + 2
+#: length of a feature vector
+NUM_FEATURES = VALUES_INDEX + MAX_PLAYERS + len(EXTRA_FEATURES)
+
+
+class ModelArrays(NamedTuple):
+    """A model as compiled code takes it (:func:`pack_model`)."""
+
+    #: every layer's weights (inputs × outputs, row-major), then its biases, layer after layer
+    flat: np.ndarray
+    #: (inputs, outputs) of each layer, int64
+    shapes: np.ndarray
+    #: ``(a, b)`` of ``a · u + b + MLP(x)``, float32
+    ab: np.ndarray
+
+
+def pack_model(weights: list[np.ndarray], biases: list[np.ndarray], a: float, b: float) -> ModelArrays:
+    """The arrays of an MLP with ReLU hidden layers and one output (``ValueError`` if the shapes do not chain)."""
+    if not weights or len(weights) != len(biases):
+        raise ValueError("a model has one bias per weight matrix and at least one layer")
+    shapes = np.array([np.shape(w) for w in weights], dtype=np.int64)
+    if shapes.ndim != 2 or shapes.shape[1] != 2:
+        raise ValueError("every weight matrix of a model is 2-D (inputs × outputs)")
+    if shapes[0, 0] != NUM_FEATURES or shapes[-1, 1] != 1 or np.any(shapes[1:, 0] != shapes[:-1, 1]):
+        raise ValueError(f"a model takes {NUM_FEATURES} features through chained layers to one output")
+    parts = []
+    for w, bias, (_, cols) in zip(weights, biases, shapes, strict=True):
+        if np.shape(bias) != (cols,):
+            raise ValueError(f"a bias of a layer with {cols} outputs has {cols} entries, got shape {np.shape(bias)}")
+        parts += [np.asarray(w, dtype=np.float32).ravel(), np.asarray(bias, dtype=np.float32)]
+    flat = np.ascontiguousarray(np.concatenate(parts), dtype=np.float32)
+    if not np.all(np.isfinite(flat)) or not (np.isfinite(a) and np.isfinite(b)):
+        raise ValueError("a model's numbers are finite")
+    return ModelArrays(flat, shapes, np.array([a, b], dtype=np.float32))
+
+
+def no_model() -> ModelArrays:
+    """The arrays given to compiled code when no learned player takes part (never read)."""
+    return ModelArrays(np.zeros(0, dtype=np.float32), np.zeros((0, 2), dtype=np.int64), np.zeros(2, dtype=np.float32))
+
+
+# --------------------------------------------------------------------------- compiled
+@njit
+def option_features(afterstates, m, vals, player, remaining, columns, out):
+    """The feature vector of every afterstate (row k) for ``player`` into ``out[k]`` (see "Features").
+
+    ``vals[k, q]`` is every player's estimated final VP in afterstate k (float64);
+    ``remaining`` the share of the game left at the decision. The arithmetic follows
+    ``agents.afterstate.batch_features`` step for step (float64, then stored as float32).
+    """
+    obs = np.empty(OBS_SIZE, dtype=np.float32)
+    ncols = columns.shape[0]
+    for k in range(afterstates.shape[0]):
+        s = afterstates[k]
+        n = s[NUM_PLAYERS]
+        fill_observation(s, m, player, obs)
+        row = out[k]
+        for c in range(ncols):
+            row[c] = obs[columns[c]]
+        for c in range(ncols, row.shape[0]):
+            row[c] = 0.0
+        best_other = -np.inf
+        for j in range(n):
+            value = vals[k, (player + j) % n]
+            row[ncols + j] = value / VALUE_SCALE
+            if j > 0 and value > best_other:
+                best_other = value
+        others = 0.0
+        for q in range(n):
+            if q != player:
+                others += vals[k, q]
+        row[ncols + MAX_PLAYERS] = (vals[k, player] - others / (n - 1)) / MARGIN_SCALE
+        row[ncols + MAX_PLAYERS + 1] = (vals[k, player] - best_other) / MARGIN_SCALE
+        row[ncols + MAX_PLAYERS + 2] = remaining
+
+
+@njit
+def mlp_scores(x, flat, shapes, ab, out):
+    """``a · u + b + MLP(x)`` of every row of ``x`` into ``out`` (float32; ReLU between layers)."""
+    width = 0
+    for layer in range(shapes.shape[0]):
+        width = max(width, shapes[layer, 1])
+    h = np.empty(max(width, x.shape[1]), dtype=np.float32)
+    nxt = np.empty_like(h)
+    last = shapes.shape[0] - 1
+    for k in range(x.shape[0]):
+        size = x.shape[1]
+        h[:size] = x[k]
+        at = 0
+        for layer in range(shapes.shape[0]):
+            rows = shapes[layer, 0]
+            cols = shapes[layer, 1]
+            bias_at = at + rows * cols
+            for j in range(cols):
+                total = 0.0  # float64: closer to the exact sum than any float32 order
+                for i in range(rows):
+                    total += np.float64(h[i]) * np.float64(flat[at + i * cols + j])
+                value = np.float32(total) + flat[bias_at + j]
+                nxt[j] = value if (layer == last or value > 0) else np.float32(0.0)
+            h[:cols] = nxt[:cols]
+            at = bias_at + cols
+        out[k] = ab[0] * x[k, UTILITY_INDEX] + ab[1] + h[0]
+
+
+@njit
+def score_options(afterstates, m, vals, player, remaining, columns, flat, shapes, ab):
+    """The model's score of every afterstate of one decision (float32, one per row)."""
+    x = np.empty((afterstates.shape[0], NUM_FEATURES), dtype=np.float32)
+    option_features(afterstates, m, vals, player, remaining, columns, x)
+    out = np.empty(afterstates.shape[0], dtype=np.float32)
+    mlp_scores(x, flat, shapes, ab, out)
+    return out

@@ -1,0 +1,253 @@
+"""The agents, compiled: ``random``, ``heuristic`` and the greedy ``learned`` playing rows of a batch.
+
+A batched environment with opponents inside (:mod:`concordia_env.envs.vector_env`) lets the
+other seats of every row play in compiled code until the learner must decide again, on as
+many threads as the batch has (:mod:`concordia_env.envs.threads`). The players here are the
+Python agents of :mod:`concordia_env.agents` decision for decision, not look-alikes: given
+the same seed they take the same actions, which ``tests/test_vector_env.py`` checks by
+playing rows against the same games through ``SingleAgentEnv``.
+
+* ``random`` (:data:`RANDOM`): the k-th legal action for ``k = rng.integers(count)``, with
+  numpy's generator compiled (:mod:`.pcg64`), the draw ``RandomAgent`` makes.
+* ``heuristic`` (:data:`HEURISTIC`): ``HeuristicAgent.act``. A forced decision is played
+  at once; a decision its planned turn foresaw (the game in one of the states the plan
+  expects, :func:`planned_action`) follows the plan; otherwise it determinizes a copy of
+  the game with its own noise generator (:mod:`.hidden`, :mod:`.noise`) and either chooses
+  the best turn option (:mod:`.options`; the decisions that look ahead) and follows that
+  turn on the real game (:func:`follow`), or takes the planner's answer (:mod:`.planner`).
+* ``learned`` (:data:`LEARNED`): ``LearnedAgent.act`` without search or sampling. At a
+  decision that is neither forced nor planned it draws a seed from its numpy generator,
+  determinizes with it, takes every turn option, scores every afterstate with the model
+  (:mod:`.afterstate`) and follows the best-scored turn.
+
+What a player keeps between decisions lives in arrays the batch owns, one entry per row
+and opponent slot: the numpy generator's state (``rng``, :data:`~.pcg64.STATE_WORDS`
+words), the noise generator's (``noise``), and the planned turn: its actions
+(``plan_actions``), how many (``plan_len``, 0 for none) and a cursor on it. The Python
+agent keeps every state the plan expects; here one state is kept, the expected state before
+action ``plan_pos`` (``plan_state``), and moved along the plan as the game goes
+(:func:`planned_action`): ``MAX_TURN_DECISIONS`` times less memory per row, and each
+planned action is replayed once.
+
+A player that proposes an action the rules do not allow is a bug, as in the Python agents'
+strict mode: :func:`play_rows` stops that row and counts it in ``status[row, STATUS_ILLEGAL]``,
+and the caller raises.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from concordia_env.engine.actions import NUM_ACTIONS
+from concordia_env.engine.rules import njit
+from concordia_env.engine.rules.effects import apply_action
+from concordia_env.engine.rules.engine import advance, nth_legal, same_state
+from concordia_env.engine.rules.legal import fill_legal
+from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
+
+from .afterstate import ModelArrays, score_options
+from .evaluation import remaining_fraction
+from .hidden import determinize
+from .options import best_option, turn_options
+from .params import P_OPPONENT_WEIGHT
+from .pcg64 import integers
+from .planner import STATUS_ILLEGAL, apply, decide, is_lookahead_phase
+
+#: the compiled players, by kind number
+RANDOM, HEURISTIC, LEARNED = 0, 1, 2
+KINDS = {"random": RANDOM, "heuristic": HEURISTIC, "learned": LEARNED}
+#: the bound of ``agents.base.draw_seed``: ``rng.integers(SEED_BOUND)``
+SEED_BOUND = 2**63 - 1
+
+
+class CompiledPlayer(NamedTuple):
+    """What a compiled player is made of: an agent's answer to ``compiled_player(num_players)``.
+
+    ``kind`` is one of :data:`KINDS`; ``params`` the strategy's numbers
+    (:func:`~concordia_env.strategy.params_array`, for ``heuristic`` and ``learned``);
+    ``model`` the learned scorer's arrays (``learned`` only). ``model`` inside compiled code
+    is the tuple ``(flat, shapes, ab, columns)``: the :class:`~.afterstate.ModelArrays` and
+    the observation columns of the features.
+    """
+
+    kind: int
+    params: np.ndarray
+    model: ModelArrays | None = None
+
+
+# --------------------------------------------------------------------------- plans
+@njit
+def follow(s, m, plan, length, cursor, pos, actions, sim, scratch):
+    """Keep the actions of ``plan[:length]`` that are legal in turn from the real ``s``: the plan to follow.
+
+    ``actions`` gets the legal prefix (its length is returned), ``cursor`` the state before
+    its first action (``s``) and ``pos[0]`` 0. This is ``agents.heuristic.follow``: a turn
+    planned on a determinized copy fits the real game (the rest of a turn never depends on
+    the hidden stack), and should an action not be legal there the plan stops before it.
+    """
+    cursor[:] = s
+    pos[0] = 0
+    sim[:] = s
+    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    kept = 0
+    for i in range(length):
+        if sim[PHASE] == PHASE_GAME_OVER:
+            break
+        fill_legal(sim, m, mask)
+        if not mask[plan[i]]:
+            break
+        actions[i] = plan[i]
+        kept += 1
+        apply(sim, m, plan[i], scratch)
+    return kept
+
+
+@njit
+def planned_action(s, m, cursor, pos, actions, length, scratch):
+    """The planned action if ``s`` is one of the states the plan expects (before one of its actions), else -1.
+
+    ``TurnPlan.next_action``. The plan's expected states are replayed lazily: ``cursor`` is
+    the state before action ``pos[0]``. Every action raises ``DECISION_COUNT`` by one, so the
+    only expected state that can equal ``s`` is the one ``s[DECISION_COUNT] - cursor[DECISION_COUNT]``
+    actions on; the cursor moves there (never back: the game's count only grows) and the
+    states are compared. Following a turn of k actions replays k actions in all.
+    """
+    target = pos[0] + s[DECISION_COUNT] - cursor[DECISION_COUNT]
+    if target < pos[0] or target >= length:
+        return -1
+    while pos[0] < target:
+        apply(cursor, m, actions[pos[0]], scratch)
+        pos[0] += 1
+    if same_state(cursor, s):
+        return actions[pos[0]]
+    return -1
+
+
+# --------------------------------------------------------------------------- the players
+@njit
+def random_act(mask, count, rng):
+    """``RandomAgent.act``: ``legal[rng.integers(len(legal))]``."""
+    return nth_legal(mask, integers(rng, count))
+
+
+@njit
+def choose_and_follow(
+    s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
+):
+    """Take every turn option of the determinized ``sim``, pick one, and plan to follow it on ``s``.
+
+    The heuristic picks the best utility, the learned player the best score; returns the
+    chosen turn's first action (-1 if not even that is legal on ``s``).
+    """
+    _, afterstates, vals, plans, lengths = turn_options(sim, m, params, remaining, status)
+    if kind == LEARNED:
+        flat, shapes, ab, columns = model
+        scores = score_options(afterstates, m, vals, player, remaining, columns, flat, shapes, ab)
+        choice = np.argmax(scores)
+    else:
+        choice = best_option(vals, player, s[NUM_PLAYERS], params[P_OPPONENT_WEIGHT])
+    kept = follow(s, m, plans[choice], lengths[choice], cursor, pos, actions, sim, scratch)
+    plan_len[0] = kept
+    return actions[0] if kept > 0 else -1
+
+
+@njit
+def strategy_act(s, m, kind, mask, count, params, model, rng, noise, cursor, pos, actions, plan_len, status):
+    """``HeuristicAgent.act`` or ``LearnedAgent.act`` (see the module docstring); -1 for a failed plan."""
+    if count == 1:
+        return nth_legal(mask, 0)
+    sim = np.empty_like(s)
+    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    if plan_len[0] > 0:
+        planned = planned_action(s, m, cursor, pos, actions, plan_len[0], scratch)
+        if planned >= 0:
+            return planned
+    plan_len[0] = 0
+    player = s[CURRENT_PLAYER]
+    sim[:] = s
+    if kind == LEARNED:
+        own_noise = np.empty(1, dtype=np.uint64)
+        own_noise[0] = np.uint64(integers(rng, SEED_BOUND))  # strategy.new_rng(draw_seed(rng))
+        determinize(sim, own_noise)
+        remaining = remaining_fraction(sim, m)
+        return choose_and_follow(
+            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
+        )
+    remaining = remaining_fraction(s, m)
+    determinize(sim, noise)
+    if is_lookahead_phase(s[PHASE]):
+        return choose_and_follow(
+            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
+        )
+    return decide(sim, m, params, remaining, status)
+
+
+@njit
+def play_row(s, m, learner, mask, kinds, params, model, rng, noise, cursor, pos, actions, plan_len, status):
+    """Let the players of row ``s`` decide until seat ``learner`` must (or the game is over).
+
+    ``mask`` holds the legal mask of ``s`` on entry and of the position reached on return
+    (all False once the game is over). Opponent slot j plays the j-th seat other than the
+    learner's. Returns the decisions taken; a proposal the rules refuse stops the row with
+    ``status[STATUS_ILLEGAL]`` raised.
+    """
+    taken = 0
+    while s[PHASE] != PHASE_GAME_OVER and s[CURRENT_PLAYER] != learner:
+        seat = s[CURRENT_PLAYER]
+        j = seat if seat < learner else seat - 1
+        count = mask.sum()
+        kind = kinds[j]
+        if kind == RANDOM:
+            a = random_act(mask, count, rng[j])
+        else:
+            a = strategy_act(
+                s,
+                m,
+                kind,
+                mask,
+                count,
+                params[j],
+                model,
+                rng[j],
+                noise[j],
+                cursor[j],
+                pos[j:],
+                actions[j],
+                plan_len[j:],
+                status,
+            )
+        if status[STATUS_ILLEGAL] > 0 or a < 0 or a >= NUM_ACTIONS or not mask[a]:
+            status[STATUS_ILLEGAL] += 1
+            return taken
+        apply_action(s, m, a)
+        advance(s, m, mask)
+        taken += 1
+    if s[PHASE] == PHASE_GAME_OVER:
+        mask[:] = False
+    return taken
+
+
+@njit
+def play_rows(
+    states, m, learners, masks, kinds, params, model, rng, noise, plan_state, plan_pos, plan_actions, plan_len, status
+):
+    """:func:`play_row` for every row of a batch (one row's arrays at index i of each batch array)."""
+    for i in range(states.shape[0]):
+        play_row(
+            states[i],
+            m,
+            learners[i],
+            masks[i],
+            kinds,
+            params,
+            model,
+            rng[i],
+            noise[i],
+            plan_state[i],
+            plan_pos[i],
+            plan_actions[i],
+            plan_len[i],
+            status[i],
+        )

@@ -1,0 +1,83 @@
+"""The compiled learned scorer (strategy.afterstate) equals the numpy model of agents.afterstate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from concordia_env import Game, strategy
+from concordia_env.agents.afterstate import AfterstateModel, batch_features
+from concordia_env.agents.learned import shipped_model_path
+from concordia_env.strategy.afterstate import NUM_FEATURES, pack_model
+
+#: float32 rounding of a 467-input MLP: the compiled sums are float64, BLAS's float32
+SCORE_TOLERANCE = 1e-5
+
+
+def decisions(map_name: str, players: int, seed: int, count: int):
+    """Positions of a random game with a real choice, with the options the learned agent scores there."""
+    game = Game.new(map_name, players, seed=seed)
+    rng = np.random.default_rng(seed)
+    found = 0
+    while not game.is_over() and found < count:
+        legal = game.legal_actions()
+        if len(legal) > 1:
+            sim = strategy.determinized(game.state, strategy.new_rng(int(rng.integers(2**63 - 1))))
+            remaining = strategy.remaining_fraction(sim, game.map.tables)
+            yield game, strategy.turn_options(sim, game.map.tables, None, remaining), remaining
+            found += 1
+        game.step(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize(("map_name", "players"), [("italia", 2), ("imperium", 4)])
+def test_compiled_features_and_scores_equal_the_numpy_model(map_name: str, players: int) -> None:
+    model = AfterstateModel.load(shipped_model_path(players))
+    checked = choices = 0
+    for game, options, remaining in decisions(map_name, players, seed=3, count=60):
+        player, tables = game.current_player, game.map.tables
+        reference = batch_features(options.afterstates, tables, options.values, player, remaining)
+        compiled = strategy.afterstate_features(options.afterstates, tables, options.values, player, remaining)
+        assert np.array_equal(compiled, reference), "the same features, bit for bit"
+        expected = model.predict(reference)
+        scores = strategy.afterstate_scores(
+            options.afterstates, tables, options.values, player, remaining, model.compiled
+        )
+        assert np.allclose(scores, expected, rtol=0, atol=SCORE_TOLERANCE)
+        top = np.sort(expected)[::-1]
+        if len(top) == 1 or top[0] - top[1] > 2 * SCORE_TOLERANCE:  # not a tie within rounding
+            assert int(np.argmax(scores)) == int(np.argmax(expected))
+            choices += 1
+        checked += 1
+    assert checked == 60 and choices > 40
+
+
+def test_identical_afterstates_get_identical_scores() -> None:
+    """BLAS may score two equal rows a bit apart; the compiled scorer, which the agent plays with, never does."""
+    model = AfterstateModel.load(shipped_model_path(2))
+    game = Game.new("italia", 2, seed=1)
+    options = strategy.turn_options(game.state, game.map.tables)
+    states = np.repeat(options.afterstates[:1], 40, axis=0)
+    values = np.repeat(options.values[:1], 40, axis=0)
+    scores = strategy.afterstate_scores(states, game.map.tables, values, 0, 0.9, model.compiled)
+    assert np.all(scores == scores[0])
+
+
+def test_bad_inputs_are_refused_before_compiled_code() -> None:
+    model = AfterstateModel.heuristic_only((8,))
+    game = Game.new("italia", 2, seed=1)
+    options = strategy.turn_options(game.state, game.map.tables)
+    args = (options.afterstates, game.map.tables, options.values)
+    with pytest.raises(ValueError, match="player"):
+        strategy.afterstate_scores(*args, 2, 0.5, model.compiled)
+    with pytest.raises(ValueError, match="remaining"):
+        strategy.afterstate_scores(*args, 0, 1.5, model.compiled)
+    with pytest.raises(ValueError, match="values"):
+        strategy.afterstate_scores(options.afterstates, game.map.tables, options.values[:, :1], 0, 0.5, model.compiled)
+    with pytest.raises(ValueError, match="afterstates"):
+        strategy.afterstate_scores(options.afterstates[:, :10], game.map.tables, options.values, 0, 0.5, model.compiled)
+    with pytest.raises(ValueError, match="model"):
+        strategy.afterstate_scores(*args, 0, 0.5, "a model")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="features"):
+        pack_model([np.zeros((NUM_FEATURES - 1, 1))], [np.zeros(1)], 1.0, 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        pack_model([np.full((NUM_FEATURES, 1), np.nan)], [np.zeros(1)], 1.0, 0.0)
