@@ -65,7 +65,7 @@ def test_reset_refuses_while_another_store_of_this_process_has_the_file(tmp_path
 def test_reset_refuses_while_a_tournament_in_another_process_writes_the_file(tmp_path: Path) -> None:
     """The reproducer: B writes t.db; A runs --reset while B runs; all of B's games must end in t.db."""
     db = tmp_path / "t.db"
-    games = 300
+    games = 3000  # ~40 s of random games: still running when the reset, a new process, tries the file
     writer = subprocess.Popen(
         [*CLI, "tournament", *TINY, "--games", str(games), "--db", str(db), "--workers", "1", *_out(tmp_path / "b")],
         cwd=ROOT,

@@ -221,6 +221,13 @@ def _warm_up_batches() -> None:
         vec.observations(np.zeros(2, dtype=np.int64))
         vec.legal_masks(), vec.current_players, vec.game(0)
         observe_batch(vec.states, vec.map.tables, np.ones(2, dtype=np.int64))
+    for opponents in ("random", "heuristic", "learned"):  # the compiled players inside the batch
+        vec = VectorGame(2, "italia", 2, seed=0, opponents=opponents, threads=2)
+        buffer = np.empty((2, vec.obs_size), dtype=np.float32)
+        for _ in range(10):
+            vec.step(vec.sample_actions(), observe_into=buffer)
+        vec.scores()
+        vec.close()
 
 
 def _ask_rule_queries(game: Game) -> None:
@@ -292,7 +299,7 @@ def test_the_source_scan_finds_the_entries() -> None:
     """The scan sees calls through module names and through imported names, and not compiled-to-compiled calls."""
     entries = python_entries()
     for expected in (
-        "concordia_env.engine.rules.engine.step",  # engine.step(...) in game.py
+        "concordia_env.engine.rules.engine.step_cached",  # step_cached(...) imported by name in game.py
         "concordia_env.engine.rules.legal.fill_legal",  # fill_legal(...) imported by name
         "concordia_env.strategy.options.turn_options",  # options.turn_options(...) in strategy/__init__.py
         "concordia_env.engine.observation.observe_batch_into",  # from envs/vector.py
@@ -342,6 +349,8 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
         settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
         tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
         strategy.simulate(tree, tables, params, params, settings, rng, 3)
+    player = int(options.values.shape[1]) - 1
+    strategy.afterstate_features(options.afterstates, tables, options.values, player, 0.5)
 
 
 def test_the_strategy_core_compiles_once() -> None:
