@@ -56,6 +56,7 @@ in numpy (a few small matrix products), so playing needs no torch.
 from __future__ import annotations
 
 import functools
+import io
 import itertools
 import json
 from dataclasses import dataclass, field
@@ -196,12 +197,21 @@ class AfterstateModel:
     def save(self, path: str | Path) -> Path:
         """Write the model as one ``.npz`` (weights, ``a``, ``b`` and the metadata as JSON)."""
         path = Path(path)
+        with open(path, "wb") as f:  # an open file: np.savez would add ".npz" to another name
+            self._write(f)
+        return path
+
+    def _write(self, f: Any) -> None:
         arrays: dict[str, Any] = {f"w{k}": w for k, w in enumerate(self.weights)}
         arrays |= {f"b{k}": b for k, b in enumerate(self.biases)}
         meta = {**self.metadata, "features_version": FEATURES_VERSION, "num_features": NUM_FEATURES}
-        with open(path, "wb") as f:  # an open file: np.savez would add ".npz" to another name
-            np.savez(f, a=np.float32(self.a), b=np.float32(self.b), metadata=np.array(json.dumps(meta)), **arrays)
-        return path
+        np.savez(f, a=np.float32(self.a), b=np.float32(self.b), metadata=np.array(json.dumps(meta)), **arrays)
+
+    def to_bytes(self) -> bytes:
+        """The model as the bytes of its ``.npz`` file (what :meth:`save` writes)."""
+        buffer = io.BytesIO()
+        self._write(buffer)
+        return buffer.getvalue()
 
     @classmethod
     def load(cls, path: str | Path) -> AfterstateModel:
@@ -209,18 +219,29 @@ class AfterstateModel:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no afterstate model at {path}")
+        return cls._read(path, str(path))
+
+    @classmethod
+    def load_bytes(cls, data: bytes) -> AfterstateModel:
+        """A model from the bytes of its ``.npz`` file (a model sent to another process or machine as data)."""
+        if not isinstance(data, bytes):
+            raise TypeError(f"an afterstate model's bytes are bytes, got {type(data).__name__}")
+        return cls._read(io.BytesIO(data), "these bytes")
+
+    @classmethod
+    def _read(cls, source: Path | io.BytesIO, name: str) -> AfterstateModel:
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with np.load(source, allow_pickle=False) as data:
                 meta = json.loads(str(data["metadata"]))
                 n = sum(1 for key in data.files if key.startswith("w"))
                 weights = [data[f"w{k}"] for k in range(n)]
                 biases = [data[f"b{k}"] for k in range(n)]
                 a, b = float(data["a"]), float(data["b"])
-        except (KeyError, ValueError, OSError) as err:
-            raise ValueError(f"{path} is not an afterstate model file: {err}") from err
+        except (KeyError, ValueError, OSError, EOFError) as err:
+            raise ValueError(f"{name} is not an afterstate model file: {err}") from err
         if meta.get("features_version") != FEATURES_VERSION:
             raise ValueError(
-                f"{path} was made for features version {meta.get('features_version')}, "
+                f"{name} was made for features version {meta.get('features_version')}, "
                 f"this code computes version {FEATURES_VERSION}"
             )
         return cls(weights, biases, a, b, meta)
@@ -233,11 +254,18 @@ class Candidates:
 
     options: list[TurnOption]
     features: np.ndarray  # (len(options), NUM_FEATURES)
+    #: each option's first actions, -1 padded: the action, and for a played Diplomat the card it
+    #: copies (what identifies the option, as in a search's root statistics)
+    first: np.ndarray
     #: the options as the compiled core gave them, the chooser and the share of the game left
     raw: strategy.TurnOptions | None = None
     player: int = -1
     remaining: float = 0.0
     tables: np.ndarray | None = None
+
+    def keys(self) -> list[tuple[int, ...]]:
+        """Each option's first actions as a tuple (the keys of :meth:`MCTSAgent.last_search`'s moves)."""
+        return [tuple(int(a) for a in row if a >= 0) for row in self.first]
 
     @property
     def utilities(self) -> np.ndarray:
@@ -272,7 +300,9 @@ def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> C
     remaining = remaining_fraction(sim)
     raw = rules.option_arrays(sim)
     features = batch_features(raw.afterstates, sim.map.tables, raw.values, player, remaining)
-    return Candidates(rules.as_turn_options(sim, raw), features, raw, player, remaining, sim.map.tables)
+    return Candidates(
+        rules.as_turn_options(sim, raw), features, raw.first.copy(), raw, player, remaining, sim.map.tables
+    )
 
 
 # --------------------------------------------------------------------------- rollout targets

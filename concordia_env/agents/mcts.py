@@ -61,6 +61,7 @@ its model's estimate in the column of the player who chooses.
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -91,6 +92,23 @@ MAX_EXPLORATION = 100.0
 MAX_ROLLOUT_ROUNDS = 1_000
 MAX_VALUE_SCALE = 1e6
 MAX_DETERMINIZATIONS = 1_000
+
+
+class SearchStatistics(NamedTuple):
+    """What a search found at its root: one entry per root move, pooled over the determinizations."""
+
+    #: the move's first actions: the action, and for a played Diplomat the card it copies (the rest of
+    #: the turn is replanned on the real game, so these identify the move)
+    first: list[tuple[int, ...]]
+    #: visits of each move, its first estimate included
+    visits: np.ndarray
+    #: summed value of each move for the player choosing, in 0..1 per visit
+    values: np.ndarray
+
+    @property
+    def means(self) -> np.ndarray:
+        """Each move's mean value for the player choosing (what the search plays by)."""
+        return self.values / self.visits
 
 
 class MCTSAgent(Agent):
@@ -151,6 +169,7 @@ class MCTSAgent(Agent):
         self._tree: strategy.Tree | None = None
         #: simulations run for the last search (diagnostics and tests)
         self.last_simulations = 0
+        self._statistics: SearchStatistics | None = None
 
     @property
     def spec(self) -> str:
@@ -163,6 +182,17 @@ class MCTSAgent(Agent):
         super().reset(seed)
         self._rules.reset(draw_seed(self.rng))
         self._plan = None
+
+    def last_search(self) -> SearchStatistics:
+        """The root statistics of the last search: every move's first actions, visits and summed value.
+
+        Expert iteration reads them as per-option labels; the move played is the best mean.
+        A decision the agent did not search (a forced action, the rest of a planned turn) leaves
+        the statistics of the search before it.
+        """
+        if self._statistics is None:
+            raise RuntimeError("this agent has not searched yet")
+        return self._statistics
 
     # ------------------------------------------------------------------ entry point
     def act(self, game: Game) -> int:
@@ -204,6 +234,10 @@ class MCTSAgent(Agent):
                 visits[key] = visits.get(key, 0.0) + float(n)
                 values[key] = values.get(key, 0.0) + float(v)
         self.last_simulations = done
+        moves = list(visits)
+        self._statistics = SearchStatistics(
+            moves, np.array([visits[m] for m in moves]), np.array([values[m] for m in moves])
+        )
         self._rules.report_illegal(game, int(status[STATUS_ILLEGAL]))
         # the best mean value: with values this close, visit counts mostly reflect exploration
         best = max(visits, key=lambda key: (values[key] / visits[key], visits[key]))

@@ -33,6 +33,10 @@ TOOLS: dict[str, tuple[str, str]] = {
 SCRIPTS: dict[str, dict[str, tuple[str, str]]] = {
     "train": {
         "afterstate": ("concordia_env.training.afterstate", "the afterstate learner (the learned agent)"),
+        "expert": (
+            "concordia_env.training.expert_iteration",
+            "expert iteration: the learned agent taught by the search",
+        ),
         "selfplay": ("concordia_env.training.selfplay", "flat MaskablePPO self-play with an opponent pool"),
         "rllib": ("concordia_env.training.rllib", "multi-agent PPO on Ray RLlib (extra: rllib)"),
         "tianshou": ("concordia_env.training.tianshou_dqn", "masked DQN with Tianshou (extra: tianshou)"),

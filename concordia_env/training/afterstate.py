@@ -357,13 +357,21 @@ class RunState:
 
 
 class Run:
-    """One run directory: config, data, model, state."""
+    """One run directory: config, data, model, state.
+
+    Another training script reuses it by subclassing: the class attributes below name its
+    config and state classes, the keys a resume may change and the command that makes it.
+    """
 
     CONFIG, STATE, CHECKPOINT, MODEL = "config.yaml", "state.json", "checkpoint.pt", "model.npz"
     #: every evaluation game, replayable by its id (``concordia replay``)
     EVAL_DB = "evaluations.db"
+    CONFIG_CLASS: type[ConfigBase] = AfterstateConfig
+    STATE_CLASS: type[RunState] = RunState
+    #: the command that trains a run of this kind (the models' metadata and the messages)
+    COMMAND = "concordia train afterstate"
 
-    def __init__(self, run_dir: Path, config: AfterstateConfig, state: RunState) -> None:
+    def __init__(self, run_dir: Path, config: Any, state: RunState) -> None:
         self.run_dir = Path(run_dir)
         self.config = config
         self.state = state
@@ -374,7 +382,7 @@ class Run:
         self.wall_start = time.perf_counter()
 
     @classmethod
-    def create(cls, config: AfterstateConfig) -> Run:
+    def create(cls, config: Any) -> Run:
         # a missing or mismatched warm-start model is refused before anything is written
         init = None if config.init_model is None else AfterstateModel.load(config.init_model)
         if init is not None:
@@ -388,7 +396,7 @@ class Run:
         (run_dir / "data").mkdir(parents=True)
         config.save(run_dir / cls.CONFIG)
         torch.manual_seed(config.seed)
-        run = cls(run_dir, config, RunState())
+        run = cls(run_dir, config, cls.STATE_CLASS())
         if init is not None:
             run.net.load_model(init)
         run.save_model()
@@ -399,17 +407,23 @@ class Run:
         run_dir = Path(run_dir)
         if not (run_dir / cls.STATE).exists():
             raise FileNotFoundError(f"{run_dir} has no {cls.STATE}: nothing to resume")
-        fixed = sorted(set(overrides) - set(RESUMABLE))
+        fixed = sorted(set(overrides) - set(cls.resumable()))
         if fixed:
-            raise ValueError(f"{', '.join(fixed)} cannot change when resuming; changeable: {', '.join(RESUMABLE)}")
-        config = resolve(run_dir / cls.CONFIG, overrides, AfterstateConfig)
+            changeable = ", ".join(cls.resumable())
+            raise ValueError(f"{', '.join(fixed)} cannot change when resuming; changeable: {changeable}")
+        config = resolve(run_dir / cls.CONFIG, overrides, cls.CONFIG_CLASS)
         config.save(run_dir / cls.CONFIG)
-        state = RunState(**json.loads((run_dir / cls.STATE).read_text()))
+        state = cls.STATE_CLASS(**json.loads((run_dir / cls.STATE).read_text()))
         run = cls(run_dir, config, state)
         checkpoint = torch.load(run_dir / cls.CHECKPOINT, weights_only=False)
         run.net.load_state_dict(checkpoint["net"])
         run.optimizer.load_state_dict(checkpoint["optimizer"])
         return run
+
+    @classmethod
+    def resumable(cls) -> tuple[str, ...]:
+        """The config keys a resume may change."""
+        return RESUMABLE
 
     # ------------------------------------------------------------------ files
     @property
@@ -423,7 +437,7 @@ class Run:
             "iteration": self.state.iteration,
             "games": self.state.games,
             "config": self.config.to_dict(),
-            "command": f"concordia train afterstate --config <config> (run {self.run_dir.name})",
+            "command": f"{self.COMMAND} --config <config> (run {self.run_dir.name})",
         }
 
     def save_model(self) -> None:

@@ -1,0 +1,865 @@
+"""Expert iteration over turn options: a network that plays like the search, without searching.
+
+Usage::
+
+    concordia train expert --config expert_italia2        # the shipped 2-player model
+    concordia train expert --config expert_italia2 --backend ray --address auto   # on a Ray cluster
+    concordia train expert --resume runs/expert_italia2-20260101-120000 [--iterations 12]
+    concordia train expert --help        # every config key is also an option
+
+The method (``docs/training.md`` has the why and the numbers)
+-------------------------------------------------------------
+The student is the ``learned`` agent (:class:`concordia_env.agents.learned.LearnedAgent`): at
+each decision it scores the afterstates of the pending decision's *turn options* with an
+:class:`~concordia_env.agents.afterstate.AfterstateModel` and plays the best. The teacher is
+the tree search over the same turn options (:mod:`concordia_env.agents.mcts`, compiled), by
+default with the current network as its first estimate of every option
+(:class:`~concordia_env.agents.learned.ModelGuidedSearch`, what ``learned:simulations=N`` plays).
+One *iteration*:
+
+1. **Play.** ``games_per_iteration`` games in a pool of ``workers`` (``multiprocessing``, or
+   ``ray.util.multiprocessing.Pool`` with ``--backend ray [--address ...]``). The student
+   plays every move (its own greedy choice; with probability ``epsilon`` a sample from
+   ``softmax(score / temperature)``), so the positions are the student's own (DAgger).
+   **Playout-cap randomization** (KataGo): at a share ``label_share`` of the student's
+   decisions the full search (``label_simulations``) labels *every* turn option of the pending
+   decision with its root statistics for the chooser: mean value and visits. On the other
+   decisions a cheap search (``cheap_simulations``, 0: none) may label them too, with the
+   smaller weight ``cheap_weight``. Every decision also keeps the played option and, once the
+   game is over, its outcome (the decider's final margin).
+2. **Fit** the network to the labels of the last ``buffer_games`` games. A search value ``v``
+   (``0.5 + 0.5·tanh(margin / value_scale)``, the search's squashing) is turned back into a
+   margin in the network's units, ``t = value_scale·atanh(2v − 1) / MARGIN_SCALE``. The loss
+   is **listwise**: per labelled decision, the cross-entropy between ``softmax(t / τ)`` and
+   ``softmax(score / τ)`` over its options (``label_temperature`` τ), plus ``outcome_weight`` ×
+   the squared error of every played option against its game's final margin.
+
+   *Why listwise cross-entropy* rather than the group-centred squared error of
+   :mod:`.afterstate`: the search spends its visits on the options it rates best (UCB), so
+   the mean values of the options it dismissed rest on a visit or two and are the least
+   reliable numbers of a label; the squared error weighs every option's deviation the same,
+   the cross-entropy weighs an option by how likely the search is to play it. It is
+   minimised at ``score = t + constant``, so the scores stay margins (what the search needs
+   of its first estimate), and the outcome term pins the constant to the real final margin.
+
+   A tenth of the games (by id) is held out: each epoch is scored on them and the best kept;
+   the **agreement** of the student's choice (the best score) with the search's (the best
+   mean value) on the held-out labelled decisions is the report's measure of imitation,
+   beside the heuristic's own agreement with the search on the same decisions.
+3. **Evaluate** every ``eval_every`` iterations against ``eval_opponents`` (by default
+   ``heuristic`` and ``mcts:150``, the yardstick of the old MCTS at 1 s per move): the
+   project's one evaluation loop (fresh seeds, seats rotated, 95% Wilson intervals).
+
+Runs that outgrow one machine
+-----------------------------
+The pool's tasks are batches of ``games_per_task`` games. A task carries the current model
+as **data** (the bytes of its ``.npz`` and their hash), not a path: a worker on another
+machine needs no shared disk, and it decodes a model once (a cache by hash). Every game's
+seed and every random draw inside it come from ``SeedSequence([seed, tag, iteration,
+game])``, the results are collected in task order, and the fit runs in the main process
+with seeded torch: **the same seed gives the same run on either backend** (a test plays a
+tiny run on both). Evaluations play in local processes (the tournament's own pool).
+On a cluster: ``ray start --head`` on one machine, ``ray start --address <head>:6379`` on the
+others (each with this package installed), then ``--backend ray --address auto`` on the head.
+
+The run directory, checkpoints and ``--resume`` are :mod:`.afterstate`'s (:class:`ExpertRun`
+is its :class:`~concordia_env.training.afterstate.Run` with this play and fit): a run
+interrupted in the middle of an iteration resumes at the start of that iteration and ends
+exactly as an uninterrupted run (tested). Besides afterstate's files, ``report.md`` shows
+the curves against the heuristic and the search, the held-out agreement, labels per second,
+games per hour and the compute spent (CPU-seconds of the workers, the fit and the
+evaluations).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import multiprocessing as mp
+import resource
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from concordia_env import Game, agents
+from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
+from concordia_env.agents.base import Agent
+from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
+from concordia_env.agents.mcts import MCTSAgent
+
+from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState
+from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
+from .evaluate import EvalResult
+from .report import plot_learning_curve
+
+#: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
+EXPERT_TAG = 0xE1E7
+#: the backends of the self-play and labelling pool
+BACKENDS = ("multiprocessing", "ray")
+#: the teachers: the search with the current network as its first estimate, or the plain search
+TEACHERS = ("learned", "mcts")
+#: a search value this close to 0 or 1 is a certain result: clipped before atanh (≈ 4.1 value_scale)
+VALUE_CLIP = 0.9995
+
+
+# ---------------------------------------------------------------------- config
+@dataclass
+class ExpertConfig(ConfigBase):
+    """Everything an expert-iteration run needs; see each field's help text."""
+
+    name: str = _f("expert", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the games, the labels, the network and the evaluation")
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game")
+    backend: str = _f("multiprocessing", "pool of the self-play and labelling: multiprocessing or ray")
+    address: str | None = _f(None, "Ray cluster to join ('auto', 'host:6379'; null: a local Ray instance)")
+    workers: int = _f(2, "pool processes (Ray: pool actors) that play and label; also the evaluation's processes")
+    games_per_task: int = _f(4, "games per pool task (each task carries the model once)")
+    torch_threads: int = _f(1, "torch threads while fitting")
+    progress: bool = _f(True, "show a progress bar")
+
+    iterations: int = _f(10, "play-label-fit iterations")
+    time_limit_minutes: float | None = _f(None, "stop after the iteration that crosses this budget (null: none)")
+    games_per_iteration: int = _f(200, "games played by the student per iteration")
+    opponent_shares: dict = field(
+        default_factory=lambda: {SELF: 0.7, "heuristic": 0.3},
+        metadata={"help": "share of games against each opponent: 'self' (the student in every seat) or an agent spec"},
+    )
+    temperature: float = _f(0.05, "the student's exploration softmax temperature, in units of MARGIN_SCALE VP")
+    epsilon: float = _f(0.3, "probability that a student decision samples from the softmax instead of the best")
+
+    teacher: str = _f("learned", "the labelling search: 'learned' (the current network as first estimate) or 'mcts'")
+    teacher_options: dict = field(
+        default_factory=dict,
+        metadata={"help": "further options of the search (exploration, rollout_rounds, value_scale, ...)"},
+    )
+    label_share: float = _f(0.25, "share of the student's decisions labelled by the full search")
+    label_simulations: int = _f(150, "simulations of the full search")
+    cheap_simulations: int = _f(0, "simulations of the cheap search on the other decisions (0: none)")
+    cheap_weight: float = _f(0.25, "weight of a cheap search's label in the loss (a full one weighs 1)")
+    label_temperature: float = _f(0.1, "temperature of the listwise loss, in units of MARGIN_SCALE VP")
+    outcome_weight: float = _f(0.2, "weight of the outcome loss (played options against the final margin)")
+
+    hidden: list = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layer sizes of the MLP"})
+    init_model: str | None = _f(
+        None, "start from this saved model (e.g. a shipped one); its layers must match 'hidden'"
+    )
+    learning_rate: float = _f(5e-4, "AdamW learning rate")
+    weight_decay: float = _f(1e-4, "AdamW weight decay")
+    batch_size: int = _f(512, "minibatch size in rows (whole decisions)")
+    epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
+    buffer_games: int = _f(2000, "the fit uses the decisions of the last this many games")
+
+    eval_every: int = _f(1, "iterations between evaluations (0: none)")
+    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
+    eval_opponents: list = field(
+        default_factory=lambda: ["heuristic", "mcts:150"], metadata={"help": "agent specs to evaluate against"}
+    )
+    final_eval_games: dict = field(
+        default_factory=lambda: {"heuristic": 400, "mcts:150": 200},
+        metadata={"help": "games per opponent spec in the final evaluation"},
+    )
+    eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
+
+    def validate(self) -> None:
+        positive = (
+            "num_players",
+            "workers",
+            "games_per_task",
+            "torch_threads",
+            "iterations",
+            "games_per_iteration",
+            "label_simulations",
+            "batch_size",
+            "epochs",
+            "buffer_games",
+            "eval_max_turns",
+        )
+        for name in positive:
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        if self.address is not None and self.backend != "ray":
+            raise ValueError("address joins a Ray cluster: it needs backend 'ray'")
+        if self.teacher not in TEACHERS:
+            raise ValueError(f"teacher must be one of {TEACHERS}, got {self.teacher!r}")
+        if not 0.0 < self.label_share <= 1.0:
+            raise ValueError(f"label_share must be in (0, 1], got {self.label_share}")
+        if self.cheap_simulations < 0 or not 0.0 <= self.cheap_weight <= 1.0:
+            raise ValueError("cheap_simulations must be >= 0 and cheap_weight in 0..1")
+        if self.label_temperature <= 0 or self.outcome_weight < 0:
+            raise ValueError("label_temperature must be positive and outcome_weight >= 0")
+        if not 0.0 <= self.epsilon <= 1.0 or self.temperature < 0:
+            raise ValueError(f"epsilon must be in 0..1 and temperature >= 0, got {self.epsilon}, {self.temperature}")
+        if self.eval_every < 0 or self.eval_games < 0:
+            raise ValueError("eval_every and eval_games must be >= 0")
+        if not self.hidden or any(int(n) <= 0 for n in self.hidden):
+            raise ValueError(f"hidden must be a non-empty list of positive sizes, got {self.hidden}")
+        shares = self.opponent_shares
+        if not shares or any(v < 0 for v in shares.values()) or sum(shares.values()) <= 0:
+            raise ValueError(f"opponent_shares must be non-negative weights, not all zero, got {shares}")
+        for spec in [*shares, *self.eval_opponents, *self.final_eval_games]:
+            # an unknown agent fails now, not after an hour of training
+            if spec != SELF and agents.parse_spec(spec)[0] not in agents.names():
+                raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(agents.names())}")
+        make_teacher(self.teacher, self.teacher_options, AfterstateModel.heuristic_only((4,)), 1, 0)  # bad options
+        Game.new(self.map, self.num_players, 0)  # a map / player count the rules refuse fails now
+
+
+# ---------------------------------------------------------------------- the teacher's labels
+def make_teacher(kind: str, options: dict[str, Any], model: AfterstateModel, simulations: int, seed: int) -> MCTSAgent:
+    """The labelling search: MCTS over whole turns, guided by ``model`` (``"learned"``) or plain (``"mcts"``)."""
+    if kind == "learned":
+        return ModelGuidedSearch(lambda game: model, seed=seed, simulations=simulations, **options)
+    return MCTSAgent(seed=seed, simulations=simulations, **options)
+
+
+def search_label(teacher: MCTSAgent, game: Game, cands: Candidates, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The search's value of every candidate of the pending decision: (targets, visits), in the candidates' order.
+
+    The teacher searches ``game`` afresh (reseeded with ``seed``); its root moves are matched
+    to the student's candidates by their first actions. A target is the move's mean value for
+    the chooser turned back into a margin in the network's units (``MARGIN_SCALE`` VP).
+    A candidate the search does not have (or a move the student does not) is a bug: refused.
+    """
+    teacher.reset(seed)
+    teacher.act(game)
+    stats = teacher.last_search()
+    where = {key: k for k, key in enumerate(stats.first)}
+    keys = cands.keys()
+    if sorted(keys) != sorted(where):
+        raise RuntimeError(f"the search's root moves {sorted(where)} are not the student's options {sorted(keys)}")
+    order = [where[key] for key in keys]
+    means = np.clip(stats.means[order], 1 - VALUE_CLIP, VALUE_CLIP)
+    targets = teacher.value_scale * np.arctanh(2 * means - 1) / MARGIN_SCALE
+    return targets.astype(np.float32), stats.visits[order].astype(np.float32)
+
+
+# ---------------------------------------------------------------------- playing (pool workers)
+@dataclass
+class GameSpec:
+    """One training game: its seed, its id in the run, who sits where."""
+
+    seed: int
+    game_id: int
+    opponent: str
+    learner_seats: list[int]
+
+
+@dataclass
+class PlayTask:
+    """A batch of games for one pool worker, with the model as data (its ``.npz`` bytes and their hash)."""
+
+    games: list[GameSpec]
+    model_bytes: bytes
+    model_hash: str
+    settings: dict[str, Any]
+
+
+#: decoded models of this worker, by hash (a worker keeps the latest few)
+_MODELS: dict[str, AfterstateModel] = {}
+MODEL_CACHE_SIZE = 2
+
+
+def model_from_bytes(data: bytes, digest: str) -> AfterstateModel:
+    """The model in ``data``, decoded once per worker (cached by its hash)."""
+    if digest not in _MODELS:
+        while len(_MODELS) >= MODEL_CACHE_SIZE:
+            _MODELS.pop(next(iter(_MODELS)))
+        _MODELS[digest] = AfterstateModel.load_bytes(data)
+    return _MODELS[digest]
+
+
+COLUMNS = ("features", "target", "visits", "weight", "chosen", "margin", "win", "player", "step", "game")
+
+
+def play_task(task: PlayTask) -> dict[str, Any]:
+    """Play a task's games; return their rows (see :func:`play_game`) and what they cost."""
+    start_cpu, start = time.process_time(), time.perf_counter()
+    model = model_from_bytes(task.model_bytes, task.model_hash)
+    parts = [play_game(spec, task.settings, model) for spec in task.games]
+    out: dict[str, Any] = {key: np.concatenate([p[key] for p in parts]) for key in COLUMNS}
+    out["games"] = len(parts)
+    out["decisions"] = sum(p["decisions"] for p in parts)
+    out["label_seconds"] = sum(p["label_seconds"] for p in parts)
+    out["cpu_seconds"] = time.process_time() - start_cpu
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict[str, Any]:
+    """Play one game with the student in ``spec.learner_seats``; label some of its decisions.
+
+    One group of consecutive rows per student decision: every candidate (``target`` and
+    ``visits`` from the search, ``weight`` 1 for a full search, ``cheap_weight`` for a cheap
+    one) when the decision was labelled, else only the played candidate (``weight`` 0,
+    ``target`` NaN). Every row carries the decider's final margin (``margin``, in
+    ``MARGIN_SCALE`` units) and win, ``chosen`` (the candidate played), ``player``, ``step``
+    (the decider's decision number) and ``game``.
+    """
+    n = s["num_players"]
+    seeds = np.random.SeedSequence([spec.seed, EXPERT_TAG]).generate_state(n + 3)
+    game = Game.new(s["map"], n, int(seeds[0]))
+    seats: list[Agent] = []
+    for p in range(n):
+        if p in spec.learner_seats:
+            seats.append(
+                LearnedAgent(
+                    int(seeds[p + 1]), model=model, temperature=s["temperature"], epsilon=s["epsilon"], record=True
+                )
+            )
+        else:
+            seats.append(agents.from_spec(spec.opponent))
+            seats[p].reset(int(seeds[p + 1]))
+    full = make_teacher(s["teacher"], s["teacher_options"], model, s["label_simulations"], 0)
+    cheap = None
+    if s["cheap_simulations"]:
+        cheap = make_teacher(s["teacher"], s["teacher_options"], model, s["cheap_simulations"], 0)
+    rng = np.random.default_rng(int(seeds[n + 1]))
+    labels: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, float]] = {}
+    label_seconds = 0.0
+    while not game.is_over():
+        p = game.current_player
+        seat = seats[p]
+        before = len(seat.trace) if isinstance(seat, LearnedAgent) else 0
+        action = seat.act(game)
+        if isinstance(seat, LearnedAgent) and len(seat.trace) > before:
+            # one draw and one search seed per decision, whether labelled or not: the labels of
+            # a game do not depend on the label share of its other decisions
+            draw, seed = rng.random(), int(rng.integers(SEED_BOUND))
+            teacher, weight = (full, 1.0) if draw < s["label_share"] else (cheap, s["cheap_weight"])
+            if teacher is not None:
+                start = time.perf_counter()
+                targets, visits = search_label(teacher, game, seat.trace[-1][1], seed)
+                label_seconds += time.perf_counter() - start
+                labels[(p, before)] = (targets, visits, weight)
+        game.step(action)
+    scores = game.final_scores().astype(np.float64)
+    winner = game.winner()
+    rows: dict[str, list] = {key: [] for key in COLUMNS}
+    for p in spec.learner_seats:
+        margin = (scores[p] - np.delete(scores, p).mean()) / MARGIN_SCALE
+        for step, (_, cands, choice) in enumerate(seats[p].trace):  # type: ignore[attr-defined]
+            label = labels.get((p, step))
+            picked = range(len(cands.options)) if label is not None else [choice]
+            for j in picked:
+                rows["features"].append(cands.features[j])
+                rows["target"].append(np.nan if label is None else label[0][j])
+                rows["visits"].append(0.0 if label is None else label[1][j])
+                rows["weight"].append(0.0 if label is None else label[2])
+                rows["chosen"].append(j == choice)
+                rows["margin"].append(margin)
+                rows["win"].append(float(p == winner))
+                rows["player"].append(p)
+                rows["step"].append(step)
+    count = len(rows["chosen"])
+    return {
+        "features": np.asarray(rows["features"], dtype=np.float16).reshape(count, NUM_FEATURES),
+        "target": np.asarray(rows["target"], dtype=np.float32),
+        "visits": np.asarray(rows["visits"], dtype=np.float32),
+        "weight": np.asarray(rows["weight"], dtype=np.float32),
+        "chosen": np.asarray(rows["chosen"], dtype=bool),
+        "margin": np.asarray(rows["margin"], dtype=np.float32),
+        "win": np.asarray(rows["win"], dtype=np.float32),
+        "player": np.asarray(rows["player"], dtype=np.int8),
+        "step": np.asarray(rows["step"], dtype=np.int16),
+        "game": np.full(count, spec.game_id, dtype=np.int32),
+        "decisions": game.decision_count,
+        "label_seconds": label_seconds,
+    }
+
+
+@contextlib.contextmanager
+def open_pool(backend: str, workers: int, address: str | None = None) -> Iterator[Any]:
+    """The pool that plays and labels: local processes, or ``ray.util.multiprocessing.Pool``.
+
+    With Ray, a running Ray instance is used as it is (a test's ``ray.init(num_cpus=2)``);
+    otherwise this joins the cluster at ``address`` or starts a local instance of ``workers``
+    CPUs, and shuts down what it started.
+    """
+    if backend == "multiprocessing":
+        with mp.get_context("fork").Pool(workers) as local_pool:
+            yield local_pool
+        return
+    import ray
+    from ray.util.multiprocessing import Pool as RayPool
+
+    started = not ray.is_initialized()
+    if started:
+        if address is None:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        else:
+            ray.init(address=address, log_to_driver=False)
+    try:
+        pool = RayPool(workers)
+        try:
+            yield pool
+        finally:
+            pool.terminate()
+    finally:
+        if started:
+            ray.shutdown()
+
+
+# ---------------------------------------------------------------------- the run
+@dataclass
+class ExpertState(RunState):
+    """What ``state.json`` carries between sessions (afterstate's, and the labels and their cost)."""
+
+    labels: int = 0
+    labelled_decisions: int = 0
+    label_seconds: float = 0.0
+    play_cpu_seconds: float = 0.0
+    fit_cpu_seconds: float = 0.0
+    eval_cpu_seconds: float = 0.0
+
+
+#: config keys a resume may change
+RESUMABLE = (
+    "iterations",
+    "time_limit_minutes",
+    "workers",
+    "backend",
+    "address",
+    "games_per_task",
+    "torch_threads",
+    "progress",
+    "eval_every",
+    "eval_games",
+    "eval_opponents",
+    "final_eval_games",
+    "eval_max_turns",
+)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the evaluations' worker processes)."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+class ExpertRun(Run):
+    """An afterstate :class:`Run` (directory, checkpoints, resume, evaluation) that plays, labels and fits as above."""
+
+    CONFIG_CLASS = ExpertConfig
+    STATE_CLASS = ExpertState
+    COMMAND = "concordia train expert"
+    config: ExpertConfig
+    state: ExpertState
+
+    @classmethod
+    def resumable(cls) -> tuple[str, ...]:
+        return RESUMABLE
+
+    # ------------------------------------------------------------------ play and label
+    def tasks(self, iteration: int) -> list[PlayTask]:  # type: ignore[override]
+        """The games of one iteration in tasks of ``games_per_task``, decided by the seed alone."""
+        c = self.config
+        seq = np.random.SeedSequence([c.seed, EXPERT_TAG, iteration])
+        seeds = seq.generate_state(c.games_per_iteration, dtype=np.uint64) % SEED_BOUND
+        rng = np.random.default_rng(seq.spawn(1)[0])
+        kinds = list(c.opponent_shares)
+        shares = np.array([c.opponent_shares[k] for k in kinds], dtype=np.float64)
+        specs = []
+        for i, seed in enumerate(seeds):
+            opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
+            seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
+            specs.append(GameSpec(int(seed), iteration * c.games_per_iteration + i, opponent, seats))
+        data = self.model_path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        settings = {
+            key: getattr(c, key)
+            for key in (
+                "map",
+                "num_players",
+                "temperature",
+                "epsilon",
+                "teacher",
+                "teacher_options",
+                "label_share",
+                "label_simulations",
+                "cheap_simulations",
+                "cheap_weight",
+            )
+        }
+        step = c.games_per_task
+        return [PlayTask(specs[k : k + step], data, digest, settings) for k in range(0, len(specs), step)]
+
+    def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
+        start = time.perf_counter()
+        parts = []
+        for part in pool.imap(play_task, self.tasks(iteration)):
+            parts.append(part)
+            if bar is not None:
+                bar.update(part["games"])
+        data = {key: np.concatenate([p[key] for p in parts]) for key in COLUMNS}
+        np.savez(self.run_dir / "data" / f"iter_{iteration:04d}.npz", **cast(dict[str, Any], data))
+        labelled = data["weight"] > 0
+        self.state.games += self.config.games_per_iteration
+        self.state.decisions += sum(int(p["decisions"]) for p in parts)
+        self.state.learner_decisions += int(data["chosen"].sum())
+        self.state.labels += int(labelled.sum())
+        self.state.labelled_decisions += int((labelled & data["chosen"]).sum())
+        self.state.label_seconds += sum(p["label_seconds"] for p in parts)
+        self.state.play_cpu_seconds += sum(p["cpu_seconds"] for p in parts)
+        self.state.play_seconds += time.perf_counter() - start
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, iteration: int) -> dict[str, Any]:
+        """Fit the network to the buffer's labels and outcomes; keep the epoch with the lowest held-out loss.
+
+        Minibatches hold whole decisions; the loss is the module docstring's (listwise
+        cross-entropy over each labelled decision's options, weighted by its label's weight,
+        plus ``outcome_weight`` x the squared error of the played options).
+        """
+        c = self.config
+        start, start_cpu = time.perf_counter(), time.process_time()
+        torch.manual_seed(c.seed * 1_000_003 + iteration)
+        rng = np.random.default_rng([c.seed, iteration])
+        data = self.buffer(iteration)
+        decisions = Decisions(data)
+        held = data["game"][decisions.first] % HOLDOUT_EVERY == 0
+        train, held_out = np.flatnonzero(~held), np.flatnonzero(held)
+        graded = held_out[data["weight"][decisions.first[held_out]] >= 1.0]  # full labels: the agreement's decisions
+        x = torch.as_tensor(data["features"])  # float16; rows are converted per minibatch
+        tau = c.label_temperature
+
+        def loss_of(batch: np.ndarray) -> torch.Tensor:
+            rows, group, slot = decisions.rows(batch)
+            pred = self.net(x[torch.as_tensor(rows)].float())
+            target = torch.as_tensor(np.nan_to_num(data["target"][rows]))
+            weight = torch.as_tensor(data["weight"][decisions.first[batch]])
+            size = (len(batch), int(slot.max()) + 1)
+            g, k = torch.as_tensor(group), torch.as_tensor(slot)
+            scores = torch.full(size, -torch.inf).index_put((g, k), pred / tau)
+            wanted = torch.full(size, -torch.inf).index_put((g, k), target / tau)
+            log_q = torch.log_softmax(scores, dim=1)[g, k]
+            p = torch.softmax(wanted, dim=1)[g, k]
+            listwise = -(p * log_q * weight[g]).sum()
+            played = torch.as_tensor(data["chosen"][rows])
+            outcome = ((pred - torch.as_tensor(data["margin"][rows])) ** 2 * played).sum()
+            return (listwise + c.outcome_weight * outcome) / len(batch)
+
+        def held_loss() -> float:
+            with torch.no_grad():
+                return float(loss_of(held_out)) if len(held_out) else 0.0
+
+        def agreement() -> float:
+            """Share of the held-out fully labelled decisions where the best score is the search's best option."""
+            if not len(graded):
+                return float("nan")
+            with torch.no_grad():
+                rows, _, _ = decisions.rows(graded)
+                pred = self.net(x[torch.as_tensor(rows)].float()).numpy()
+            return decisions.agreement(graded, pred, data["target"][rows])
+
+        self.net.eval()
+        heuristic = self.heuristic_agreement(decisions, data, graded)
+        best = (held_loss(), 0, {k: v.clone() for k, v in self.net.state_dict().items()})
+        losses, agreements = [best[0]], [agreement()]
+        rows_per_decision = max(1, int(decisions.lengths.mean()))
+        per_batch = max(1, c.batch_size // rows_per_decision)
+        for epoch in range(1, c.epochs + 1):
+            self.net.train()
+            order = rng.permutation(train)
+            for b in range(0, len(order), per_batch):
+                loss = loss_of(order[b : b + per_batch])
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.net.eval()
+            losses.append(held_loss())
+            agreements.append(agreement())
+            if losses[-1] < best[0]:
+                best = (losses[-1], epoch, {k: v.clone() for k, v in self.net.state_dict().items()})
+        self.net.load_state_dict(best[2])
+        seconds = time.perf_counter() - start
+        self.state.fit_seconds += seconds
+        self.state.fit_cpu_seconds += time.process_time() - start_cpu
+        labelled = data["weight"][decisions.first] > 0
+        return {
+            "iteration": iteration,
+            "decisions": len(train),
+            "labelled": int(labelled[train].sum()),
+            "held_labelled": len(graded),
+            "held_loss": losses,
+            "agreement": agreements,
+            "heuristic_agreement": heuristic,
+            "best_epoch": best[1],
+            "a": float(self.net.a.detach()),
+            "seconds": seconds,
+        }
+
+    @staticmethod
+    def heuristic_agreement(decisions: Decisions, data: dict[str, np.ndarray], graded: np.ndarray) -> float:
+        """The heuristic's agreement with the search on the same decisions (its choice: the best ``u``)."""
+        if not len(graded):
+            return float("nan")
+        rows, _, _ = decisions.rows(graded)
+        return decisions.agreement(
+            graded, data["features"][rows, UTILITY_INDEX].astype(np.float32), data["target"][rows]
+        )
+
+    # ------------------------------------------------------------------ evaluation and the loop
+    def evaluate(self, opponent: str, games: int, index: int) -> EvalResult:
+        start = cpu_seconds()
+        result = super().evaluate(opponent, games, index)
+        self.state.eval_cpu_seconds += cpu_seconds() - start
+        return result
+
+    def warm_up(self) -> None:
+        """Label one decision here, so that forked workers inherit the compiled search instead of each compiling it."""
+        c = self.config
+        game = Game.new(c.map, c.num_players, 0)
+        student = LearnedAgent(0, model=AfterstateModel.load(self.model_path), record=True)
+        student.act(game)
+        teacher = make_teacher(c.teacher, c.teacher_options, student.model_for(game), 2, 0)
+        search_label(teacher, game, student.trace[-1][1], 0)
+
+    def train(self) -> str:
+        c = self.config
+        torch.set_num_threads(c.torch_threads)
+        self.state.sessions += 1
+        reason = "completed"
+        self.warm_up()
+        with open_pool(c.backend, c.workers, c.address) as pool:
+            while self.state.iteration < c.iterations:
+                k = self.state.iteration
+                bar = tqdm(
+                    total=c.games_per_iteration,
+                    desc=f"iteration {k + 1}/{c.iterations}",
+                    unit="game",
+                    disable=not c.progress,
+                    file=sys.stderr,
+                    dynamic_ncols=True,
+                )
+                self.play(pool, k, bar)
+                bar.close()
+                fit = self.fit(k)
+                self.state.fits.append(fit)
+                print(
+                    f"iteration {k + 1}: held-out agreement with the search {fit['agreement'][fit['best_epoch']]:.1%} "
+                    f"(heuristic {fit['heuristic_agreement']:.1%})",
+                    file=sys.stderr,
+                )
+                self.state.iteration = k + 1
+                self.save_model()  # the evaluation's workers load the fitted model
+                if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
+                    for opponent in c.eval_opponents:
+                        result = self.evaluate(opponent, c.eval_games, k)
+                        self.state.history.append(result.to_dict())
+                        print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
+                self.checkpoint()
+                self.write_eval_csv()
+                limit = c.time_limit_minutes
+                if limit is not None and self.training_seconds() >= 60 * limit:
+                    reason = f"time limit of {limit:g} minutes reached after iteration {k + 1}"
+                    break
+        return reason
+
+    def finish(self, stop_reason: str) -> Path:
+        """Final evaluation, curve, report and summary; returns the report's path."""
+        c = self.config
+        final = [self.evaluate(opponent, int(n), FINAL_EVAL_INDEX) for opponent, n in c.final_eval_games.items()]
+        plot_learning_curve(
+            self.state.results(),
+            final,
+            c.num_players,
+            self.run_dir / "learning_curve.png",
+            f"{c.name}: {c.num_players}-player {c.map}",
+            xlabel="student decisions",
+        )
+        s = self.state
+        summary = {
+            "iterations": s.iteration,
+            "games": s.games,
+            "decisions": s.decisions,
+            "learner_decisions": s.learner_decisions,
+            "labelled_decisions": s.labelled_decisions,
+            "labels": s.labels,
+            "play_seconds": s.play_seconds,
+            "fit_seconds": s.fit_seconds,
+            "eval_seconds": s.eval_seconds,
+            "games_per_hour": 3600 * s.games / max(s.play_seconds, 1e-9),
+            "labelled_decisions_per_second": s.labelled_decisions / max(s.play_seconds, 1e-9),
+            "cpu_seconds": {"play": s.play_cpu_seconds, "fit": s.fit_cpu_seconds, "eval": s.eval_cpu_seconds},
+            "wall_seconds": time.perf_counter() - self.wall_start,
+            "stop_reason": stop_reason,
+            "model_path": str(self.model_path),
+            "final": [r.to_dict() for r in final],
+        }
+        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        return write_report(self, summary, final)
+
+
+class Decisions:
+    """The decisions of a buffer: each one's consecutive rows (a decision's key is game, player and step)."""
+
+    def __init__(self, data: dict[str, np.ndarray]) -> None:
+        key = (data["game"].astype(np.int64) * 8 + data["player"]) * 100_000 + data["step"]
+        #: the first row and the number of rows of every decision
+        self.first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        self.lengths = np.diff(np.r_[self.first, len(key)])
+
+    def rows(self, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of these decisions; for each row its decision's place in ``decisions`` and its place in it."""
+        lens = self.lengths[decisions]
+        offsets = np.repeat(np.cumsum(lens) - lens, lens)
+        slot = np.arange(lens.sum()) - offsets
+        return np.repeat(self.first[decisions], lens) + slot, np.repeat(np.arange(len(decisions)), lens), slot
+
+    def agreement(self, decisions: np.ndarray, scores: np.ndarray, targets: np.ndarray) -> float:
+        """Share of ``decisions`` whose best score (rows in :meth:`rows` order) is the best target."""
+        lens = self.lengths[decisions]
+        starts = np.cumsum(lens) - lens
+        same = [
+            np.argmax(scores[a : a + n]) == np.argmax(targets[a : a + n]) for a, n in zip(starts, lens, strict=True)
+        ]
+        return float(np.mean(same))
+
+
+# ---------------------------------------------------------------------- report
+def write_report(run: ExpertRun, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+    c, s = run.config, run.state
+    cpu = summary["cpu_seconds"]
+    total_cpu = sum(cpu.values())
+    lines = [
+        f"# {c.name}: expert iteration, {c.num_players}-player {c.map}",
+        "",
+        f"Seed **{c.seed}**; config `{run.run_dir / Run.CONFIG}`; reproduce with "
+        f"`concordia train expert --config <that file>` (the run is deterministic for its seed, on either backend).",
+        "",
+        "## Final evaluation",
+        "",
+        "Greedy search-free student (`agents.make('learned', path=...)`) against each opponent; fresh seeds, "
+        "seats rotated, 95% Wilson intervals.",
+        "",
+        "| opponent | games | wins | win rate | 95% CI | mean VP | opponents' mean VP |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for r in final:
+        lines.append(
+            f"| {r.opponent} | {r.games} | {r.wins} | {r.win_rate:.1%} | {r.ci_low:.1%} – {r.ci_high:.1%} | "
+            f"{r.mean_vp:.1f} | {r.mean_opponent_vp:.1f} |"
+        )
+    lines += [
+        "",
+        "## Learning curve",
+        "",
+        "![learning curve](learning_curve.png)",
+        "",
+        "| evaluation | student decisions so far | opponent | games | win rate | 95% CI |",
+        "| ---: | ---: | --- | ---: | ---: | --- |",
+    ]
+    per_eval = max(1, len(c.eval_opponents))
+    for k, r in enumerate(s.results()):
+        lines.append(
+            f"| {k // per_eval + 1} | {r.timesteps:,} | {r.opponent} | {r.games} | {r.win_rate:.1%} | "
+            f"{r.ci_low:.1%} – {r.ci_high:.1%} |"
+        )
+    lines += [
+        "",
+        "## Imitation: agreement with the search on held-out decisions",
+        "",
+        "The student's choice (its best score) against the search's (its best mean value) on the fully labelled "
+        "decisions of the held-out games (every tenth game of the buffer); the heuristic's choice (its best "
+        "utility) on the same decisions for comparison. Epoch 0 is the model that played the iteration.",
+        "",
+        "| iteration | labelled decisions (train) | held-out | agreement by epoch | best epoch | heuristic | "
+        "held-out loss by epoch |",
+        "| ---: | ---: | ---: | --- | ---: | ---: | --- |",
+    ]
+    for f in s.fits:
+        agree = ", ".join(f"{a:.1%}" for a in f["agreement"])
+        loss = ", ".join(f"{e:.4f}" for e in f["held_loss"])
+        lines.append(
+            f"| {f['iteration'] + 1} | {f['labelled']:,} | {f['held_labelled']:,} | {agree} | "
+            f"{f['best_epoch']} | {f['heuristic_agreement']:.1%} | {loss} |"
+        )
+    label_rate = s.labelled_decisions / max(s.play_seconds, 1e-9)
+    lines += [
+        "",
+        "## Throughput and compute",
+        "",
+        f"- iterations: {summary['iterations']}, training games: {summary['games']:,}, student decisions: "
+        f"{summary['learner_decisions']:,}, labelled decisions: {s.labelled_decisions:,} ({s.labels:,} option values)",
+        f"- playing and labelling: {s.play_seconds / 60:.1f} min with {c.workers} {c.backend} workers = "
+        f"**{summary['games_per_hour']:,.0f} games/hour**, **{label_rate:.1f} labelled decisions/s** "
+        f"(the searches took {s.label_seconds / max(s.labelled_decisions, 1) * 1000:.0f} ms each, "
+        f"{s.label_seconds / max(s.play_seconds * c.workers, 1e-9):.0%} of the workers' time)",
+        f"- compute: **{total_cpu / 3600:.2f} CPU-hours** = play and label {cpu['play'] / 60:.1f} CPU-min, fit "
+        f"{cpu['fit'] / 60:.1f} CPU-min, evaluations {cpu['eval'] / 60:.1f} CPU-min (all sessions)",
+        f"- wall clock: fitting {s.fit_seconds / 60:.1f} min, evaluating {s.eval_seconds / 60:.1f} min; the last "
+        f"session {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
+        "",
+        "## Config",
+        "",
+        "```yaml",
+        c.to_yaml().rstrip(),
+        "```",
+        "",
+    ]
+    path = run.run_dir / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# ---------------------------------------------------------------------- command line
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="concordia train expert",
+        description="Expert iteration over turn options for Concordia (docs/training.md).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=(
+            "examples:\n"
+            "  concordia train expert --config expert_italia2\n"
+            "  concordia train expert --config expert_italia2 --backend ray --address auto\n"
+            "  concordia train expert --resume runs/expert_italia2-20260101-120000 --iterations 12\n"
+            "values are read as YAML: --hidden '[128, 128]' --opponent_shares '{self: 1}'"
+        ),
+    )
+    parser.add_argument("--config", help="YAML config file (concordia_env/training/configs/expert_*.yaml)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR after its last iteration")
+    add_override_arguments(parser, ExpertConfig)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args = build_parser().parse_args(argv)
+    overrides = overrides_from_args(args, ExpertConfig)
+    if args.resume:
+        if args.config:
+            raise SystemExit("--resume takes the run's own config.yaml; give changes as --key value options")
+        run = ExpertRun.open(Path(args.resume), overrides)
+        print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
+    else:
+        run = ExpertRun.create(resolve(args.config, overrides, ExpertConfig))
+        print(f"run directory: {run.run_dir}", file=sys.stderr)
+    try:
+        reason = run.train()
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; continue with: concordia train expert --resume {run.run_dir}", file=sys.stderr)
+        raise SystemExit(130) from None
+    report = run.finish(reason)
+    summary = json.loads((run.run_dir / "summary.json").read_text())
+    print(f"trained {summary['iterations']} iterations, {summary['games']:,} games ({reason})")
+    for r in summary["final"]:
+        print(EvalResult.from_dict(r).summary())
+    print(f"model: {run.model_path}")
+    print(f"report: {report}")
+    return report
+
+
+if __name__ == "__main__":
+    main()

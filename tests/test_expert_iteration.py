@@ -1,0 +1,271 @@
+"""Expert iteration (``concordia train expert``): labels, the pool backends, resume, the saved model.
+
+The runs are the tiny config (two iterations of four games, searches of 8 simulations): seconds.
+One test starts a local 2-CPU Ray instance, runs the same tiny run on it and shuts it down,
+leaving no Ray process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from concordia_env import Game, agents
+from concordia_env.agents.afterstate import MARGIN_SCALE, AfterstateModel, candidates
+from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, shipped_model_path
+from concordia_env.agents.mcts import MCTSAgent
+from concordia_env.training.expert_iteration import (
+    COLUMNS,
+    ExpertConfig,
+    ExpertRun,
+    GameSpec,
+    main,
+    make_teacher,
+    model_from_bytes,
+    play_game,
+    search_label,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_CONFIG = ROOT / "concordia_env" / "training" / "configs" / "expert_tiny.yaml"
+#: the tiny config without periodic evaluations (the final one stays): what the backend and resume tests run
+QUICK = ["--eval_every", "0", "--final_eval_games", "{heuristic: 2}"]
+
+
+def _run(tmp_path: Path, *extra: str) -> Path:
+    """Run ``concordia train expert`` on the tiny config in ``tmp_path``; return the run directory."""
+    return main(["--config", str(TINY_CONFIG), "--runs_dir", str(tmp_path), *QUICK, *extra]).parent
+
+
+def _config(tmp_path: Path, **changes) -> ExpertConfig:
+    values = {**ExpertConfig.load(TINY_CONFIG).to_dict(), "runs_dir": str(tmp_path), "eval_every": 0, **changes}
+    return ExpertConfig.from_dict(values)
+
+
+def _weights(path: Path) -> list[np.ndarray]:
+    model = AfterstateModel.load(path)
+    return [*model.weights, *model.biases, np.array([model.a, model.b])]
+
+
+def _same_run(a: Path, b: Path) -> None:
+    """Two run directories hold the same data and the same model, bit for bit."""
+    for x, y in zip(_weights(a / "model.npz"), _weights(b / "model.npz"), strict=True):
+        assert np.array_equal(x, y)
+    files = sorted(p.name for p in (a / "data").iterdir())
+    assert files == sorted(p.name for p in (b / "data").iterdir())
+    for name in files:
+        with np.load(a / "data" / name) as one, np.load(b / "data" / name) as two:
+            for key in COLUMNS:
+                assert np.array_equal(one[key], two[key], equal_nan=True), (name, key)
+
+
+def _position(seed: int = 5, decisions: int = 9) -> Game:
+    """A 2-player Italia game a few heuristic decisions in, at a decision with several options."""
+    game = Game.new("italia", 2, seed=seed)
+    heuristic = HeuristicAgent(seed)
+    for _ in range(decisions):
+        game.step(heuristic.act(game))
+    while len(game.legal_actions()) < 2:
+        game.step(heuristic.act(game))
+    return game
+
+
+# ---------------------------------------------------------------------- labels
+def test_the_search_reports_every_root_move_and_plays_the_best_mean() -> None:
+    game = _position()
+    agent = MCTSAgent(seed=3, simulations=40)
+    with pytest.raises(RuntimeError, match="not searched"):
+        agent.last_search()
+    action = agent.act(game)
+    stats = agent.last_search()
+    assert len(stats.first) == len(stats.visits) == len(stats.values)
+    assert stats.visits.sum() == pytest.approx(40 + len(stats.first))  # every move's first estimate counts once
+    assert np.all((stats.means > 0) & (stats.means < 1))
+    best = max(range(len(stats.first)), key=lambda k: (stats.means[k], stats.visits[k]))
+    assert stats.first[best][0] == action
+
+
+@pytest.mark.parametrize("teacher", ["learned", "mcts"])
+def test_labels_are_the_values_of_the_pending_decisions_options(teacher: str) -> None:
+    game = _position()
+    model = AfterstateModel.load(shipped_model_path(2))
+    cands = candidates(game, HeuristicAgent(0), np.random.default_rng(0))
+    search = make_teacher(teacher, {}, model, 60, 0)
+    targets, visits = search_label(search, game, cands, seed=11)
+    assert targets.shape == visits.shape == (len(cands.options),)
+    # the candidates line up with the search's root moves: each target is its move's mean value as a margin
+    stats = search.last_search()
+    assert sorted(cands.keys()) == sorted(stats.first)
+    for key, target, n in zip(cands.keys(), targets, visits, strict=True):
+        k = stats.first.index(key)
+        assert n == stats.visits[k]
+        assert np.tanh(target * MARGIN_SCALE / search.value_scale) == pytest.approx(2 * stats.means[k] - 1, abs=1e-5)
+    # a candidate's first action is the action its option plays first
+    for key, option in zip(cands.keys(), cands.options, strict=True):
+        assert key[0] == option.plan.actions[0]
+    again, _ = search_label(make_teacher(teacher, {}, model, 60, 0), game, cands, seed=11)
+    assert np.array_equal(targets, again)  # a label is a function of the position and its seed
+
+
+def test_a_search_of_another_decision_is_refused() -> None:
+    game = _position()
+    other = _position(seed=6, decisions=30)
+    cands = candidates(other, HeuristicAgent(0), np.random.default_rng(0))
+    if sorted(cands.keys()) == sorted(candidates(game, HeuristicAgent(0), np.random.default_rng(0)).keys()):
+        pytest.skip("the two positions happen to have the same options")
+    with pytest.raises(RuntimeError, match="not the student's options"):
+        search_label(MCTSAgent(seed=0, simulations=8), game, cands, seed=0)
+
+
+def test_a_game_gives_one_group_of_rows_per_student_decision() -> None:
+    settings = {**ExpertConfig.load(TINY_CONFIG).to_dict(), "label_share": 0.5}
+    model = AfterstateModel.load(shipped_model_path(2))
+    rows = play_game(GameSpec(seed=3, game_id=7, opponent="heuristic", learner_seats=[1]), settings, model)
+    assert set(np.unique(rows["player"])) == {1} and set(np.unique(rows["game"])) == {7}
+    steps = rows["step"]
+    assert np.all(np.diff(steps) >= 0)  # one player's decisions in order, rows of a decision together
+    labelled = 0
+    for step in np.unique(steps):
+        group = steps == step
+        assert rows["chosen"][group].sum() == 1
+        if rows["weight"][group][0] > 0:
+            labelled += 1
+            assert group.sum() >= 2 and np.all(np.isfinite(rows["target"][group]))
+            assert np.all(rows["visits"][group] >= 1)
+        else:
+            assert group.sum() == 1 and np.isnan(rows["target"][group][0])
+    assert 0 < labelled < len(np.unique(steps))  # about half the decisions are labelled
+    assert len(np.unique(rows["margin"])) == 1  # the decider's final margin
+
+
+def test_models_travel_as_bytes_and_are_decoded_once_per_worker() -> None:
+    model = AfterstateModel.load(shipped_model_path(2))
+    data = model.to_bytes()
+    assert data == shipped_model_path(2).read_bytes() or AfterstateModel.load_bytes(data).a == model.a
+    first = model_from_bytes(data, "digest-a")
+    assert model_from_bytes(b"not read again", "digest-a") is first
+    for x, y in zip(first.weights, model.weights, strict=True):
+        assert np.array_equal(x, y)
+    with pytest.raises(ValueError, match="not an afterstate model"):
+        AfterstateModel.load_bytes(b"garbage")
+    with pytest.raises(TypeError):
+        AfterstateModel.load_bytes("a path")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- runs
+def test_the_same_seed_gives_the_same_run_on_either_backend(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    local = _run(tmp_path / "mp")
+    summary = json.loads((local / "summary.json").read_text())
+    assert summary["iterations"] == 2 and summary["games"] == 8 and summary["labelled_decisions"] > 0
+    report = (local / "report.md").read_text()
+    for words in ("games/hour", "labelled decisions/s", "CPU-hours", "agreement"):
+        assert words in report
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    session = ray._private.worker._global_node.get_session_dir_path()
+    try:
+        on_ray = _run(tmp_path / "ray", "--backend", "ray")
+    finally:
+        ray.shutdown()
+    _same_run(local, on_ray)
+    assert _results(json.loads((on_ray / "summary.json").read_text())["final"]) == _results(summary["final"])
+    for _ in range(50):  # the instance's processes exit within moments of the shutdown
+        if not _ray_processes(session):
+            break
+        time.sleep(0.2)
+    assert not _ray_processes(session)
+
+
+def _results(final: list[dict]) -> list[dict]:
+    """The evaluation results without their wall-clock seconds (the one thing a run may not repeat)."""
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in final]
+
+
+def _ray_processes(session: str) -> list[str]:
+    """Command lines of running processes that belong to the Ray session ``session``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if session in line:
+            found.append(line)
+    return found
+
+
+def test_resume_after_an_interrupted_iteration_ends_as_an_uninterrupted_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = ExpertRun.create(_config(tmp_path / "a"))
+    original = ExpertRun.fit
+
+    def interrupted(self: ExpertRun, iteration: int) -> dict:
+        if iteration == 1:
+            raise KeyboardInterrupt  # after the second iteration's games were played and written
+        return original(self, iteration)
+
+    monkeypatch.setattr(ExpertRun, "fit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run.train()
+    monkeypatch.setattr(ExpertRun, "fit", original)
+    assert (run.run_dir / "data" / "iter_0001.npz").is_file()
+    resumed = ExpertRun.open(run.run_dir, {})
+    assert resumed.state.iteration == 1
+    resumed.train()
+    straight = ExpertRun.create(_config(tmp_path / "b"))
+    straight.train()
+    assert resumed.state.iteration == straight.state.iteration == 2
+    assert resumed.state.games == straight.state.games == 8
+    assert resumed.state.labels == straight.state.labels > 0
+    _same_run(run.run_dir, straight.run_dir)
+
+
+def test_config_refuses_nonsense(tmp_path: Path) -> None:
+    for changes in (
+        {"backend": "spark"},
+        {"address": "auto"},  # a cluster address needs the ray backend
+        {"teacher": "oracle"},
+        {"teacher_options": {"exploration": -1}},
+        {"label_share": 0.0},
+        {"label_temperature": 0.0},
+        {"opponent_shares": {"nobody": 1.0}},
+        {"num_players": 7},
+    ):
+        with pytest.raises((ValueError, TypeError)):
+            _config(tmp_path, **changes)
+    run = ExpertRun.create(_config(tmp_path, iterations=1))
+    run.checkpoint()
+    with pytest.raises(ValueError, match="cannot change"):
+        ExpertRun.open(run.run_dir, {"label_simulations": 4})
+
+
+# ---------------------------------------------------------------------- the models
+def _play_out(game: Game, agent: LearnedAgent) -> None:
+    while not game.is_over():
+        action = agent.act(game)
+        assert game.legal_mask()[action]
+        game.step(action)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_a_saved_model_reloads_and_plays_only_legal_actions(tmp_path: Path, players: int) -> None:
+    model = AfterstateModel.load(shipped_model_path(players))
+    path = tmp_path / "model.npz"
+    AfterstateModel.load_bytes(model.to_bytes()).save(path)
+    map_name = "italia" if players == 2 else "imperium"
+    _play_out(Game.new(map_name, players, seed=players), agents.make("learned", path=path, seed=1))
+    # and the shipped model of this player count (or the nearest), as ``learned`` plays it
+    _play_out(Game.new(map_name, players, seed=10 + players), agents.make("learned", seed=2))
+
+
+def test_every_shipped_model_is_in_the_package() -> None:
+    for count, name in SHIPPED_MODELS.items():
+        assert shipped_model_path(count).name == name
+        AfterstateModel.load(shipped_model_path(count))
