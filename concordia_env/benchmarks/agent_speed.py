@@ -1,4 +1,4 @@
-"""What the agents cost, as multiples of the engine's cost per decision, measured in one run (issue 19, item 5).
+"""What the agents cost, as multiples of the engine's cost per decision, measured in one run.
 
 ::
 
@@ -18,8 +18,8 @@ machine shared with other work, wall time counts the turns the other processes t
 moved single runs by tens of percent (on the project's shared 2-core machine, the heuristic
 came out at 3.5× and 10.6× in two wall-clock runs a minute apart, 5.1× and 5.1× in CPU time).
 
-Each line prints the cost, its ratio to the engine's cost per decision and the target of
-issue 19 where there is one (2-player Italia: ``heuristic`` ≤ 7×, ``learned`` ≤ 10×,
+Each line prints the cost, its ratio to the engine's cost per decision and the
+project's target where there is one (2-player Italia: ``heuristic`` ≤ 7×, ``learned`` ≤ 10×,
 ``mcts`` ≤ 20× per simulation). Machines differ; the ratios are what to compare. ``--check``
 exits with status 1 if a target is missed.
 """
@@ -40,7 +40,7 @@ from concordia_env.agents.base import agent_seed
 from concordia_env.engine import maps
 
 DEFAULT_AGENTS = ("heuristic", "learned", "mcts:30")
-#: targets of issue 19 (multiples of the engine's cost per decision), by agent name
+#: the project's targets (multiples of the engine's cost per decision), by agent name
 TARGETS = {"heuristic": 7.0, "learned": 10.0, "mcts": 20.0}
 WARMUP_SECONDS = 1.0
 

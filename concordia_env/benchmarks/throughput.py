@@ -62,7 +62,7 @@ from concordia_env.engine import maps
 CLOCK_EVERY = 64
 WARMUP_SECONDS = 0.3
 ENGINE_PLAYERS = 4
-#: targets as ratios to the peer (issue 21)
+#: targets as ratios to the peer
 TARGETS = {"engine": 20.0, "aec": 3.0, "vector": 30.0}
 #: targets as ratios to another line of the same run
 THREADS_TARGET = 1.7
