@@ -248,24 +248,62 @@ class AfterstateModel:
 
 
 # --------------------------------------------------------------------------- candidates
-@dataclass
 class Candidates:
-    """The turn options of one decision, their features and the heuristic's utility of each."""
+    """The turn options of one decision (on a determinized copy of the game), for one chooser.
 
-    options: list[TurnOption]
-    features: np.ndarray  # (len(options), NUM_FEATURES)
-    #: each option's first actions, -1 padded: the action, and for a played Diplomat the card it
-    #: copies (what identifies the option, as in a search's root statistics)
-    first: np.ndarray
-    #: the options as the compiled core gave them, the chooser and the share of the game left
-    raw: strategy.TurnOptions | None = None
-    player: int = -1
-    remaining: float = 0.0
-    tables: np.ndarray | None = None
+    What the learned agent needs at every decision is computed at once: the options' arrays
+    from the compiled core (``raw``) and, through :meth:`scores`, the model's score of each.
+    What only training and tree search read is computed when first asked for: the options as
+    :class:`~concordia_env.agents.heuristic.TurnOption` objects (:attr:`options`) and their
+    feature vectors (:attr:`features`).
+    """
+
+    def __init__(self, sim: Game, raw: strategy.TurnOptions, player: int, remaining: float) -> None:
+        #: the determinized copy of the game the options were played on
+        self.sim = sim
+        #: the options as the compiled core gave them
+        self.raw = raw
+        #: the chooser and the share of the game left at the decision
+        self.player = player
+        self.remaining = remaining
+        self._options: list[TurnOption] | None = None
+        self._features: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.raw.first)
+
+    @property
+    def tables(self) -> np.ndarray:
+        return self.sim.map.tables
+
+    @property
+    def first(self) -> np.ndarray:
+        """Each option's first actions, -1 padded: the action, and for a played Diplomat the card it
+        copies (what identifies the option, as in a search's root statistics)."""
+        return self.raw.first
 
     def keys(self) -> list[tuple[int, ...]]:
         """Each option's first actions as a tuple (the keys of :meth:`MCTSAgent.last_search`'s moves)."""
         return [tuple(int(a) for a in row if a >= 0) for row in self.first]
+
+    def plan(self, k: int) -> np.ndarray:
+        """Every action of option ``k``'s turn from the decision on."""
+        return self.raw.plans[k, : self.raw.lengths[k]]
+
+    @property
+    def options(self) -> list[TurnOption]:
+        """The options as :class:`TurnOption` objects (plans and afterstates as games), made when first asked for."""
+        if self._options is None:
+            self._options = HeuristicAgent.as_turn_options(self.sim, self.raw)
+        return self._options
+
+    @property
+    def features(self) -> np.ndarray:
+        """(len(options), NUM_FEATURES) float32: every option's features, computed when first asked for."""
+        if self._features is None:
+            raw = self.raw
+            self._features = batch_features(raw.afterstates, self.tables, raw.values, self.player, self.remaining)
+        return self._features
 
     @property
     def utilities(self) -> np.ndarray:
@@ -279,8 +317,6 @@ class Candidates:
         the same numbers to float32 rounding, but BLAS may score two identical rows a last
         bit apart, which would decide ties between equal afterstates by their position.
         """
-        if self.raw is None or self.tables is None:
-            raise ValueError("these candidates were not made by candidates(): score their features with model.predict")
         raw = self.raw
         return strategy.afterstate_scores(
             raw.afterstates, self.tables, raw.values, self.player, self.remaining, model.compiled
@@ -288,21 +324,16 @@ class Candidates:
 
 
 def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> Candidates:
-    """The turn options of the pending decision on a determinized copy of ``game``, with features.
+    """The turn options of the pending decision on a determinized copy of ``game``.
 
     ``rules`` is the heuristic agent whose documented generator makes the options (one call
     of the compiled strategy core); the features of every option come from one compiled
-    observation of all the afterstates.
+    observation of all the afterstates, when asked for.
     """
     player = game.current_player
     sim = game.clone()
     sim._state[:] = strategy.determinized(game.state, strategy.new_rng(draw_seed(rng)))
-    remaining = remaining_fraction(sim)
-    raw = rules.option_arrays(sim)
-    features = batch_features(raw.afterstates, sim.map.tables, raw.values, player, remaining)
-    return Candidates(
-        rules.as_turn_options(sim, raw), features, raw.first.copy(), raw, player, remaining, sim.map.tables
-    )
+    return Candidates(sim, rules.option_arrays(sim), player, remaining_fraction(sim))
 
 
 # --------------------------------------------------------------------------- rollout targets

@@ -178,7 +178,7 @@ class LearnedAgent(Agent):
         if self.record:
             self.trace.append((game.current_player, cands, choice))
         # the options were played on a shuffled stack: follow the chosen turn on the real game
-        self._plan = follow(game, cands.options[choice].plan.actions)
+        self._plan = follow(game, cands.plan(choice))
         return self.checked(game, self._plan.actions[0], legal)
 
     def _choose(self, scores: np.ndarray) -> int:

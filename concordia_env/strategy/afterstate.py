@@ -184,28 +184,36 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
 
 @njit
 def mlp_scores(x, flat, shapes, ab, out):
-    """``a · u + b + MLP(x)`` of every row of ``x`` into ``out`` (float32; ReLU between layers)."""
-    width = 0
+    """``a · u + b + MLP(x)`` of every row of ``x`` into ``out`` (float32; ReLU between layers).
+
+    Each layer walks its weight matrix row by row, in the order it is stored (input i adds
+    ``h[i] · W[i, :]`` to every output): contiguous reads, and an input that is zero (a
+    ReLU that is off, an absent seat's features) skips its row. The sums are float64, so
+    the order of the terms moves them far less than float32's rounding.
+    """
+    width = x.shape[1]
     for layer in range(shapes.shape[0]):
         width = max(width, shapes[layer, 1])
-    h = np.empty(max(width, x.shape[1]), dtype=np.float32)
-    nxt = np.empty_like(h)
+    h = np.empty(width, dtype=np.float32)
+    total = np.empty(width, dtype=np.float64)
     last = shapes.shape[0] - 1
     for k in range(x.shape[0]):
-        size = x.shape[1]
-        h[:size] = x[k]
+        h[: x.shape[1]] = x[k]
         at = 0
         for layer in range(shapes.shape[0]):
             rows = shapes[layer, 0]
             cols = shapes[layer, 1]
+            total[:cols] = 0.0
+            for i in range(rows):
+                hi = np.float64(h[i])
+                if hi != 0.0:
+                    w = flat[at + i * cols : at + (i + 1) * cols]
+                    for j in range(cols):
+                        total[j] += hi * np.float64(w[j])
             bias_at = at + rows * cols
             for j in range(cols):
-                total = 0.0  # float64: closer to the exact sum than any float32 order
-                for i in range(rows):
-                    total += np.float64(h[i]) * np.float64(flat[at + i * cols + j])
-                value = np.float32(total) + flat[bias_at + j]
-                nxt[j] = value if (layer == last or value > 0) else np.float32(0.0)
-            h[:cols] = nxt[:cols]
+                value = np.float32(total[j]) + flat[bias_at + j]
+                h[j] = value if (layer == last or value > 0) else np.float32(0.0)
             at = bias_at + cols
         out[k] = ab[0] * x[k, UTILITY_INDEX] + ab[1] + h[0]
 
