@@ -2,8 +2,9 @@
 
 ``concordia_env.agents.make("learned")`` plays at once with the models shipped in the package, one per
 player count they were trained for (``agents/models/``: 2-player Italia, made by
-``python -m concordia_env.training.afterstate --config training/configs/afterstate_long.yaml``; 4-player
-Imperium, by ``afterstate_imperium4.yaml``; see ``docs/concordia_env.training.md``). A game uses the
+``concordia train afterstate --config afterstate_long`` and then taught by the search with
+``concordia train expert --config expert_italia2``; 4-player Imperium, by
+``concordia train afterstate --config afterstate_imperium4``; see ``docs/training.md``). A game uses the
 shipped model of its player count, or of the nearest one. ``path=`` loads one model for every
 game (``learned:runs/afterstate-…/model.npz`` on a command line).
 
