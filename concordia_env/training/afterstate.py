@@ -62,6 +62,7 @@ Run directory ``<runs_dir>/<name>-<timestamp>/``::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import itertools
 import json
@@ -629,7 +630,8 @@ class Run:
         torch.set_num_threads(c.torch_threads)
         self.state.sessions += 1
         reason = "completed"
-        with mp.get_context("fork").Pool(c.workers) as pool:
+        self.warm_up()
+        with self.open_pool() as pool:
             while self.state.iteration < c.iterations:
                 k = self.state.iteration
                 bar = tqdm(total=c.games_per_iteration, desc=f"iteration {k + 1}/{c.iterations}", unit="game",
@@ -638,6 +640,7 @@ class Run:
                 bar.close()
                 fit = self.fit(k)
                 self.state.fits.append(fit)
+                self.report_fit(k, fit)
                 self.state.iteration = k + 1
                 self.save_model()  # the evaluation's workers load the fitted model from disk
                 if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
@@ -652,6 +655,16 @@ class Run:
                     reason = f"time limit of {limit:g} minutes reached after iteration {k + 1}"
                     break
         return reason
+
+    def warm_up(self) -> None:
+        """Before the pool starts (its forked workers inherit what this compiles): nothing here."""
+
+    def open_pool(self) -> contextlib.AbstractContextManager[Any]:
+        """The pool the iterations play in: ``workers`` forked processes."""
+        return mp.get_context("fork").Pool(self.config.workers)
+
+    def report_fit(self, iteration: int, fit: dict[str, Any]) -> None:
+        """What to print after a fit (the report has every fit): nothing here."""
 
     def training_seconds(self) -> float:
         """Time spent playing, fitting and evaluating, all sessions together (what the time limit counts)."""
@@ -776,23 +789,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    args = build_parser().parse_args(argv)
-    overrides = overrides_from_args(args, AfterstateConfig)
+    return run_command(build_parser(), argv, Run)
+
+
+def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_class: type[Run]) -> Path:
+    """A training command's main: create (or ``--resume``) the run, train, finish; returns the report's path.
+
+    Shared by every command whose run is a :class:`Run` (``concordia train afterstate``,
+    ``concordia train expert``): its config class and command name come from ``run_class``.
+    """
+    config_class = run_class.CONFIG_CLASS
+    args = parser.parse_args(argv)
+    overrides = overrides_from_args(args, config_class)
     if args.resume:
         if args.config:
             raise SystemExit("--resume takes the run's own config.yaml; give changes as --key value options")
-        run = Run.open(Path(args.resume), overrides)
+        run = run_class.open(Path(args.resume), overrides)
         print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
     else:
-        run = Run.create(resolve(args.config, overrides, AfterstateConfig))
+        run = run_class.create(resolve(args.config, overrides, config_class))
         print(f"run directory: {run.run_dir}", file=sys.stderr)
     try:
         reason = run.train()
     except KeyboardInterrupt:
-        print(
-            f"\ninterrupted; continue with: concordia train afterstate --resume {run.run_dir}",
-            file=sys.stderr,
-        )
+        print(f"\ninterrupted; continue with: {run_class.COMMAND} --resume {run.run_dir}", file=sys.stderr)
         raise SystemExit(130) from None
     report = run.finish(reason)
     summary = json.loads((run.run_dir / "summary.json").read_text())

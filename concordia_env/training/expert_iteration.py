@@ -96,8 +96,8 @@ from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.mcts import MCTSAgent
 
-from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState
-from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
+from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command
+from .config import ConfigBase, _f, add_override_arguments
 from .evaluate import EvalResult
 from .report import plot_learning_curve
 
@@ -627,46 +627,17 @@ class ExpertRun(Run):
         teacher = make_teacher(c.teacher, c.teacher_options, student.model_for(game), 2, 0)
         search_label(teacher, game, student.trace[-1][1], 0)
 
-    def train(self) -> str:
+    def open_pool(self) -> contextlib.AbstractContextManager[Any]:
+        """Local processes, or a Ray pool (``backend``, ``address``): see :func:`open_pool`."""
         c = self.config
-        torch.set_num_threads(c.torch_threads)
-        self.state.sessions += 1
-        reason = "completed"
-        self.warm_up()
-        with open_pool(c.backend, c.workers, c.address) as pool:
-            while self.state.iteration < c.iterations:
-                k = self.state.iteration
-                bar = tqdm(
-                    total=c.games_per_iteration,
-                    desc=f"iteration {k + 1}/{c.iterations}",
-                    unit="game",
-                    disable=not c.progress,
-                    file=sys.stderr,
-                    dynamic_ncols=True,
-                )
-                self.play(pool, k, bar)
-                bar.close()
-                fit = self.fit(k)
-                self.state.fits.append(fit)
-                print(
-                    f"iteration {k + 1}: held-out agreement with the search {fit['agreement'][fit['best_epoch']]:.1%} "
-                    f"(heuristic {fit['heuristic_agreement']:.1%})",
-                    file=sys.stderr,
-                )
-                self.state.iteration = k + 1
-                self.save_model()  # the evaluation's workers load the fitted model
-                if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
-                    for opponent in c.eval_opponents:
-                        result = self.evaluate(opponent, c.eval_games, k)
-                        self.state.history.append(result.to_dict())
-                        print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
-                self.checkpoint()
-                self.write_eval_csv()
-                limit = c.time_limit_minutes
-                if limit is not None and self.training_seconds() >= 60 * limit:
-                    reason = f"time limit of {limit:g} minutes reached after iteration {k + 1}"
-                    break
-        return reason
+        return open_pool(c.backend, c.workers, c.address)
+
+    def report_fit(self, iteration: int, fit: dict[str, Any]) -> None:
+        print(
+            f"iteration {iteration + 1}: held-out agreement with the search "
+            f"{fit['agreement'][fit['best_epoch']]:.1%} (heuristic {fit['heuristic_agreement']:.1%})",
+            file=sys.stderr,
+        )
 
     def finish(self, stop_reason: str) -> Path:
         """Final evaluation, curve, report and summary; returns the report's path."""
@@ -836,29 +807,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    args = build_parser().parse_args(argv)
-    overrides = overrides_from_args(args, ExpertConfig)
-    if args.resume:
-        if args.config:
-            raise SystemExit("--resume takes the run's own config.yaml; give changes as --key value options")
-        run = ExpertRun.open(Path(args.resume), overrides)
-        print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
-    else:
-        run = ExpertRun.create(resolve(args.config, overrides, ExpertConfig))
-        print(f"run directory: {run.run_dir}", file=sys.stderr)
-    try:
-        reason = run.train()
-    except KeyboardInterrupt:
-        print(f"\ninterrupted; continue with: concordia train expert --resume {run.run_dir}", file=sys.stderr)
-        raise SystemExit(130) from None
-    report = run.finish(reason)
-    summary = json.loads((run.run_dir / "summary.json").read_text())
-    print(f"trained {summary['iterations']} iterations, {summary['games']:,} games ({reason})")
-    for r in summary["final"]:
-        print(EvalResult.from_dict(r).summary())
-    print(f"model: {run.model_path}")
-    print(f"report: {report}")
-    return report
+    return run_command(build_parser(), argv, ExpertRun)
 
 
 if __name__ == "__main__":
