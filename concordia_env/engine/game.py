@@ -7,9 +7,11 @@ codes into Python errors. ``clone()`` is an array copy.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numba import types
 
 from . import actions as A
 from .cards import (
@@ -30,7 +32,7 @@ from .maps import Map, load
 from .observation import observe
 from .position_codec import parse_position, position_text, read_position, write_position
 from .rules import engine, facts
-from .rules.engine import cached_legal, cached_legal_actions, step_cached
+from .rules.engine import CACHE_LEGAL, CACHE_MASK, STEP_OK, legal_into_cache, new_cache
 from .rules.hidden import shuffle_hidden_stack
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, ranking, score_parts, score_totals
 from .rules.setup import new_state
@@ -65,7 +67,6 @@ from .state import (
     PLAYED_KIND,
     PRAEFECTUS_MAGNUS,
     STACK_SIZE,
-    STATE_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
     TURN_COUNT,
@@ -125,12 +126,16 @@ class Game:
     """
 
     # The legal mask of the pending decision is computed once per position: ``_mask`` holds
-    # it for the state ``_mask_for`` (``rules.engine.cached_legal``). ``step`` leaves both
+    # it for the state kept beside it (``rules.engine.cached_legal``). ``step`` leaves both
     # describing the position it reaches (the engine computes that mask anyway), so a
     # decision's mask is neither recomputed for the legality check nor for ``legal_mask()``.
     # The flag is the state itself, compared in compiled code, not a boolean: a state
     # written in place by the package's compiled code is never given a stale mask.
-    __slots__ = ("_map", "_mask", "_mask_for", "_state", "_view")
+    # Mask, state and indices live in one buffer, ``_cache`` (``rules.engine.new_cache``), which the compiled
+    # calls take; ``_mask`` and ``_legal`` (where ``legal_actions`` finds the indices it copies
+    # out) are numpy views of its parts.
+    # ``_tables`` is ``_map.tables``, kept at hand for the calls made on every decision.
+    __slots__ = ("_cache", "_legal", "_map", "_mask", "_state", "_tables", "_view")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
         m = _map_of(map)
@@ -147,10 +152,12 @@ class Game:
 
     def _set(self, state: np.ndarray, m: Map) -> None:
         self._map = m
+        self._tables = m.tables
         self._state = state
         self._view: np.ndarray | None = None  # the read-only view, made on first use of .state
-        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-        self._mask_for = np.zeros(STATE_SIZE, dtype=np.int32)  # no valid state is all zeros
+        self._cache = cache = new_cache()
+        self._mask = cache[CACHE_MASK : CACHE_MASK + NUM_ACTIONS].view(np.bool_)
+        self._legal = cache[CACHE_LEGAL:].view(np.int64)
 
     @property
     def state(self) -> np.ndarray:
@@ -258,12 +265,13 @@ class Game:
         A fresh array the caller owns (a copy of the game's cached mask: changing it changes
         nothing in the game, and it does not change when the game moves on).
         """
-        cached_legal(self._state, self._map.tables, self._mask, self._mask_for)
+        legal_into_cache(self._state, self._tables, self._cache)
         return self._mask.copy()
 
     def legal_actions(self) -> np.ndarray:
         """The legal action indices, ascending (a fresh int64 array; empty when the game is over)."""
-        return cached_legal_actions(self._state, self._map.tables, self._mask, self._mask_for)
+        n = _legal_indices(self._state, self._tables, self._cache)
+        return self._legal[:n].copy()
 
     def step(self, action: int) -> None:
         """Apply one action; an illegal one raises IllegalActionError and changes nothing.
@@ -274,8 +282,8 @@ class Game:
         unusual type never compiles a new version of them.
         """
         a = action_index(action)
-        code = step_cached(self._state, self._map.tables, a, self._mask, self._mask_for)
-        if code != engine.STEP_OK:
+        code = _step(self._state, self._tables, a, self._cache)
+        if code != STEP_OK:
             reason = explain_illegal(self._state, self._map, a)
             raise IllegalActionError(a, reason, describe(self._state, self._map, a))
 
@@ -675,6 +683,40 @@ class Game:
     def __repr__(self) -> str:
         status = "over" if self.is_over() else f"player {self.current_player}: {self.phase_name}"
         return f"Game({self._map.name}, {self.num_players} players, turn {self.turn_count}, {status})"
+
+
+# ---------------------------------------------------------------------- the two calls of every decision
+def entry_point(dispatcher: Any, *argument_types: Any) -> Callable[..., Any]:
+    """The compiled code of ``dispatcher`` for these argument types, called without numba's dispatch.
+
+    A decision through ``Game`` is two compiled calls (``legal_actions`` and ``step``), and
+    numba's dispatcher spends about 0.2 µs of each working out the types of the arguments to
+    find the compiled version: a tenth of the whole decision. ``Game`` always passes the same
+    types (its own int32 state, the map's read-only tables, a Python int checked by
+    :func:`action_index`, its own uint8 cache), so it looks the version up once. Loaded from
+    numba's disk cache like any call; with ``NUMBA_DISABLE_JIT=1``, the Python function.
+    """
+    compile_for = getattr(dispatcher, "compile", None)
+    return dispatcher if compile_for is None else compile_for(argument_types)
+
+
+_STATE_T = types.Array(types.int32, 1, "C")
+_TABLES_T = types.Array(types.int32, 1, "C", readonly=True)
+_CACHE_T = types.Array(types.uint8, 1, "C")
+
+
+def _step(state: np.ndarray, tables: np.ndarray, action: int, cache: np.ndarray) -> int:
+    """``rules.engine.step_cached``: on first use, replaces itself by its compiled entry point."""
+    global _step
+    _step = entry_point(engine.step_cached, _STATE_T, _TABLES_T, types.int64, _CACHE_T)
+    return int(_step(state, tables, action, cache))
+
+
+def _legal_indices(state: np.ndarray, tables: np.ndarray, cache: np.ndarray) -> int:
+    """``rules.engine.legal_indices``: on first use, replaces itself by its compiled entry point."""
+    global _legal_indices
+    _legal_indices = entry_point(engine.legal_indices, _STATE_T, _TABLES_T, _CACHE_T)
+    return int(_legal_indices(state, tables, cache))
 
 
 def _map_of(map: Map | str) -> Map:

@@ -238,24 +238,26 @@ class CompiledOpponents:
         self.plan_len[row] = 0
         self.status[row] = 0
 
-    def play(self, states: np.ndarray, tables: np.ndarray, masks: np.ndarray, rows: slice) -> None:
-        """The opponents of ``rows`` decide until the learner must; ``masks`` are the rows' legal masks, kept so."""
-        play_rows(
-            states[rows],
-            tables,
-            self.learner_seats[rows],
-            masks[rows],
+    def arrays(self) -> tuple[Any, ...]:
+        """What the compiled players read and write, in ``strategy.players.play_rows``'s order after the masks."""
+        return (
+            self.learner_seats,
             self.kinds,
             self.params,
             self.model,
-            self.rng[rows],
-            self.noise[rows],
-            self.plan_state[rows],
-            self.plan_pos[rows],
-            self.plan_actions[rows],
-            self.plan_len[rows],
-            self.status[rows],
+            self.rng,
+            self.noise,
+            self.plan_state,
+            self.plan_pos,
+            self.plan_actions,
+            self.plan_len,
+            self.status,
         )
+
+    def play(self, states: np.ndarray, tables: np.ndarray, masks: np.ndarray, rows: slice) -> None:
+        """The opponents of ``rows`` decide until the learner must; ``masks`` are the rows' legal masks, kept so."""
+        learners, kinds, params, model, *per_row = self.arrays()
+        play_rows(states[rows], tables, learners[rows], masks[rows], kinds, params, model, *(a[rows] for a in per_row))
 
     def check(self) -> None:
         """``RuntimeError`` naming the first row whose compiled opponent proposed an illegal action (a bug)."""

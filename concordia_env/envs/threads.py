@@ -1,28 +1,45 @@
-"""Rows of a batch on several threads: how ``VectorGame(n, threads=k)`` uses k cores.
+"""Rows of a batch on several cores: how ``VectorGame(n, threads=k)`` uses k cores.
 
-Every compiled function of the engine and the strategy core releases the GIL (numba's
-``nogil``, :mod:`concordia_env.engine.rules`), so k Python threads that each call one on a
-contiguous piece of the rows run at the same time. Why threads and chunks rather than
-numba's ``prange``: the batch functions stay the serial ones that ``Game`` and the tests
-use (one compiled version, no threading layer to configure), and a batch decides its own
-thread count without touching numba's process-wide setting.
+Every batch operation of :class:`~concordia_env.envs.vector.VectorGame` is a compiled loop
+over its rows that calls one per-row function: the legal masks (``legal_row``), a step
+(``apply_checked``, then the compiled opponents' ``play_row``, then ``fill_observation``),
+the observations, the scores, the random actions. Each loop exists twice: the serial one
+(``threads=1``; the one ``Game`` and the tests use) and, here, its twin whose ``numba.prange``
+loop numba runs on its own pool of threads (:func:`~concordia_env.engine.rules.njit_parallel`).
+The twin calls the very same per-row function, so a rule still has one compiled home.
 
-Results never depend on the thread count: a piece is a set of whole rows, each row's work
-reads and writes only that row (its state, its action, its mask, its observation, its own
-random generator), and the split only decides which thread does a row, not what it
-computes. ``tests/test_vector_threads.py`` checks ``threads=k`` against ``threads=1``.
+Why numba's pool rather than Python threads that each call the serial loop on a piece of
+the rows (how this module worked first): a step of 256 rows takes well under a millisecond,
+and waking Python workers and handing them the GIL at every step ate most of the gain
+(256 observations: 1.26× on 2 cores with Python threads, 1.62× with ``prange``; measured
+in one run). Numba's pool is started once per process and reused by every batch; a batch
+sets how many of its threads it uses (``numba.set_num_threads``, which holds for the
+calling thread only), at most numba's ``NUMBA_NUM_THREADS`` (the machine's cores unless set).
+
+A process that uses a multi-threaded batch and then *forks* should start its children with
+``spawn`` or ``forkserver`` (what Stable-Baselines3's ``SubprocVecEnv`` and Ray do): numba's
+OpenMP threading layer is not fork-safe.
+
+Results never depend on the thread count: each row's work reads and writes only that row
+(its state, its action, its mask, its observation, its opponents' generators and plans), and
+the split only decides which thread does a row, not what it computes.
+``tests/test_vector_env.py`` checks ``threads=k`` against ``threads=1``.
 """
 
 from __future__ import annotations
 
-import itertools
-import weakref
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
-import numpy as np
+import numba
 
 from concordia_env.engine.errors import integer_argument
+from concordia_env.engine.observation import fill_observation
+from concordia_env.engine.rules import njit, njit_parallel
+from concordia_env.engine.rules.engine import apply_checked, legal_row, sample_row
+from concordia_env.engine.rules.scoring import score_totals
+from concordia_env.engine.state import CURRENT_PLAYER
+from concordia_env.strategy.players import play_row
 
 #: more threads than this is a mistake (a machine with more cores still gains nothing past the rows)
 MAX_THREADS = 256
@@ -36,52 +53,157 @@ def check_threads(threads: int) -> int:
     return k
 
 
-#: pieces the rows are cut into per thread: the threads take pieces until none is left
-PIECES_PER_THREAD = 4
-
-
 class RowThreads:
-    """Runs work on the rows ``0..n-1`` with ``threads`` threads, in contiguous pieces.
+    """Runs a batch operation on the rows ``0..n-1`` with ``threads`` threads.
 
-    ``run(work)`` calls ``work(rows)`` once per piece (``rows`` a ``slice``) and returns when
-    every piece is done; an exception in any piece is raised in the caller. The rows are cut
-    into ``PIECES_PER_THREAD`` pieces per thread, and the calling thread and ``threads - 1``
-    workers take the next piece until none is left: on a machine whose cores are busy with
-    other work a worker may start late, and the caller then simply does more of the pieces
-    itself (never slower than one thread, which a fixed split would be). With one thread it
-    is a plain call on all rows.
+    ``run(serial, parallel, *args)`` calls ``serial(*args)`` with one thread, else
+    ``parallel(*args)`` (its ``prange`` twin) on numba's pool with ``threads`` threads (capped
+    at numba's ``NUMBA_NUM_THREADS``: more threads than cores would only take turns).
     """
 
     def __init__(self, n: int, threads: int = 1) -> None:
         self.threads = min(check_threads(threads), n)
-        pieces = min(n, self.threads * PIECES_PER_THREAD) if self.threads > 1 else 1
-        bounds = np.linspace(0, n, pieces + 1).round().astype(int)
-        self.chunks = [slice(int(a), int(b)) for a, b in itertools.pairwise(bounds)]
-        self._pool: ThreadPoolExecutor | None = None
-        if self.threads > 1:
-            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="concordia-rows")
-            weakref.finalize(self, self._pool.shutdown, wait=False)
+        self._pool_threads = min(self.threads, numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
 
-    def run(self, work: Callable[[slice], object]) -> None:
-        """``work(rows)`` for every piece of rows, on all threads; returns once every piece is done."""
-        if self._pool is None:
-            work(self.chunks[0])
-            return
-        chunks = self.chunks
-        taken = itertools.count()  # next() on a count is atomic under the GIL: each piece is taken once
-
-        def take_pieces() -> None:
-            while (k := next(taken)) < len(chunks):
-                work(chunks[k])
-
-        futures: list[Future] = [self._pool.submit(take_pieces) for _ in range(self.threads - 1)]
-        try:
-            take_pieces()
-        finally:
-            for future in futures:
-                future.result()
+    def run(self, serial: Callable[..., Any], parallel: Callable[..., Any], *args: Any) -> Any:
+        """The operation on every row: ``serial(*args)`` with one thread, else ``parallel(*args)``."""
+        if self._pool_threads == 1:
+            return serial(*args)
+        numba.set_num_threads(self._pool_threads)
+        return parallel(*args)
 
     def close(self) -> None:
-        """Stop the worker threads (a later ``run`` then raises ``RuntimeError``)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
+        """Nothing to stop: numba's pool belongs to the process (kept so a batch's ``close`` reads the same)."""
+
+
+# --------------------------------------------------------------------------- one step of every row
+@njit
+def step_row(s, m, a, mask, observe, out):
+    """Row ``s`` takes checked action ``a``; with ``observe``, ``out`` gets the observation of whoever decides next.
+
+    A finished row has nobody to decide (-1): seat 0's view is written, and the caller
+    observes the row again once its next game is set up.
+    """
+    apply_checked(s, m, a, mask)
+    if observe:
+        fill_observation(s, m, max(s[CURRENT_PLAYER], 0), out)
+
+
+@njit
+def step_rows(states, m, actions, masks, observe, out):
+    """:func:`step_row` for every row (``out``, one row per state, may have 0 columns unless ``observe``)."""
+    for i in range(states.shape[0]):
+        step_row(states[i], m, actions[i], masks[i], observe, out[i])
+
+
+@njit_parallel
+def step_rows_parallel(states, m, actions, masks, observe, out):
+    """:func:`step_rows` on numba's pool."""
+    for i in numba.prange(states.shape[0]):
+        step_row(states[i], m, actions[i], masks[i], observe, out[i])
+
+
+@njit
+def step_rows_playing(
+    states,
+    m,
+    actions,
+    masks,
+    observe,
+    out,
+    learners,
+    kinds,
+    params,
+    model,
+    rng,
+    noise,
+    pos_state,
+    pos,
+    plan,
+    length,
+    status,
+):
+    """:func:`step_row` for every row, with the compiled opponents deciding before each row is observed.
+
+    The opponent arrays are ``CompiledOpponents.arrays()`` (see ``strategy.players.play_rows``).
+    """
+    for i in range(states.shape[0]):
+        apply_checked(states[i], m, actions[i], masks[i])
+        play_row(
+            states[i], m, learners[i], masks[i], kinds, params, model, rng[i], noise[i],
+            pos_state[i], pos[i], plan[i], length[i], status[i],
+        )  # fmt: skip
+        if observe:
+            fill_observation(states[i], m, max(states[i, CURRENT_PLAYER], 0), out[i])
+
+
+@njit_parallel
+def step_rows_playing_parallel(
+    states,
+    m,
+    actions,
+    masks,
+    observe,
+    out,
+    learners,
+    kinds,
+    params,
+    model,
+    rng,
+    noise,
+    pos_state,
+    pos,
+    plan,
+    length,
+    status,
+):
+    """:func:`step_rows_playing` on numba's pool."""
+    for i in numba.prange(states.shape[0]):
+        apply_checked(states[i], m, actions[i], masks[i])
+        play_row(
+            states[i], m, learners[i], masks[i], kinds, params, model, rng[i], noise[i],
+            pos_state[i], pos[i], plan[i], length[i], status[i],
+        )  # fmt: skip
+        if observe:
+            fill_observation(states[i], m, max(states[i, CURRENT_PLAYER], 0), out[i])
+
+
+# --------------------------------------------------------------------------- the other batch operations
+@njit_parallel
+def legal_masks_parallel(states, m, out):
+    """``rules.engine.legal_masks`` on numba's pool."""
+    for i in numba.prange(states.shape[0]):
+        legal_row(states[i], m, out[i])
+
+
+@njit_parallel
+def observe_batch_parallel(states, m, players, out):
+    """``observation.observe_batch_into`` on numba's pool."""
+    for i in numba.prange(states.shape[0]):
+        fill_observation(states[i], m, players[i], out[i])
+
+
+@njit_parallel
+def scores_batch_parallel(states, m, out):
+    """``observation.scores_batch_into`` on numba's pool."""
+    for i in numba.prange(states.shape[0]):
+        score_totals(states[i], m, out[i])
+
+
+@njit_parallel
+def sample_rows_parallel(masks, uniforms, out):
+    """``rules.engine.sample_rows`` on numba's pool."""
+    for i in numba.prange(masks.shape[0]):
+        out[i] = sample_row(masks[i], uniforms[i])
+
+
+@njit_parallel
+def play_rows_parallel(
+    states, m, learners, masks, kinds, params, model, rng, noise, pos_state, pos, plan, length, status
+):
+    """``strategy.players.play_rows`` on numba's pool."""
+    for i in numba.prange(states.shape[0]):
+        play_row(
+            states[i], m, learners[i], masks[i], kinds, params, model, rng[i], noise[i],
+            pos_state[i], pos[i], plan[i], length[i], status[i],
+        )  # fmt: skip

@@ -114,13 +114,25 @@ from concordia_env.engine.observation import (
     observe_batch_into,
     scores_batch_into,
 )
-from concordia_env.engine.rules.engine import apply_batch, first_illegal_row, legal_masks, sample_rows
+from concordia_env.engine.rules.engine import first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
+from concordia_env.strategy.players import play_rows
 
 from .opponents import CompiledOpponents
 from .rewards import check_reward, final_rewards
-from .threads import RowThreads
+from .threads import (
+    RowThreads,
+    legal_masks_parallel,
+    observe_batch_parallel,
+    play_rows_parallel,
+    sample_rows_parallel,
+    scores_batch_parallel,
+    step_rows,
+    step_rows_parallel,
+    step_rows_playing,
+    step_rows_playing_parallel,
+)
 
 #: random base seeds (``seed=None``) are drawn below this bound
 SEED_BOUND = 2**31
@@ -167,6 +179,8 @@ class VectorGame:
         self._masks_valid = False
         self._scores = np.zeros((self._n, self._num_players), dtype=np.int64)
         self._rows = RowThreads(self._n, threads)
+        #: what a step that observes nothing passes the compiled step as its observation buffer
+        self._no_observations = np.zeros((self._n, 0), dtype=np.float32)
         #: threads the rows are split over (``threads``, at most ``n``)
         self.threads = self._rows.threads
         self._opponents = None if opponents is None else CompiledOpponents(opponents, self._n, self._num_players)
@@ -223,10 +237,10 @@ class VectorGame:
         self.dones[:] = False
         self._masks_valid = False
         if self._opponents is not None:
-            states, tables, masks, opponents = self._states, self._map.tables, self._masks, self._opponents
             self.legal_masks()
-            self._rows.run(lambda rows: opponents.play(states, tables, masks, rows))
-            opponents.check()
+            learners, *rest = self._opponents.arrays()
+            self._rows.run(play_rows, play_rows_parallel, self._states, self._map.tables, learners, self._masks, *rest)
+            self._opponents.check()
         self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
 
     def _new_game(self, row: int) -> None:
@@ -251,8 +265,7 @@ class VectorGame:
         it to keep it or to change it.
         """
         if not self._masks_valid:
-            states, tables, masks = self._states, self._map.tables, self._masks
-            self._rows.run(lambda rows: legal_masks(states[rows], tables, masks[rows]))
+            self._rows.run(legal_masks, legal_masks_parallel, self._states, self._map.tables, self._masks)
             self._masks_valid = True
         return self._masks_view
 
@@ -267,8 +280,7 @@ class VectorGame:
         else:
             players = self._seats(players)
         out = np.empty((self._n, self.obs_size), dtype=np.float32) if out is None else self._check_out(out)
-        states, tables = self._states, self._map.tables
-        self._rows.run(lambda rows: observe_batch_into(states[rows], tables, players[rows], out[rows]))
+        self._rows.run(observe_batch_into, observe_batch_parallel, self._states, self._map.tables, players, out)
         return out
 
     def _check_out(self, out: Any) -> np.ndarray:
@@ -317,7 +329,7 @@ class VectorGame:
         rng = self._rng if rng is None else rng
         out = np.empty(self._n, dtype=np.int64)
         self.legal_masks()
-        sample_rows(self._masks, rng.random(self._n), out)
+        self._rows.run(sample_rows, sample_rows_parallel, self._masks, rng.random(self._n), out)
         return out
 
     # ------------------------------------------------------------------ step
@@ -332,20 +344,20 @@ class VectorGame:
         """
         actions = self._check_actions(actions)
         out = None if observe_into is None else self._check_out(observe_into)
-        states, tables, masks, opponents = self._states, self._map.tables, self._masks, self._opponents
-
-        def work(rows: slice) -> None:
-            apply_batch(states[rows], tables, actions[rows], masks[rows])
-            if opponents is not None:
-                opponents.play(states, tables, masks, rows)
-            if out is not None:
-                # a finished row has no player to move (-1): it is observed again once reset
-                seats = np.maximum(states[rows, CURRENT_PLAYER], 0).astype(np.int64)
-                observe_batch_into(states[rows], tables, seats, out[rows])
-
-        self._rows.run(work)
-        if opponents is not None:
-            opponents.check()
+        observe = out is not None
+        args = (
+            self._states,
+            self._map.tables,
+            actions,
+            self._masks,
+            observe,
+            out if observe else self._no_observations,
+        )
+        if self._opponents is None:
+            self._rows.run(step_rows, step_rows_parallel, *args)
+        else:
+            self._rows.run(step_rows_playing, step_rows_playing_parallel, *args, *self._opponents.arrays())
+            self._opponents.check()
         # every row's mask is now its new position's (a finished row's is reset below)
         self.dones = self._states[:, PHASE] == PHASE_GAME_OVER
         rewards = self._step_rewards()
@@ -354,7 +366,7 @@ class VectorGame:
         if out is not None and finished.size:  # the new games of the finished rows
             rows = self._states[finished]
             fresh = np.empty((len(finished), self.obs_size), dtype=np.float32)
-            observe_batch_into(rows, tables, rows[:, CURRENT_PLAYER].astype(np.int64), fresh)
+            observe_batch_into(rows, self._map.tables, rows[:, CURRENT_PLAYER].astype(np.int64), fresh)
             out[finished] = fresh
         self.last_infos = infos
         return rewards, self.dones, infos
@@ -400,8 +412,7 @@ class VectorGame:
     def scores(self) -> np.ndarray:
         """Every player's VP in every row as if the game ended now, int64 (n, num_players) (``Game.scores``)."""
         scores = np.empty((self._n, self._num_players), dtype=np.int64)
-        states, tables = self._states, self._map.tables
-        self._rows.run(lambda rows: scores_batch_into(states[rows], tables, scores[rows]))
+        self._rows.run(scores_batch_into, scores_batch_parallel, self._states, self._map.tables, scores)
         return scores
 
     def _step_rewards(self) -> np.ndarray:

@@ -22,6 +22,7 @@ import ast
 import contextlib
 import functools
 import importlib
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -137,7 +138,7 @@ def _is_compiled(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         d = d.func if isinstance(d, ast.Call) else d
         return d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
 
-    return any(name(d) in ("njit", "njit_borrowing", "jit", "compiled") for d in node.decorator_list)
+    return any(name(d) in ("njit", "njit_borrowing", "njit_parallel", "jit", "compiled") for d in node.decorator_list)
 
 
 def _call_target(func: ast.expr, names: dict[str, str]) -> str | None:
@@ -221,12 +222,14 @@ def _warm_up_batches() -> None:
         vec.observations(np.zeros(2, dtype=np.int64))
         vec.legal_masks(), vec.current_players, vec.game(0)
         observe_batch(vec.states, vec.map.tables, np.ones(2, dtype=np.int64))
-    for opponents in ("random", "heuristic", "learned"):  # the compiled players inside the batch
-        vec = VectorGame(2, "italia", 2, seed=0, opponents=opponents, threads=2)
+    # the compiled players inside the batch; one thread and the threads' twins (envs.threads)
+    for opponents, threads in itertools.product((None, "random", "heuristic", "learned"), (1, 2)):
+        vec = VectorGame(2, "italia", 2, seed=0, opponents=opponents, threads=threads)
         buffer = np.empty((2, vec.obs_size), dtype=np.float32)
         for _ in range(10):
             vec.step(vec.sample_actions(), observe_into=buffer)
-        vec.scores()
+            vec.step(vec.sample_actions())
+        vec.scores(), vec.observations(), vec.legal_masks()
         vec.close()
 
 
@@ -299,7 +302,7 @@ def test_the_source_scan_finds_the_entries() -> None:
     """The scan sees calls through module names and through imported names, and not compiled-to-compiled calls."""
     entries = python_entries()
     for expected in (
-        "concordia_env.engine.rules.engine.step_cached",  # step_cached(...) imported by name in game.py
+        "concordia_env.engine.rules.engine.legal_into_cache",  # legal_into_cache(...) imported by name in game.py
         "concordia_env.engine.rules.legal.fill_legal",  # fill_legal(...) imported by name
         "concordia_env.strategy.options.turn_options",  # options.turn_options(...) in strategy/__init__.py
         "concordia_env.engine.observation.observe_batch_into",  # from envs/vector.py

@@ -154,6 +154,16 @@ def njit(func):
     return numba.njit(cache=True, nogil=True)(func)
 
 
+def njit_parallel(func):
+    """Compile a batch function whose ``numba.prange`` loop runs its rows on several cores.
+
+    Only the batch twins of :mod:`concordia_env.envs.threads` use it: each calls, per row,
+    the very function its serial twin calls, so the rules keep one compiled home.
+    """
+    setattr(func, _MARK, True)
+    return numba.njit(cache=True, nogil=True, parallel=True)(func)
+
+
 def njit_borrowing(func):
     """Compile a rule function that only borrows arrays: reads (or writes into) the arrays it is given,
     never creates or keeps one.

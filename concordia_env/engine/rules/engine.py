@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from ..state import PHASE, PHASE_GAME_OVER
+from ..state import PHASE, PHASE_GAME_OVER, STATE_SIZE
 from ._jit import njit
 from .effects import apply_action, end_action
 from .legal import fill_legal, only_done_is_legal
@@ -45,11 +45,16 @@ def step(s, m, a, mask):
 
 @njit
 def same_state(s, key):
-    """Whether ``s`` and ``key`` hold the same state (elementwise)."""
+    """Whether ``s`` and ``key`` hold the same state (elementwise).
+
+    No early exit: an OR of the XORs of all entries is a loop the compiler vectorizes,
+    several times faster over a whole state than stopping at the first difference (and
+    the answer asked most often, from a cached mask, is "the same", which reads it all).
+    """
+    diff = 0
     for i in range(s.shape[0]):
-        if s[i] != key[i]:
-            return False
-    return True
+        diff |= s[i] ^ key[i]
+    return diff == 0
 
 
 @njit
@@ -72,7 +77,7 @@ def cached_legal(s, m, mask, key):
 
 
 @njit
-def step_cached(s, m, a, mask, key):
+def step_and_cache(s, m, a, mask, key):
     """``step`` for a caller that keeps the mask: the check reuses it, and it is left as the new position's.
 
     ``mask``/``key`` as in :func:`cached_legal`. The legality check is the same as
@@ -95,33 +100,100 @@ def step_cached(s, m, a, mask, key):
     return STEP_OK
 
 
-@njit
-def cached_legal_actions(s, m, mask, key):
-    """The legal action indices of ``s``, ascending (int64), through the cached mask of :func:`cached_legal`."""
-    cached_legal(s, m, mask, key)
-    return mask_indices(mask)
+# --------------------------------------------------------------------------- a game's decision cache
+# What ``Game`` keeps between decisions, in one byte buffer so that a compiled call takes one
+# array for it rather than three (numba's dispatch costs about 0.07 µs per array argument, a
+# tenth of what the Python side of a decision costs):
+#   CACHE_KEY    int32[STATE_SIZE]   the state the mask was computed for (all zeros: none yet,
+#                                    no valid state is all zeros)
+#   CACHE_MASK   bool[NUM_ACTIONS]   the legal mask of that state (:func:`cached_legal`)
+#   CACHE_LEGAL  int64[NUM_ACTIONS]  where :func:`legal_indices` writes the legal indices
+CACHE_KEY = 0
+CACHE_MASK = CACHE_KEY + 4 * STATE_SIZE
+CACHE_LEGAL = (CACHE_MASK + NUM_ACTIONS + 7) // 8 * 8  # 8-byte aligned for the int64 view
+CACHE_BYTES = CACHE_LEGAL + 8 * NUM_ACTIONS
+
+
+def new_cache() -> np.ndarray:
+    """An empty decision cache (uint8, CACHE_BYTES): no mask computed yet."""
+    return np.zeros(CACHE_BYTES, dtype=np.uint8)
 
 
 @njit
-def mask_indices(mask):
-    """The indices where ``mask`` is True, ascending (int64): ``np.flatnonzero`` in one compiled call."""
-    out = np.empty(mask.sum(), dtype=np.int64)
-    k = 0
+def cache_key(cache):
+    """The CACHE_KEY part of a decision cache, as the int32 state it is."""
+    return cache[CACHE_KEY:CACHE_MASK].view(np.int32)
+
+
+@njit
+def cache_mask(cache):
+    """The CACHE_MASK part of a decision cache, as the bool mask it is."""
+    return cache[CACHE_MASK : CACHE_MASK + NUM_ACTIONS].view(np.bool_)
+
+
+@njit
+def cache_legal(cache):
+    """The CACHE_LEGAL part of a decision cache, as int64 indices."""
+    return cache[CACHE_LEGAL:CACHE_BYTES].view(np.int64)
+
+
+@njit
+def legal_into_cache(s, m, cache):
+    """:func:`cached_legal` with the mask and key of a decision cache."""
+    cached_legal(s, m, cache_mask(cache), cache_key(cache))
+
+
+@njit
+def step_cached(s, m, a, cache):
+    """:func:`step_and_cache` with the mask and key of a decision cache (what ``Game.step`` calls)."""
+    return step_and_cache(s, m, a, cache_mask(cache), cache_key(cache))
+
+
+@njit
+def legal_indices(s, m, cache):
+    """Write the legal action indices of ``s`` ascending into CACHE_LEGAL; return how many.
+
+    Through the cached mask. Returning a new array from compiled code costs more than the
+    rest of the call, so ``Game.legal_actions`` copies the first entries out in numpy.
+    """
+    mask = cache_mask(cache)
+    cached_legal(s, m, mask, cache_key(cache))
+    out = cache_legal(cache)
+    n = 0
     for a in range(mask.shape[0]):
         if mask[a]:
-            out[k] = a
-            k += 1
-    return out
+            out[n] = a
+            n += 1
+    return n
+
+
+@njit
+def legal_row(s, m, mask):
+    """The legal mask of one row of a batch (all False once its game is over)."""
+    if s[PHASE] == PHASE_GAME_OVER:
+        mask[:] = False
+    else:
+        fill_legal(s, m, mask)
 
 
 @njit
 def legal_masks(states, m, out):
     """Legal masks of a batch of states (one row each)."""
     for i in range(states.shape[0]):
-        if states[i, PHASE] == PHASE_GAME_OVER:
-            out[i, :] = False
-        else:
-            fill_legal(states[i], m, out[i])
+        legal_row(states[i], m, out[i])
+
+
+@njit
+def apply_checked(s, m, a, mask):
+    """Apply action ``a``, already checked against ``mask``, the legal mask of ``s``.
+
+    ``mask`` is left as the legal mask of the position reached (computed by ``advance``
+    anyway; all False when the game is over).
+    """
+    apply_action(s, m, a)
+    advance(s, m, mask)
+    if s[PHASE] == PHASE_GAME_OVER:
+        mask[:] = False
 
 
 @njit
@@ -130,15 +202,11 @@ def apply_batch(states, m, actions, masks):
 
     ``VectorGame`` checks the whole batch against its cached masks before changing any row
     (so that an illegal action changes nothing), which makes ``step``'s own check redundant.
-    ``masks[i]`` is left as the legal mask of the position row i reaches (computed by
-    ``advance`` anyway; all False when the game is over), so the next step needs no
-    separate ``legal_masks`` call.
+    ``masks[i]`` is left as the legal mask of the position row i reaches, so the next step
+    needs no separate ``legal_masks`` call.
     """
     for i in range(states.shape[0]):
-        apply_action(states[i], m, actions[i])
-        advance(states[i], m, masks[i])
-        if states[i, PHASE] == PHASE_GAME_OVER:
-            masks[i, :] = False
+        apply_checked(states[i], m, actions[i], masks[i])
 
 
 @njit
@@ -162,15 +230,21 @@ def nth_legal(mask, k):
 
 
 @njit
-def sample_rows(masks, uniforms, out):
-    """out[i] = the legal action of row i picked by ``uniforms[i]`` in [0, 1), or -1 if none.
+def sample_row(mask, uniform):
+    """The legal action of ``mask`` picked by ``uniform`` in [0, 1), or -1 if none.
 
-    The k-th legal action (in index order) for k = floor(uniforms[i] * count): uniform over
-    the legal actions when the uniforms are.
+    The k-th legal action (in index order) for k = floor(uniform * count): uniform over
+    the legal actions when ``uniform`` is.
     """
+    count = mask.sum()
+    return -1 if count == 0 else nth_legal(mask, min(int(uniform * count), count - 1))
+
+
+@njit
+def sample_rows(masks, uniforms, out):
+    """out[i] = :func:`sample_row` of row i's mask and ``uniforms[i]``."""
     for i in range(masks.shape[0]):
-        count = masks[i].sum()
-        out[i] = -1 if count == 0 else nth_legal(masks[i], min(int(uniforms[i] * count), count - 1))
+        out[i] = sample_row(masks[i], uniforms[i])
 
 
 @njit

@@ -7,6 +7,8 @@ the same game.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..cards import (
@@ -93,11 +95,54 @@ def empty_state(m: Map, num_players: int, intermediate_scoring: bool, display_co
 
 def most_valuable_goods(m: Map, s: np.ndarray) -> None:
     """Each province's bonus marker shows the most valuable good of its cities (docs/rules.md §2.3)."""
-    for v, (name, cities) in enumerate(m.provinces.items()):
-        if name == m.variable_bonus_province:
-            continue  # Gavdos: no marker until someone produces there
-        s[BONUS_GOOD + v] = max(s[CITY_GOOD + m.place_index(c)] for c in cities)
+    for v, cities in setup_plan(m).marker_cities:
+        s[BONUS_GOOD + v] = s[CITY_GOOD + cities].max()
         s[BONUS_COIN_SIDE + v] = 0
+
+
+@dataclass(frozen=True)
+class SetupPlan:
+    """The places and cards a map's setup draws over, as index arrays (worked out once per map).
+
+    Setting up reads the map's names (cities by letter, provinces, decks); a batch that starts
+    a new game in a row every few hundred decisions spends most of its setup looking them up,
+    so they are resolved here once. The draws themselves stay in :func:`new_state`, in their
+    fixed order.
+    """
+
+    #: (letter, place ids of its cities in map order), letters in sorted order
+    letter_cities: tuple[tuple[str, np.ndarray], ...]
+    #: (province id, place ids of its cities) of every province that starts with a bonus marker
+    marker_cities: tuple[tuple[int, np.ndarray], ...]
+    #: card types of deck I, II, ... (index 0 is deck I)
+    decks: tuple[list[int], ...]
+    capital: int
+    #: the Nile marker's first province (Aegyptus), or -1
+    nile_start: int
+
+
+_PLANS: dict[str, SetupPlan] = {}
+
+
+def setup_plan(m: Map) -> SetupPlan:
+    """The :class:`SetupPlan` of map ``m`` (maps are identified by name, as everywhere in the engine)."""
+    plan = _PLANS.get(m.name)
+    if plan is None:
+        letters = tuple(
+            (letter, np.array([m.place_index(c) for c in m.cities if m.letters.get(c) == letter], dtype=np.intp))
+            for letter in m.letters_used
+        )
+        markers = tuple(
+            (v, np.array([m.place_index(c) for c in cities], dtype=np.intp))
+            for v, (name, cities) in enumerate(m.provinces.items())
+            if name != m.variable_bonus_province  # Gavdos: no marker until someone produces there
+        )
+        decks = tuple(
+            [t for t in range(NUM_CARD_TYPES) if CARD_DECK[t] == deck] for deck in range(1, max(m.players) + 1)
+        )
+        nile = m.province_index(m.nile_route[0]) if m.nile_route else -1
+        plan = _PLANS[m.name] = SetupPlan(letters, markers, decks, m.place_index(m.capital), nile)
+    return plan
 
 
 def new_state(
@@ -110,20 +155,15 @@ def new_state(
 ) -> np.ndarray:
     """Set up a new game (docs/rules.md §2)."""
     s = empty_state(m, num_players, intermediate_scoring, display_costs)
+    plan = setup_plan(m)
     rng = np.random.default_rng(seed)
     # 2. city tokens, shuffled per letter, one per city of that letter
-    for letter in m.letters_used:
-        cities = [c for c in m.cities if m.letters.get(c) == letter]
-        tokens = rng.permutation(CITY_TOKENS[letter])
-        for city, good in zip(cities, tokens, strict=True):
-            s[CITY_GOOD + m.place_index(city)] = good
+    for letter, cities in plan.letter_cities:
+        s[CITY_GOOD + cities] = rng.permutation(CITY_TOKENS[letter])
     # 3. bonus markers
     most_valuable_goods(m, s)
     # 4. decks I..players, each shuffled, stacked with deck I on top; 7 into the display
-    stack: list[int] = []
-    for deck in range(1, num_players + 1):
-        cards = [t for t in range(NUM_CARD_TYPES) if CARD_DECK[t] == deck]
-        stack.extend(int(t) for t in rng.permutation(cards))
+    stack = np.concatenate([rng.permutation(plan.decks[deck]) for deck in range(num_players)])
     s[DISPLAY : DISPLAY + DISPLAY_SLOTS] = stack[:DISPLAY_SLOTS]
     rest = stack[DISPLAY_SLOTS:]
     s[STACK : STACK + len(rest)] = rest[::-1]  # stored bottom first
@@ -133,16 +173,15 @@ def new_state(
         start_player = int(rng.integers(num_players))
     if not 0 <= start_player < num_players:
         raise ValueError(f"start_player must be in 0..{num_players - 1}, got {start_player}")
-    capital = m.place_index(m.capital)
     for p in range(num_players):
         b = player_base(p)
-        s[b + P_COLONISTS] = capital  # one land colonist in the capital
-        s[b + P_COLONISTS + FIRST_SEA_SLOT] = capital  # one sea colonist in the capital
+        s[b + P_COLONISTS] = plan.capital  # one land colonist in the capital
+        s[b + P_COLONISTS + FIRST_SEA_SLOT] = plan.capital  # one sea colonist in the capital
         s[b + P_GOODS : b + P_GOODS + len(START_GOODS)] = START_GOODS
         s[b + P_HAND : b + P_HAND + NUM_CARD_TYPES] = START_HAND_COUNTS
         s[b + P_MONEY] = START_MONEY[(p - start_player) % num_players]
     s[TURN_PLAYER] = s[CURRENT_PLAYER] = start_player
     s[PRAEFECTUS_MAGNUS] = (start_player - 1) % num_players
-    if m.nile_route:
-        s[NILE_MARKER] = m.province_index(m.nile_route[0])
+    if plan.nile_start >= 0:
+        s[NILE_MARKER] = plan.nile_start
     return s
