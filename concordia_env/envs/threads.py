@@ -28,6 +28,7 @@ the split only decides which thread does a row, not what it computes.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +54,11 @@ def check_threads(threads: int) -> int:
     return k
 
 
+#: the thread count this module last gave ``numba.set_num_threads`` in the calling thread (numba's
+#: setting is per thread): setting it costs several microseconds, a step makes two parallel calls
+_set_here = threading.local()
+
+
 class RowThreads:
     """Runs a batch operation on the rows ``0..n-1`` with ``threads`` threads.
 
@@ -69,7 +75,9 @@ class RowThreads:
         """The operation on every row: ``serial(*args)`` with one thread, else ``parallel(*args)``."""
         if self._pool_threads == 1:
             return serial(*args)
-        numba.set_num_threads(self._pool_threads)
+        if getattr(_set_here, "threads", None) != self._pool_threads:
+            numba.set_num_threads(self._pool_threads)
+            _set_here.threads = self._pool_threads
         return parallel(*args)
 
     def close(self) -> None:

@@ -95,9 +95,10 @@ def empty_state(m: Map, num_players: int, intermediate_scoring: bool, display_co
 
 def most_valuable_goods(m: Map, s: np.ndarray) -> None:
     """Each province's bonus marker shows the most valuable good of its cities (docs/rules.md §2.3)."""
-    for v, cities in setup_plan(m).marker_cities:
-        s[BONUS_GOOD + v] = s[CITY_GOOD + cities].max()
-        s[BONUS_COIN_SIDE + v] = 0
+    plan = setup_plan(m)
+    goods = s[CITY_GOOD + plan.marker_cities]  # the goods of every marked province's cities, province by province
+    s[BONUS_GOOD + plan.marker_provinces] = np.maximum.reduceat(goods, plan.marker_starts)
+    s[BONUS_COIN_SIDE + plan.marker_provinces] = 0
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,11 @@ class SetupPlan:
 
     #: (letter, place ids of its cities in map order), letters in sorted order
     letter_cities: tuple[tuple[str, np.ndarray], ...]
-    #: (province id, place ids of its cities) of every province that starts with a bonus marker
-    marker_cities: tuple[tuple[int, np.ndarray], ...]
+    #: the provinces that start with a bonus marker (Gavdos has none until someone produces there)
+    marker_provinces: np.ndarray
+    #: their cities' place ids, province after province, and where each province's start
+    marker_cities: np.ndarray
+    marker_starts: np.ndarray
     #: card types of deck I, II, ... (index 0 is deck I)
     decks: tuple[list[int], ...]
     capital: int
@@ -132,16 +136,16 @@ def setup_plan(m: Map) -> SetupPlan:
             (letter, np.array([m.place_index(c) for c in m.cities if m.letters.get(c) == letter], dtype=np.intp))
             for letter in m.letters_used
         )
-        markers = tuple(
-            (v, np.array([m.place_index(c) for c in cities], dtype=np.intp))
-            for v, (name, cities) in enumerate(m.provinces.items())
-            if name != m.variable_bonus_province  # Gavdos: no marker until someone produces there
-        )
+        provinces_and_cities = enumerate(m.provinces.items())
+        marked = [(v, cities) for v, (name, cities) in provinces_and_cities if name != m.variable_bonus_province]
+        provinces = np.array([v for v, _ in marked], dtype=np.intp)
+        cities = np.array([m.place_index(c) for _, names in marked for c in names], dtype=np.intp)
+        starts = np.cumsum([0] + [len(names) for _, names in marked[:-1]]).astype(np.intp)
         decks = tuple(
             [t for t in range(NUM_CARD_TYPES) if CARD_DECK[t] == deck] for deck in range(1, max(m.players) + 1)
         )
         nile = m.province_index(m.nile_route[0]) if m.nile_route else -1
-        plan = _PLANS[m.name] = SetupPlan(letters, markers, decks, m.place_index(m.capital), nile)
+        plan = _PLANS[m.name] = SetupPlan(letters, provinces, cities, starts, decks, m.place_index(m.capital), nile)
     return plan
 
 
