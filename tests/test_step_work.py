@@ -115,3 +115,18 @@ def test_aec_infos_are_kept_for_the_game_and_updated_where_they_change() -> None
             expected = aec.game.legal_mask() if agent == selected else np.zeros(NUM_ACTIONS, dtype=bool)
             assert info["action_mask"].dtype == np.int8 and np.array_equal(info["action_mask"], expected)
         aec.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+def test_mask_indices_are_flatnonzero_for_any_mask() -> None:
+    """The word-wise scan behind ``legal_actions`` on masks of every density, the last entries included."""
+    from concordia_env.engine.rules.engine import CACHE_LEGAL, cache_mask, mask_indices_into, new_cache
+
+    rng = np.random.default_rng(5)
+    cache = new_cache()
+    mask, out = cache_mask(cache), cache[CACHE_LEGAL:].view(np.int64)
+    for density in (0.0, 0.01, 0.1, 0.5, 1.0):
+        for _ in range(20):
+            mask[:] = rng.random(NUM_ACTIONS) < density
+            mask[-1] = rng.random() < 0.5
+            n = mask_indices_into(mask, out)
+            assert np.array_equal(out[:n], np.flatnonzero(mask))

@@ -104,14 +104,18 @@ def step_and_cache(s, m, a, mask, key):
 # What ``Game`` keeps between decisions, in one byte buffer so that a compiled call takes one
 # array for it rather than three (numba's dispatch costs about 0.07 µs per array argument, a
 # tenth of what the Python side of a decision costs):
+#   CACHE_MASK   bool[NUM_ACTIONS]   the legal mask of the state below (:func:`cached_legal`);
+#                                    first, so that it starts on an 8-byte boundary
+#                                    (:func:`mask_indices_into` reads it 8 bytes at a time)
 #   CACHE_KEY    int32[STATE_SIZE]   the state the mask was computed for (all zeros: none yet,
 #                                    no valid state is all zeros)
-#   CACHE_MASK   bool[NUM_ACTIONS]   the legal mask of that state (:func:`cached_legal`)
 #   CACHE_LEGAL  int64[NUM_ACTIONS]  where :func:`legal_indices` writes the legal indices
-CACHE_KEY = 0
-CACHE_MASK = CACHE_KEY + 4 * STATE_SIZE
-CACHE_LEGAL = (CACHE_MASK + NUM_ACTIONS + 7) // 8 * 8  # 8-byte aligned for the int64 view
+CACHE_MASK = 0
+CACHE_KEY = (NUM_ACTIONS + 7) // 8 * 8
+CACHE_LEGAL = (CACHE_KEY + 4 * STATE_SIZE + 7) // 8 * 8  # 8-byte aligned for the int64 view
 CACHE_BYTES = CACHE_LEGAL + 8 * NUM_ACTIONS
+#: whole 8-byte words of a mask (the rest, NUM_ACTIONS % 8 entries, is read one by one)
+MASK_WORDS = NUM_ACTIONS // 8
 
 
 def new_cache() -> np.ndarray:
@@ -122,7 +126,7 @@ def new_cache() -> np.ndarray:
 @njit
 def cache_key(cache):
     """The CACHE_KEY part of a decision cache, as the int32 state it is."""
-    return cache[CACHE_KEY:CACHE_MASK].view(np.int32)
+    return cache[CACHE_KEY : CACHE_KEY + 4 * STATE_SIZE].view(np.int32)
 
 
 @njit
@@ -150,6 +154,28 @@ def step_cached(s, m, a, cache):
 
 
 @njit
+def mask_indices_into(mask, out):
+    """Write the indices where ``mask`` (8-byte aligned) is True into ``out``, ascending; return how many.
+
+    A mask holds a few dozen True among NUM_ACTIONS entries: reading it as 8-byte words and
+    skipping the zero words is about three times faster than testing every entry.
+    """
+    words = mask[: 8 * MASK_WORDS].view(np.uint64)
+    n = 0
+    for w in range(MASK_WORDS):
+        if words[w] != 0:
+            for a in range(8 * w, 8 * w + 8):
+                if mask[a]:
+                    out[n] = a
+                    n += 1
+    for a in range(8 * MASK_WORDS, mask.shape[0]):
+        if mask[a]:
+            out[n] = a
+            n += 1
+    return n
+
+
+@njit
 def legal_indices(s, m, cache):
     """Write the legal action indices of ``s`` ascending into CACHE_LEGAL; return how many.
 
@@ -158,13 +184,7 @@ def legal_indices(s, m, cache):
     """
     mask = cache_mask(cache)
     cached_legal(s, m, mask, cache_key(cache))
-    out = cache_legal(cache)
-    n = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            out[n] = a
-            n += 1
-    return n
+    return mask_indices_into(mask, cache_legal(cache))
 
 
 @njit
