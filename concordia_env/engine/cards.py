@@ -199,6 +199,24 @@ START_HAND_COUNTS = np.zeros(NUM_CARD_TYPES, dtype=np.int32)
 START_HAND_COUNTS[:NUM_START_TYPES] = START_HAND_COUNTS_LIST
 START_HAND_SIZE = int(START_HAND_COUNTS.sum())
 NUM_DECKS = len(DECKS) - 1
+#: bit set of the sale card types (bit t: type t): one card each, so a hand or a pile holds 0 or 1
+SALE_TYPES = (1 << NUM_CARD_TYPES) - (1 << NUM_START_TYPES)
+#: [kind]: bit set of the kind's sale card types; KIND_START_TYPE[kind]: its starting card type, -1 if none
+KIND_SALE_TYPES = np.zeros(NUM_KINDS, dtype=np.int64)
+KIND_START_TYPE = np.full(NUM_KINDS, -1, dtype=np.int64)
+#: [god]: bit set of the god's sale card types; GOD_START_TYPES[god]: its starting card types (-1: none)
+GOD_SALE_TYPES = np.zeros(NUM_GODS, dtype=np.int64)
+GOD_START_TYPES = np.full((NUM_GODS, 2), -1, dtype=np.int64)
+for _t in range(NUM_START_TYPES):
+    _kind, _god = CARD_KIND[_t], CARD_GOD[_t]
+    assert KIND_START_TYPE[_kind] < 0, "one starting card type per kind"
+    KIND_START_TYPE[_kind] = _t
+    _free = np.flatnonzero(GOD_START_TYPES[_god] < 0)
+    assert len(_free) > 0, "two starting card types per god at most"
+    GOD_START_TYPES[_god, _free[0]] = _t
+for _t in range(NUM_START_TYPES, NUM_CARD_TYPES):
+    KIND_SALE_TYPES[CARD_KIND[_t]] |= 1 << _t
+    GOD_SALE_TYPES[CARD_GOD[_t]] |= 1 << _t
 
 
 def sale_cards_in_game(num_players: int) -> int:

@@ -60,7 +60,12 @@ from .cards import (
     CARD_KIND,
     COLONISTS_PER_PLAYER,
     DISPLAY_SLOTS,
+    DISPLAY_VARIANTS,
+    GOD_SALE_TYPES,
+    GOD_START_TYPES,
     HOUSES_PER_PLAYER,
+    KIND_SALE_TYPES,
+    KIND_START_TYPE,
     LAND_COLONISTS,
     NUM_CARD_TYPES,
     NUM_GODS,
@@ -68,6 +73,7 @@ from .cards import (
     NUM_KINDS,
     NUM_SALE_CARDS,
     NUM_START_TYPES,
+    SALE_TYPES,
     SEA_COLONISTS,
     SLOT_ANY_COST,
     SLOT_FIXED_COST,
@@ -77,9 +83,17 @@ from .cards import (
 from .errors import ArgumentTypeError, seat_argument
 from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
-from .rules import njit
-from .rules.common import free_slots, houses_in_city, houses_of, pbase
-from .rules.scoring import NUM_SCORE_PARTS, score_parts, score_totals
+from .rules import njit, njit_borrowing
+from .rules.common import colonists_on_board, count_bits, free_slots, pbase, slot_kind
+from .rules.scoring import (
+    NUM_SCORE_PARTS,
+    colonists_on_squares,
+    god_cards,
+    score_parts_of,
+    score_totals,
+    tally_of_places,
+    wealth,
+)
 from .state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,
@@ -125,7 +139,7 @@ from .state import (
     TURN_COUNT,
     TURN_PLAYER,
 )
-from .state_check import as_state_array, check_state, compiled_state
+from .state_check import CARD_COPIES, as_state_array, check_state, compiled_state
 
 
 class Observable(Protocol):
@@ -360,20 +374,95 @@ def observation_bounds(version: int = OBSERVATION_VERSION) -> tuple[np.ndarray, 
 
 
 # --------------------------------------------------------------------------- compiled fill
-@njit
+# An observation is written for every row of every batched step, so this code is tuned for
+# speed (the functions say how). It writes the same bits as the former, plainer code, kept
+# in tests/reference/observation.py; tests/test_observation_speed_equivalence.py compares
+# the two on every map, player count, observer and version.
+
+
+def _add_share(total: np.float32, count: int, scale: float) -> np.float32:
+    """``total + count / scale`` as compiled code adds a term to a float32 entry (``o[i] += count / scale``).
+
+    The quotient and the sum in float64, the sum rounded back to float32.
+    """
+    return np.float32(np.float64(total) + np.float64(count) / np.float64(scale))
+
+
+def _running_sums(first: list[int], sale_cards: int, scale: float) -> list[np.float32]:
+    """[k]: the float32 entry that adds up ``count / scale`` for the counts ``first``, then for k counts of 1.
+
+    A float32 sum depends on its order: this is the order in which the entries were always
+    summed, card type by card type, the starting cards first, then the sale cards (one
+    card each).
+    """
+    total = np.float32(0.0)
+    for count in first:
+        total = _add_share(total, count, scale)
+    sums = [total]
+    for _ in range(sale_cards):
+        total = _add_share(total, 1, scale)
+        sums.append(total)
+    return sums
+
+
+_MOST_COPIES = int(CARD_COPIES.max())
+_MOST_OWNED = 2 * _MOST_COPIES  # check_state: up to CARD_COPIES in a hand and as many in the discard pile
+_MOST_KIND_SALE = max(bin(int(bits)).count("1") for bits in KIND_SALE_TYPES)
+_MOST_GOD_SALE = max(bin(int(bits)).count("1") for bits in GOD_SALE_TYPES)
+#: [kind, n, k]: HAND (or DISCARD) of a kind when a player has n of the kind's starting
+#: card (KIND_START_TYPE) and k of its sale cards there: the sum of the former per-type terms,
+#: looked up instead of a division and an addition for every card type the player owns
+KIND_SHARES = np.array(
+    [
+        [_running_sums([n], _MOST_KIND_SALE, KIND_MAX[kind]) for n in range(_MOST_COPIES + 1)]
+        for kind in range(NUM_KINDS)
+    ],
+    dtype=np.float32,
+)
+#: [god, a, b, k]: GOD_CARDS of a god when a player owns a and b of its two starting card
+#: types (GOD_START_TYPES; 0 for a missing one) and k of its sale cards (each once)
+GOD_SHARES = np.array(
+    [
+        [
+            [_running_sums([a, b], _MOST_GOD_SALE, GOD_MAX[god]) for b in range(_MOST_OWNED + 1)]
+            for a in range(_MOST_OWNED + 1)
+        ]
+        for god in range(NUM_GODS)
+    ],
+    dtype=np.float32,
+)
+#: [variant, slot * NUM_GOODS + good]: the SLOT_COST entries of each display cost variant
+SLOT_COST_ROWS = (SLOT_FIXED_COST / SLOT_COST_SCALE).astype(np.float32).reshape(len(DISPLAY_VARIANTS), -1)
+
+
+@njit_borrowing
+def _scaled(value, scale):
+    """The integer ``value`` divided by ``scale``, as a product with the reciprocal (which LLVM computes once).
+
+    Why: an observation scales about a hundred counts, and a division costs several
+    products. It rounds to the same float32 as the quotient: both float64 results lie within
+    an ulp of the true quotient, which for an integer is never that close to a point where
+    float32 rounding changes, unless it lies on one; that takes a value of at least 2**24
+    times the odd part of ``scale`` (2**24 * 25 for money), far above what a checked state
+    holds. ``tests/test_observation_speed_equivalence.py`` checks every scale over its range.
+    """
+    return value * (1.0 / scale)
+
+
+@njit_borrowing
 def _one_hot(out, offset, index):
     """Set out[offset + index] to 1 unless index is negative (the "none" code)."""
     if index >= 0:
         out[offset + index] = 1.0
 
 
-@njit
+@njit_borrowing
 def _bits(out, offset, value, count):
     for i in range(count):
         out[offset + i] = (value >> i) & 1
 
 
-@njit
+@njit_borrowing
 def _fill_header(s, p, out):
     n = s[NUM_PLAYERS]
     _one_hot(out, O_PLAYER_COUNT, n - MIN_PLAYERS)
@@ -388,35 +477,53 @@ def _fill_header(s, p, out):
     _one_hot(out, O_TURN_SEAT, (s[TURN_PLAYER] - p) % n)
     _one_hot(out, O_PLAYED_KIND, s[PLAYED_KIND])
     _one_hot(out, O_ACTION_KIND, s[ACTION_KIND])
-    out[O_STEPS_LEFT] = s[STEPS_LEFT] / STEPS_SCALE
+    out[O_STEPS_LEFT] = _scaled(s[STEPS_LEFT], STEPS_SCALE)
     _bits(out, O_TRADED_GOODS, s[TRADED_GOODS], NUM_GOODS)
-    out[O_BUYS_LEFT] = s[BUYS_LEFT] / BUYS_SCALE
+    out[O_BUYS_LEFT] = _scaled(s[BUYS_LEFT], BUYS_SCALE)
     _bits(out, O_SLOTS_BOUGHT, s[SLOTS_BOUGHT], DISPLAY_SLOTS)
     for k in range(n):
         q = (p + k) % n
         for g in range(NUM_GOODS):
-            out[O_INCOMING + k * NUM_GOODS + g] = s[INCOMING + q * NUM_GOODS + g] / GOODS_SCALE
+            out[O_INCOMING + k * NUM_GOODS + g] = _scaled(s[INCOMING + q * NUM_GOODS + g], GOODS_SCALE)
     out[O_PM_PASS_PENDING] = s[PM_PASS_PENDING]
     if s[FINAL_TURNS_LEFT] >= 0:
         out[O_END_TRIGGERED] = 1.0
-        out[O_FINAL_TURNS_LEFT] = s[FINAL_TURNS_LEFT] / MAX_PLAYERS
-    out[O_TURN_COUNT] = s[TURN_COUNT] / TURN_SCALE
+        out[O_FINAL_TURNS_LEFT] = _scaled(s[FINAL_TURNS_LEFT], MAX_PLAYERS)
+    out[O_TURN_COUNT] = _scaled(s[TURN_COUNT], TURN_SCALE)
     out[O_INTERMEDIATE_PAID] = s[INTERMEDIATE_PAID]
 
 
-@njit
+@njit_borrowing
+def _fill_city_houses(s, m, out):
+    """The houses in each place, all players together: each player's row of houses added up.
+
+    Over views (see ``rules.scoring.card_bits``), row by row, so that LLVM vectorizes the
+    sums; the float32 sums are exact (small integers) and are then scaled.
+    """
+    places = m[M_NUM_CITIES]
+    city_houses = out[O_CITY_HOUSES : O_CITY_HOUSES + MAX_CITIES]
+    for q in range(s[NUM_PLAYERS]):
+        start = HOUSES + q * MAX_CITIES
+        houses = s[start : start + MAX_CITIES]
+        for c in range(places):
+            city_houses[c] += houses[c]
+    for c in range(places):
+        city_houses[c] = _scaled(city_houses[c], MAX_PLAYERS)
+
+
+@njit_borrowing
 def _fill_board(s, m, out):
     for c in range(m[M_NUM_CITIES]):
         _one_hot(out, O_CITY_GOOD + c * NUM_GOODS, s[CITY_GOOD + c])
-        out[O_CITY_HOUSES + c] = houses_in_city(s, c) / MAX_PLAYERS
+    _fill_city_houses(s, m, out)
     for v in range(m[M_NUM_PROVINCES]):
         _one_hot(out, O_BONUS_GOOD + v * NUM_GOODS, s[BONUS_GOOD + v])
         out[O_BONUS_COIN_SIDE + v] = s[BONUS_COIN_SIDE + v]
     _one_hot(out, O_NILE, s[NILE_MARKER])
     table = s[OPT_DISPLAY_COSTS]
+    for i in range(DISPLAY_SLOTS * NUM_GOODS):
+        out[O_SLOT_COST + i] = SLOT_COST_ROWS[table, i]
     for slot in range(DISPLAY_SLOTS):
-        for g in range(NUM_GOODS):
-            out[O_SLOT_COST + slot * NUM_GOODS + g] = SLOT_FIXED_COST[table, slot, g] / SLOT_COST_SCALE
         out[O_SLOT_ANY + slot] = SLOT_ANY_COST[table, slot]
         card = s[DISPLAY + slot]
         if card < 0:
@@ -428,65 +535,122 @@ def _fill_board(s, m, out):
     size = s[STACK_SIZE]
     for i in range(size):  # a set, not a sequence: the order is not observable
         out[O_STACK_CARDS + s[STACK + i] - NUM_START_TYPES] = 1.0
-    out[O_STACK_SIZE] = size / NUM_SALE_CARDS
+    out[O_STACK_SIZE] = _scaled(size, NUM_SALE_CARDS)
 
 
-@njit
-def _fill_colonists(s, m, q, o):
-    b = pbase(q) + P_COLONISTS
-    for slot in range(COLONISTS_PER_PLAYER):
-        kind = 0 if slot < FIRST_SEA_SLOT else 1
-        loc = s[b + slot]
-        if loc == LOC_STOREHOUSE:
-            o[Q_COLONISTS_STOREHOUSE + kind] += 1.0 / COLONIST_KIND_SCALE
-        elif loc < PATH_LOC_BASE:
-            o[Q_COLONISTS_PLACE + loc * 2 + kind] += 1.0 / COLONIST_KIND_SCALE
-        else:
-            o[Q_COLONISTS_PATH + loc - PATH_LOC_BASE] += 1.0 / COLONIST_KIND_SCALE
+@njit_borrowing
+def _colonist_column(kind, loc):
+    """The player-block entry that counts a colonist of ``kind`` (0 land, 1 sea) standing at location ``loc``."""
+    if loc == LOC_STOREHOUSE:
+        return Q_COLONISTS_STOREHOUSE + kind
+    if loc < PATH_LOC_BASE:
+        return Q_COLONISTS_PLACE + loc * 2 + kind
+    return Q_COLONISTS_PATH + loc - PATH_LOC_BASE
 
 
-@njit
+@njit_borrowing
 def _fill_player(s, m, q, o, parts):
-    """Player q's block into ``o`` (a view of the output at the block's offset)."""
+    """Player q's block into ``o`` (a view of the output at the block's offset); ``parts`` is scratch.
+
+    One function for the block, in sections: LLVM inlines small functions only, numba
+    passes each array to one that is not inlined as seven words, and smaller functions
+    would read the same fields again (splitting off the card shares made the observation
+    5-10% slower). What the block shows of the houses and the cards is also what the scoring
+    counts: their tally and bit sets go on to ``rules.scoring.score_parts_of``.
+    """
     b = pbase(q)
+    # the storehouse and the colonists
     o[Q_PRESENT] = 1.0
-    o[Q_MONEY] = s[b + P_MONEY] / MONEY_SCALE
+    o[Q_MONEY] = _scaled(s[b + P_MONEY], MONEY_SCALE)
     for g in range(NUM_GOODS):
-        o[Q_GOODS + g] = s[b + P_GOODS + g] / GOODS_SCALE
-    o[Q_FREE_SLOTS] = free_slots(s, q) / GOODS_SCALE
-    _fill_colonists(s, m, q, o)
+        o[Q_GOODS + g] = _scaled(s[b + P_GOODS + g], GOODS_SCALE)
+    o[Q_FREE_SLOTS] = _scaled(free_slots(s, q), GOODS_SCALE)
+    for slot in range(COLONISTS_PER_PLAYER):
+        o[_colonist_column(slot_kind(slot), s[b + P_COLONISTS + slot])] += 1.0 / COLONIST_KIND_SCALE
+    # the houses, and the bit set of their places (a loop over a view: see rules.scoring.card_bits)
+    start = HOUSES + q * MAX_CITIES
+    houses = s[start : start + MAX_CITIES]
+    places = 0
     for c in range(m[M_NUM_CITIES]):
-        o[Q_HOUSES + c] = s[HOUSES + q * MAX_CITIES + c]
-    o[Q_HOUSE_COUNT] = houses_of(s, m, q) / HOUSES_PER_PLAYER
-    for t in range(NUM_CARD_TYPES):
-        owned = s[b + P_HAND + t] + s[b + P_DISCARD + t]
-        if owned == 0:
-            continue  # most card types are owned by nobody: skip their divisions
-        kind = CARD_KIND[t]
-        o[Q_HAND + kind] += s[b + P_HAND + t] / KIND_MAX[kind]
-        o[Q_DISCARD + kind] += s[b + P_DISCARD + t] / KIND_MAX[kind]
-        o[Q_GOD_CARDS + CARD_GOD[t]] += owned / GOD_MAX[CARD_GOD[t]]
+        o[Q_HOUSES + c] = houses[c]
+        places |= np.int64(houses[c] == 1) << c
+    tally = tally_of_places(s, m, places)
+    o[Q_HOUSE_COUNT] = _scaled(tally[0], HOUSES_PER_PLAYER)
+    # the cards: rules.scoring.card_bits, written out to share the views, then the shares of
+    # their copies from KIND_SHARES and GOD_SHARES (why tables: see _running_sums)
+    hand = s[b + P_HAND : b + P_HAND + NUM_CARD_TYPES]
+    discard = s[b + P_DISCARD : b + P_DISCARD + NUM_CARD_TYPES]
+    in_hand = 0
+    in_discard = 0
+    for t in range(len(hand)):
+        in_hand |= np.int64(hand[t] > 0) << t
+        in_discard |= np.int64(discard[t] > 0) << t
+    cards = (in_hand, in_discard)
+    for kind in range(NUM_KINDS):
+        start = KIND_START_TYPE[kind]
+        sale = KIND_SALE_TYPES[kind]
+        o[Q_HAND + kind] = KIND_SHARES[kind, hand[start] if start >= 0 else 0, count_bits(in_hand & sale)]
+        o[Q_DISCARD + kind] = KIND_SHARES[kind, discard[start] if start >= 0 else 0, count_bits(in_discard & sale)]
+    in_both = in_hand & in_discard & SALE_TYPES
+    for god in range(NUM_GODS):
+        first, second = GOD_START_TYPES[god]
+        of_first = hand[first] + discard[first] if first >= 0 else 0
+        of_second = hand[second] + discard[second] if second >= 0 else 0
+        parts[god] = god_cards(of_first, of_second, cards, god)  # rules.scoring.god_card_counts
+        if not in_both:  # then each sale card is counted once
+            o[Q_GOD_CARDS + god] = GOD_SHARES[god, of_first, of_second, parts[god] - of_first - of_second]
+    if in_both:
+        _fill_god_cards_type_by_type(hand, discard, o)
     top = s[b + P_DISCARD_TOP]
     if top >= 0:
         o[Q_DISCARD_TOP + CARD_KIND[top]] = 1.0
     o[Q_PRAEFECTUS_MAGNUS] = 1.0 if s[PRAEFECTUS_MAGNUS] == q else 0.0
     o[Q_CONCORDIA] = 1.0 if s[CONCORDIA_HOLDER] == q else 0.0
-    score_parts(s, m, q, parts, True)
+    # the score as if the game ended now
+    on_board = colonists_on_board(s, q)
+    on_squares = colonists_on_squares(s, m, q)
+    score_parts_of(tally, cards, wealth(s, q), on_board, on_squares, s[CONCORDIA_HOLDER] == q, parts)
     total = 0
     for i in range(NUM_SCORE_PARTS):
-        o[Q_SCORE_PARTS + i] = parts[i] / SCORE_PART_SCALE
+        o[Q_SCORE_PARTS + i] = _scaled(parts[i], SCORE_PART_SCALE)
         total += parts[i]
-    o[Q_SCORE_TOTAL] = total / SCORE_TOTAL_SCALE
-    o[Q_INTERMEDIATE_VP] = s[b + P_INTERMEDIATE_VP] / SCORE_TOTAL_SCALE
+    o[Q_SCORE_TOTAL] = _scaled(total, SCORE_TOTAL_SCALE)
+    o[Q_INTERMEDIATE_VP] = _scaled(s[b + P_INTERMEDIATE_VP], SCORE_TOTAL_SCALE)
     o[Q_INTERMEDIATE_DONE] = s[b + P_INTERMEDIATE_DONE]
 
 
-@njit
+@njit_borrowing
+def _fill_god_cards_type_by_type(hand, discard, o):
+    """GOD_CARDS added up card type by card type, for a sale card both in a hand and in its discard pile.
+
+    No game gets there (a sale card is one card) but check_state allows it, and GOD_SHARES
+    counts each sale card once.
+    """
+    for t in range(NUM_CARD_TYPES):
+        god = CARD_GOD[t]
+        o[Q_GOD_CARDS + god] += (hand[t] + discard[t]) / GOD_MAX[god]
+
+
+@njit_borrowing
 def _fill_colonist_slots(s, p, out):
     """v1: one-hot location of each of the observer's colonist slots (location code + 1)."""
     b = pbase(p) + P_COLONISTS
     for slot in range(COLONISTS_PER_PLAYER):
         out[O_COLONIST_SLOTS + slot * SLOT_LOCATIONS + s[b + slot] - LOC_STOREHOUSE] = 1.0
+
+
+@njit_borrowing
+def _observe(s, m, p, out, parts):
+    """``fill_observation`` with scratch for the score parts (a batch makes it once, not once per row)."""
+    out[:] = 0.0
+    _fill_header(s, p, out)
+    _fill_board(s, m, out)
+    n = s[NUM_PLAYERS]
+    for k in range(n):
+        start = O_PLAYERS + k * PLAYER_OBS_SIZE
+        _fill_player(s, m, (p + k) % n, out[start : start + PLAYER_OBS_SIZE], parts)
+    if out.shape[0] >= OBS_SIZE_V1:
+        _fill_colonist_slots(s, p, out)
 
 
 @njit
@@ -496,23 +660,20 @@ def fill_observation(s, m, p, out):
     The length of ``out`` chooses the version: ``OBS_SIZE_V0`` entries give v0, ``OBS_SIZE_V1``
     give v1 (v0 followed by the colonist slots). The Python wrappers check the length.
     """
-    out[:] = 0.0
-    _fill_header(s, p, out)
-    _fill_board(s, m, out)
-    n = s[NUM_PLAYERS]
-    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
-    for k in range(n):
-        start = O_PLAYERS + k * PLAYER_OBS_SIZE
-        _fill_player(s, m, (p + k) % n, out[start : start + PLAYER_OBS_SIZE], parts)
-    if out.shape[0] >= OBS_SIZE_V1:
-        _fill_colonist_slots(s, p, out)
+    _observe(s, m, p, out, np.zeros(NUM_SCORE_PARTS, dtype=np.int32))
 
 
 @njit
 def observe_batch_into(states, m, players, out):
     """Row i of ``out`` gets ``players[i]``'s observation of ``states[i]``."""
+    _observe_rows(states, m, players, out, np.zeros(NUM_SCORE_PARTS, dtype=np.int32))
+
+
+@njit_borrowing
+def _observe_rows(states, m, players, out, parts):
+    """``observe_batch_into`` with its scratch: the row views cost no reference counting here (see njit_borrowing)."""
     for i in range(states.shape[0]):
-        fill_observation(states[i], m, players[i], out[i])
+        _observe(states[i], m, players[i], out[i], parts)
 
 
 @njit

@@ -37,6 +37,29 @@ from ._jit import njit
 
 
 @njit
+def count_bits(bits):
+    """The number of set bits of ``bits`` (a bit set, >= 0).
+
+    Written as the loop that LLVM recognizes and compiles to one popcount instruction.
+    """
+    n = 0
+    while bits:
+        bits &= bits - 1  # clears the lowest set bit
+        n += 1
+    return n
+
+
+@njit
+def lowest_bit(bits):
+    """The index of the lowest set bit of ``bits`` (a bit set, > 0): the bits below it, counted.
+
+    Why: a loop over the few set bits of a bit set (the places with a player's houses)
+    takes less time than a test of every bit, which mispredicts.
+    """
+    return count_bits((bits & -bits) - 1)
+
+
+@njit
 def pbase(p):
     """Offset of player p's block."""
     return PLAYERS + p * PLAYER_SIZE
