@@ -80,21 +80,24 @@ class RowThreads:
             _set_here.threads = self._pool_threads
         return parallel(*args)
 
-    def close(self) -> None:
-        """Nothing to stop: numba's pool belongs to the process (kept so a batch's ``close`` reads the same)."""
-
 
 # --------------------------------------------------------------------------- one step of every row
 @njit
-def step_row(s, m, a, mask, observe, out):
-    """Row ``s`` takes checked action ``a``; with ``observe``, ``out`` gets the observation of whoever decides next.
+def observe_row(s, m, observe, out):
+    """With ``observe``, ``out`` gets the observation of whoever decides next in row ``s``.
 
     A finished row has nobody to decide (-1): seat 0's view is written, and the caller
     observes the row again once its next game is set up.
     """
-    apply_checked(s, m, a, mask)
     if observe:
         fill_observation(s, m, max(s[CURRENT_PLAYER], 0), out)
+
+
+@njit
+def step_row(s, m, a, mask, observe, out):
+    """Row ``s`` takes checked action ``a``, then is observed (:func:`observe_row`)."""
+    apply_checked(s, m, a, mask)
+    observe_row(s, m, observe, out)
 
 
 @njit
@@ -109,6 +112,20 @@ def step_rows_parallel(states, m, actions, masks, observe, out):
     """:func:`step_rows` on numba's pool."""
     for i in numba.prange(states.shape[0]):
         step_row(states[i], m, actions[i], masks[i], observe, out[i])
+
+
+@njit
+def step_row_playing(
+    s, m, a, mask, observe, out, learner, kinds, params, model, rng, noise, pos_state, pos, plan, length, status
+):
+    """Row ``s`` takes checked action ``a``, its opponents play to the learner's turn, then it is observed.
+
+    The opponent arguments are one row of ``CompiledOpponents.arrays()`` (see
+    ``strategy.players.play_row``); ``kinds``, ``params`` and ``model`` are shared by every row.
+    """
+    apply_checked(s, m, a, mask)
+    play_row(s, m, learner, mask, kinds, params, model, rng, noise, pos_state, pos, plan, length, status)
+    observe_row(s, m, observe, out)
 
 
 @njit
@@ -131,18 +148,12 @@ def step_rows_playing(
     length,
     status,
 ):
-    """:func:`step_row` for every row, with the compiled opponents deciding before each row is observed.
-
-    The opponent arrays are ``CompiledOpponents.arrays()`` (see ``strategy.players.play_rows``).
-    """
+    """:func:`step_row_playing` for every row (the opponent arrays are ``CompiledOpponents.arrays()``)."""
     for i in range(states.shape[0]):
-        apply_checked(states[i], m, actions[i], masks[i])
-        play_row(
-            states[i], m, learners[i], masks[i], kinds, params, model, rng[i], noise[i],
-            pos_state[i], pos[i], plan[i], length[i], status[i],
+        step_row_playing(
+            states[i], m, actions[i], masks[i], observe, out[i], learners[i], kinds, params, model,
+            rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
         )  # fmt: skip
-        if observe:
-            fill_observation(states[i], m, max(states[i, CURRENT_PLAYER], 0), out[i])
 
 
 @njit_parallel
@@ -167,13 +178,10 @@ def step_rows_playing_parallel(
 ):
     """:func:`step_rows_playing` on numba's pool."""
     for i in numba.prange(states.shape[0]):
-        apply_checked(states[i], m, actions[i], masks[i])
-        play_row(
-            states[i], m, learners[i], masks[i], kinds, params, model, rng[i], noise[i],
-            pos_state[i], pos[i], plan[i], length[i], status[i],
+        step_row_playing(
+            states[i], m, actions[i], masks[i], observe, out[i], learners[i], kinds, params, model,
+            rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
         )  # fmt: skip
-        if observe:
-            fill_observation(states[i], m, max(states[i, CURRENT_PLAYER], 0), out[i])
 
 
 # --------------------------------------------------------------------------- the other batch operations

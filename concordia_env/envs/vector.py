@@ -215,8 +215,11 @@ class VectorGame:
         return (row + k) % self._num_players
 
     def close(self) -> None:
-        """Stop the worker threads of ``threads > 1`` (the batch must not be stepped afterwards)."""
-        self._rows.close()
+        """Nothing to release: ``threads > 1`` runs on numba's pool, which belongs to the process.
+
+        Kept so that code written for closeable environments (Gymnasium's ``VectorEnv.close``)
+        can call it; the batch may still be stepped afterwards.
+        """
 
     # ------------------------------------------------------------------ setup
     def game_seed(self, row: int, k: int) -> int:

@@ -45,6 +45,7 @@ SCRIPTS: dict[str, dict[str, tuple[str, str]]] = {
         "throughput": ("concordia_env.benchmarks.throughput", "engine and env speed against connect_four_v3"),
         "agent_speed": ("concordia_env.benchmarks.agent_speed", "each agent's cost per decision against the engine's"),
         "strength_bars": ("concordia_env.benchmarks.strength_bars", "the agents' strength bars (win rates)"),
+        "ladder": ("concordia_env.benchmarks.ladder", "every reference agent rated by one round-robin tournament"),
         "openspiel_mcts": ("concordia_env.benchmarks.openspiel_mcts", "OpenSpiel's MCTS through the bridge"),
     },
 }

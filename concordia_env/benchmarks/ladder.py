@@ -1,0 +1,176 @@
+"""The ladder: every reference agent rated by one round-robin tournament.
+
+::
+
+    concordia bench ladder                        # 2-player Italia, the reference agents below
+    concordia bench ladder --rounds 2 --workers 2 # a quicker look (56 games a round)
+    concordia bench ladder --agents random heuristic learned mcts:150
+
+The agents (``--agents`` to change them) are the project's reference agents, each search
+named by its simulation count or its time per move so that a faster search does not move a
+rung: ``random``, ``heuristic``, ``learned`` (search-free), ``learned:simulations=150`` and
+``learned:time_per_move=1.0`` (the learned agent with search), ``mcts:150`` (the old MCTS's
+budget at 1 s/move, the yardstick of ``docs/agents.md``), ``mcts:1000`` and
+``mcts:time_per_move=1.0``.
+
+**One tournament, every pair.** With ``k`` agents at a 2-player table the tournament's
+schedule (:mod:`concordia_env.tools.tournament`) plays every pair of agents in both seats once
+per *round* of ``k (k - 1)`` games, so every agent meets every other equally often, with
+fresh seeds from the tournament's sequence. The games are stored (``--db``): an interrupted
+ladder resumes, and more ``--rounds`` extend a finished one.
+
+**Ratings with intervals.** The rating is the tournament's OpenSkill rating (Plackett-Luce,
+updated game by game in game order, :func:`concordia_env.tools.report.openskill_ratings`):
+``mu`` with the interval ``mu ± 2 sigma`` (about 95%), ranked by the ordinal ``mu - 3 sigma``.
+Beside it, each agent's win rate over all its games and the head-to-head matrix (row's wins
+against column, 95% Wilson intervals), because a rating condenses the matrix and the matrix
+shows where it does not fit (a rock-paper-scissors pair).
+
+The ladder is written to ``<out>/ladder.md`` (the README's table comes from it) and
+``<out>/ladder.json``, with the tournament's own report beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from concordia_env.tools.report import wilson_interval
+from concordia_env.tools.store import GameRecord
+from concordia_env.tools.tournament import TournamentConfig, run_tournament
+
+#: the reference agents, weakest first (the order only decides the seating schedule)
+REFERENCE_AGENTS = (
+    "random",
+    "heuristic",
+    "learned",
+    "mcts:150",
+    "learned:simulations=150",
+    "mcts:1000",
+    "mcts:time_per_move=1.0",
+    "learned:time_per_move=1.0",
+)
+DEFAULT_DB = "results/ladder.db"
+DEFAULT_OUT = "results/ladder"
+#: the interval around a rating's mu, in sigmas (about 95%)
+RATING_SIGMAS = 2.0
+
+
+def ladder_config(agents: Sequence[str], rounds: int, seed: int, map: str = "italia") -> TournamentConfig:
+    """The round-robin tournament of ``agents`` at a 2-player table: ``rounds`` times every pair in both seats."""
+    if len(agents) < 2:
+        raise ValueError(f"a ladder needs at least 2 agents, got {list(agents)}")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"every agent of a ladder is listed once, got {list(agents)}")
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    games = rounds * len(agents) * (len(agents) - 1)
+    return TournamentConfig(agents=tuple(agents), map=map, players=2, games=games, seed=seed)
+
+
+def head_to_head(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """``[row][column]``: the row agent's wins, games and win rate (Wilson 95%) against the column agent."""
+    table: dict[str, dict[str, dict[str, Any]]] = {}
+    for a in agents:
+        table[a] = {}
+        for b in agents:
+            if a == b:
+                continue
+            games = [r for r in records if set(r.seats) == {a, b}]
+            wins = sum(r.seats[r.winner] == a for r in games)
+            low, high = wilson_interval(wins, len(games))
+            rate = wins / len(games) if games else float("nan")
+            table[a][b] = {"wins": wins, "games": len(games), "win_rate": rate, "win_ci95": [low, high]}
+    return table
+
+
+def ladder(summary: dict[str, Any], records: Sequence[GameRecord]) -> dict[str, Any]:
+    """The ladder of a finished tournament: its agents ranked by rating, with the head-to-head matrix."""
+    rungs = []
+    for a in sorted(summary["agents"], key=lambda a: -a["rating"]["ordinal"]):
+        r = a["rating"]
+        rungs.append(
+            {
+                "agent": a["agent"],
+                "mu": r["mu"],
+                "sigma": r["sigma"],
+                "interval": [r["mu"] - RATING_SIGMAS * r["sigma"], r["mu"] + RATING_SIGMAS * r["sigma"]],
+                "ordinal": r["ordinal"],
+                "games": a["games"],
+                "wins": a["wins"],
+                "win_rate": a["win_rate"],
+                "win_ci95": a["win_ci95"],
+                "mean_vp": a["vp"]["mean"],
+                "ms_per_decision": a["ms_per_decision"],
+            }
+        )
+    order = [r["agent"] for r in rungs]
+    return {"games": summary["games_finished"], "rungs": rungs, "head_to_head": head_to_head(records, order)}
+
+
+def ladder_markdown(result: dict[str, Any], title: str) -> str:
+    """The ladder as Markdown: the rated table, then the head-to-head matrix."""
+    lines = [
+        f"### {title}",
+        "",
+        "| rank | agent | rating μ (μ ± 2σ) | games | win rate (95% interval) | mean VP | ms per decision |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for i, r in enumerate(result["rungs"], 1):
+        low, high = r["interval"]
+        wlow, whigh = r["win_ci95"]
+        lines.append(
+            f"| {i} | `{r['agent']}` | {r['mu']:.1f} ({low:.1f} – {high:.1f}) | {r['games']} | "
+            f"{r['wins']}/{r['games']} = {r['win_rate']:.1%} ({wlow:.1%} – {whigh:.1%}) | {r['mean_vp']:.1f} | "
+            f"{r['ms_per_decision']:.3g} |"
+        )
+    order = [r["agent"] for r in result["rungs"]]
+    short = {a: f"{i}" for i, a in enumerate(order, 1)}
+    lines += ["", "Head to head: the row's wins against the column (columns by rank).", ""]
+    lines.append("| | " + " | ".join(short[a] for a in order) + " |")
+    lines.append("| --- |" + " --- |" * len(order))
+    for a in order:
+        cells = []
+        for b in order:
+            cell = result["head_to_head"][a].get(b) if a != b else None
+            cells.append("–" if cell is None else f"{cell['wins']}/{cell['games']}")
+        lines.append(f"| {short[a]} `{a}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from concordia_env.tools.report import print_summary, report_console, write_reports
+
+    parser = argparse.ArgumentParser(prog="concordia bench ladder", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--agents", nargs="+", default=list(REFERENCE_AGENTS), help="agent specs, each once")
+    parser.add_argument("--rounds", type=int, default=4, help="games of every pair in each seat (default 4)")
+    parser.add_argument("--map", default="italia")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--db", default=DEFAULT_DB)
+    parser.add_argument("--out", default=DEFAULT_OUT)
+    args = parser.parse_args(argv)
+
+    config = ladder_config(args.agents, args.rounds, args.seed, args.map)
+    console = report_console()
+    result = run_tournament(config, db=args.db, workers=args.workers, progress=True)
+    out = Path(args.out)
+    write_reports(result.summary, result.records, out / config.name)
+    print_summary(result.summary, console)
+    rated = ladder(result.summary, result.records)
+    title = f"Ladder, {config.map} {config.players} players: {rated['games']} games, seed {config.seed}"
+    text = ladder_markdown(rated, title)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "ladder.md").write_text(text)
+    (out / "ladder.json").write_text(json.dumps(rated, indent=2))
+    console.print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
