@@ -161,13 +161,12 @@ def test_shipped_model_plays_legal_moves_at_once() -> None:
 
 
 def test_each_player_count_plays_with_the_shipped_model_made_for_it_or_the_nearest() -> None:
-    from concordia_env.agents.learned import SHIPPED_MODELS, shipped_model_path
+    from concordia_env.agents.learned import shipped_model_path
 
-    assert {n: shipped_model_path(n).name for n in (2, 4)} == SHIPPED_MODELS
-    assert shipped_model_path(3).name == SHIPPED_MODELS[2]  # a tie goes to the smaller count
-    assert shipped_model_path(5).name == SHIPPED_MODELS[4]
+    assert {n: shipped_model_path(n).name for n in (2, 3, 4, 5)} == SHIPPED_MODELS
+    assert shipped_model_path(6).name == SHIPPED_MODELS[5]  # the nearest count (an unknown table)
     agent = agents.make("learned", seed=0)
-    for players, map_name in ((2, "italia"), (4, "imperium")):
+    for players, map_name in ((2, "italia"), (3, "imperium"), (4, "imperium"), (5, "imperium"), (3, "creta")):
         model = agent.model_for(Game.new(map_name, players, seed=0))
         assert model.metadata["config"]["num_players"] == players
 
@@ -178,8 +177,8 @@ def test_learned_agent_spec_and_bad_options(tmp_path: Path) -> None:
     assert isinstance(agent, LearnedAgent) and agent.spec == f"learned:{path}"
     assert agents.make("learned").spec == "learned"
     shipped = agents.make("learned")
-    for players in (2, 3, 4, 5):  # every player count gets a shipped model (its own, or the nearest)
-        assert shipped.model_for(Game.new("aegyptus", players, seed=0)).metadata["num_players"] in SHIPPED_MODELS
+    for players in (2, 3, 4, 5):  # every player count has its own shipped model, on every map
+        assert shipped.model_for(Game.new("aegyptus", players, seed=0)).metadata["num_players"] == players
     with pytest.raises(FileNotFoundError):
         agents.make("learned", path=tmp_path / "none.npz")
     with pytest.raises(ValueError):

@@ -260,9 +260,20 @@ def test_strength_bars_judge_the_rate_and_the_time_budget():
     assert Counter(heuristic_bar.config.agents) == {"heuristic": 1, "random": 3}
     assert (mcts_bar.config.map, mcts_bar.config.players) == ("italia", 2)
     by_key = {bar.key: bar for bar in learned}
-    assert set(by_key) == {"learned-random", "learned-heuristic", "learned-mcts", "learned-imperium"}
+    imperium = {"learned-imperium3", "learned-imperium", "learned-imperium5"}
+    other_maps = {"learned-aegyptus", "learned-aegyptus4", "learned-creta", "learned-creta4"}
+    assert set(by_key) == {"learned-random", "learned-heuristic", "learned-mcts"} | imperium | other_maps
     assert by_key["learned-mcts"].config.agents == ("learned", "mcts:1")
     assert Counter(by_key["learned-imperium"].config.agents) == {"learned": 1, "heuristic": 3}
+    for key, players, rate in (("learned-imperium3", 3, 0.55), ("learned-imperium5", 5, 0.38)):
+        assert Counter(by_key[key].config.agents) == {"learned": 1, "heuristic": players - 1}
+        assert (by_key[key].config.map, by_key[key].config.players, by_key[key].min_win_rate) == (
+            "imperium",
+            players,
+            rate,
+        )
+    assert (by_key["learned-creta4"].config.map, by_key["learned-creta4"].config.players) == ("creta", 4)
+    assert by_key["learned-creta4"].min_win_rate == 0.25
     assert by_key["learned-heuristic"].config.games == 400
 
     def summary(agent, wins, seats, ms):

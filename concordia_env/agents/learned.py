@@ -1,11 +1,12 @@
 """``learned``: a trained afterstate model choosing among whole turns.
 
 ``concordia_env.agents.make("learned")`` plays at once with the models shipped in the package, one per
-player count they were trained for (``agents/models/``: 2-player Italia, made by
+player count (``agents/models/``: 2-player Italia, made by
 ``concordia train afterstate --config afterstate_long`` and then taught by the search with
-``concordia train expert --config expert_italia2``; 4-player Imperium, by
-``concordia train afterstate --config afterstate_imperium4``; see ``docs/training.md``). A game uses the
-shipped model of its player count, or of the nearest one. ``path=`` loads one model for every
+``concordia train expert --config expert_italia2``; 3-, 4- and 5-player Imperium, by
+``concordia train afterstate --config afterstate_imperium3`` (``4``, ``5``), each warm-started
+from a model of another player count; see ``docs/training.md``). A game uses the shipped model
+of its player count (on any map: the features carry no map), or of the nearest one. ``path=`` loads one model for every
 game (``learned:runs/afterstate-…/model.npz`` on a command line).
 
 At each decision that is not already planned, the agent asks the heuristic's documented
@@ -39,8 +40,8 @@ import numpy as np
 
 from concordia_env import Game, strategy
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
+from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy import pcg64
 from concordia_env.strategy.players import LEARNED, CompiledPlayer
 
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, batch_features, candidates
@@ -50,7 +51,12 @@ from .mcts import MCTSAgent
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
 #: the models shipped in the package, by the player count they were trained for
-SHIPPED_MODELS = {2: "learned-italia-2p.npz", 4: "learned-imperium-4p.npz"}
+SHIPPED_MODELS = {
+    2: "learned-italia-2p.npz",
+    3: "learned-imperium-3p.npz",
+    4: "learned-imperium-4p.npz",
+    5: "learned-imperium-5p.npz",
+}
 #: the highest sampling temperature (scores are margins of order 1: far beyond any useful value)
 MAX_TEMPERATURE = 1e3
 #: the model of the 2-player game, the README's main example
