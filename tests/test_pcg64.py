@@ -1,4 +1,4 @@
-"""strategy.pcg64 draws exactly what numpy's default generator draws, and keeps its state in step."""
+"""rules.pcg64 draws exactly what numpy's default generator draws, and keeps its state in step."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pytest
 
-from concordia_env.strategy import pcg64
+from concordia_env.engine.rules import pcg64
 
 
 @numba.njit
@@ -49,3 +49,15 @@ def test_only_pcg64_generators_are_read() -> None:
         pcg64.from_generator(np.random.Generator(np.random.MT19937(0)))
     with pytest.raises(TypeError):
         pcg64.from_generator(np.random.RandomState(0))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 12345, 2**32 - 1, 2**32, 2**63 - 1, 2**64, 2**128 + 5, 2**200 + 17])
+def test_seeding_is_numpys_seed_sequence(seed: int) -> None:
+    expected = pcg64.from_generator(np.random.default_rng(seed))
+    assert np.array_equal(pcg64.seeded(seed), expected)
+
+
+def test_seeding_many_small_seeds() -> None:
+    for seed in range(0, 5000, 3):
+        assert np.array_equal(pcg64.seeded(seed), pcg64.from_generator(np.random.default_rng(seed))), seed
+    assert pcg64.seeded(None).shape == (pcg64.STATE_WORDS,)

@@ -49,8 +49,9 @@ from typing import Any
 import numpy as np
 
 from concordia_env import Game, strategy
+from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import PHASE_BONUS_GOOD, PHASE_DIPLOMAT, PHASE_PLAY_CARD, PHASE_PREFECT
-from concordia_env.strategy import DEFAULT_WEIGHTS, PlannerSettings, Weights, pcg64
+from concordia_env.strategy import DEFAULT_WEIGHTS, PlannerSettings, Weights
 from concordia_env.strategy.players import HEURISTIC, CompiledPlayer
 
 from .base import Agent, IllegalPlanError, draw_seed

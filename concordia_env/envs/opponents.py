@@ -55,8 +55,9 @@ import numpy as np
 
 from concordia_env.engine.errors import short_repr
 from concordia_env.engine.game import Game
+from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import STATE_SIZE
-from concordia_env.strategy import NUM_PARAMS, pcg64
+from concordia_env.strategy import NUM_PARAMS
 from concordia_env.strategy.afterstate import OBSERVATION_COLUMNS, ModelArrays, no_model
 from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
 from concordia_env.strategy.players import LEARNED, SEED_BOUND, CompiledPlayer, play_rows

@@ -47,18 +47,23 @@ def check_reward(reward: str) -> str:
 
 def final_rewards(game: Game, reward: str) -> np.ndarray:
     """Every player's terminal reward of a finished game (0 for the dense "score_delta")."""
-    n = game.num_players
+    return rewards_of_result(game.final_scores(), game.ranking(), reward)
+
+
+def rewards_of_result(scores: np.ndarray, ranking: list[int] | np.ndarray, reward: str) -> np.ndarray:
+    """The terminal rewards of a finished game from its final ``scores`` and ``ranking`` (first place first)."""
+    n = len(scores)
     out = np.zeros(n, dtype=np.float64)
     if reward == "win":
         out[:] = -1.0 / (n - 1)
-        out[game.winner()] = 1.0
+        out[ranking[0]] = 1.0
     elif reward == "rank":
-        for rank, p in enumerate(game.ranking()):
+        for rank, p in enumerate(ranking):
             out[p] = 1.0 - 2.0 * rank / (n - 1)
     elif reward == "vp":
-        scores = game.final_scores().astype(np.float64)
+        vp = np.asarray(scores, dtype=np.float64)
         for p in range(n):
-            out[p] = (scores[p] - np.delete(scores, p).max()) / VP_REWARD_SCALE
+            out[p] = (vp[p] - np.delete(vp, p).max()) / VP_REWARD_SCALE
     return out
 
 

@@ -115,12 +115,14 @@ from concordia_env.engine.observation import (
     scores_batch_into,
 )
 from concordia_env.engine.rules.engine import first_illegal_row, legal_masks, sample_rows
-from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.rules.scoring import ranking, score_totals
+from concordia_env.engine.rules.setup import new_state
+from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
 
 from .opponents import CompiledOpponents
-from .rewards import check_reward, final_rewards
+from .rewards import check_reward, rewards_of_result
 from .threads import (
     RowThreads,
     legal_masks_parallel,
@@ -249,7 +251,7 @@ class VectorGame:
     def _new_game(self, row: int) -> None:
         k = int(self.game_counts[row])
         seed = self.game_seed(row, k)
-        self._states[row] = Game.new(self._map.name, self._num_players, seed=seed, **self._game_options).state
+        self._states[row] = new_state(self._map, self._num_players, seed, **self._game_options)  # as Game.new
         self._scores[row] = 0
         if self._opponents is not None:
             self._opponents.new_game(row, seed, self.learner_seat(row, k))
@@ -363,9 +365,10 @@ class VectorGame:
             self._opponents.check()
         # every row's mask is now its new position's (a finished row's is reset below)
         self.dones = self._states[:, PHASE] == PHASE_GAME_OVER
-        rewards = self._step_rewards()
         finished = np.flatnonzero(self.dones)
-        infos = self._finish_and_reset(finished)
+        results = {int(row): self._result(row) for row in finished}
+        rewards = self._step_rewards(results)
+        infos = self._finish_and_reset(finished, results)
         if out is not None and finished.size:  # the new games of the finished rows
             rows = self._states[finished]
             fresh = np.empty((len(finished), self.obs_size), dtype=np.float32)
@@ -418,18 +421,31 @@ class VectorGame:
         self._rows.run(scores_batch_into, scores_batch_parallel, self._states, self._map.tables, scores)
         return scores
 
-    def _step_rewards(self) -> np.ndarray:
+    def _result(self, row: int) -> tuple[np.ndarray, np.ndarray]:
+        """Row ``row``'s finished game: its final scores and its ranking (first place first), int64 each."""
+        state, tables = self._states[row], self._map.tables
+        scores = np.zeros(self._num_players, dtype=np.int64)
+        score_totals(state, tables, scores)
+        order = np.zeros(self._num_players, dtype=np.int64)
+        ranking(state, tables, order)
+        return scores, order
+
+    def _step_rewards(self, results: dict[int, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """Every row's rewards of this step; ``results`` holds the finished rows' (scores, ranking)."""
         rewards = np.zeros((self._n, self._num_players), dtype=np.float32)
         if self.reward == "score_delta":
             scores = self.scores()
             rewards[:] = scores - self._scores
             self._scores = scores
         else:
-            for row in np.flatnonzero(self.dones):
-                rewards[row] = final_rewards(Game._wrap(self._states[row], self._map), self.reward)
+            for row, (scores, order) in results.items():
+                rewards[row] = rewards_of_result(scores, order, self.reward)
         return rewards
 
-    def _finish_and_reset(self, finished: np.ndarray) -> dict[str, Any]:
+    def _finish_and_reset(
+        self, finished: np.ndarray, results: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
+    ) -> dict[str, Any]:
+        """The infos of this step's finished rows, then their next games; ``results``: their (scores, ranking)."""
         final_scores = np.zeros((self._n, self._num_players), dtype=np.int64)
         final_obs = np.full(self._n, None, dtype=object)
         final_info = np.full(self._n, None, dtype=object)
@@ -441,19 +457,19 @@ class VectorGame:
         }
         seats = np.arange(self._num_players, dtype=np.int64)
         for row in finished:
-            game = self.game(row)
-            final_scores[row] = game.final_scores()
-            states = np.repeat(game.state[None, :], self._num_players, axis=0)
+            scores, order = results[int(row)] if results is not None else self._result(row)
+            state = self._states[row].copy()
+            final_scores[row] = scores
             obs = np.empty((self._num_players, self.obs_size), dtype=np.float32)
-            observe_batch_into(states, self._map.tables, seats, obs)
+            observe_batch_into(np.repeat(state[None, :], self._num_players, axis=0), self._map.tables, seats, obs)
             final_obs[row] = obs
             final_info[row] = {
-                "final_scores": final_scores[row].copy(),
-                "winner": game.winner(),
-                "ranking": game.ranking(),
+                "final_scores": scores.copy(),
+                "winner": int(order[0]),
+                "ranking": [int(p) for p in order],
                 "seed": self.game_seed(row, int(self.game_counts[row])),
-                "decisions": game.decision_count,
-                "state": game.state,
+                "decisions": int(state[DECISION_COUNT]),
+                "state": read_only_view(state),
             }
             if self._opponents is not None:
                 final_info[row]["learner_seat"] = int(self._opponents.learner_seats[row])

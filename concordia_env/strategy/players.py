@@ -8,7 +8,7 @@ the same seed they take the same actions, which ``tests/test_vector_env.py`` che
 playing rows against the same games through ``SingleAgentEnv``.
 
 * ``random`` (:data:`RANDOM`): the k-th legal action for ``k = rng.integers(count)``, with
-  numpy's generator compiled (:mod:`.pcg64`), the draw ``RandomAgent`` makes.
+  numpy's generator compiled (:mod:`concordia_env.engine.rules.pcg64`), the draw ``RandomAgent`` makes.
 * ``heuristic`` (:data:`HEURISTIC`): ``HeuristicAgent.act``. A forced decision is played
   at once; a decision its planned turn foresaw (the game in one of the states the plan
   expects, :func:`planned_action`) follows the plan; otherwise it determinizes a copy of
@@ -21,7 +21,7 @@ playing rows against the same games through ``SingleAgentEnv``.
   (:mod:`.afterstate`) and follows the best-scored turn.
 
 What a player keeps between decisions lives in arrays the batch owns, one entry per row
-and opponent slot: the numpy generator's state (``rng``, :data:`~.pcg64.STATE_WORDS`
+and opponent slot: the numpy generator's state (``rng``, :data:`~concordia_env.engine.rules.pcg64.STATE_WORDS`
 words), the noise generator's (``noise``), and the planned turn: its actions
 (``plan_actions``), how many (``plan_len``, 0 for none) and a cursor on it. The Python
 agent keeps every state the plan expects; here one state is kept, the expected state before
@@ -45,6 +45,7 @@ from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.effects import apply_action
 from concordia_env.engine.rules.engine import advance, nth_legal, same_state
 from concordia_env.engine.rules.legal import fill_legal
+from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
 
 from .afterstate import ModelArrays, score_options
@@ -52,7 +53,6 @@ from .evaluation import remaining_fraction
 from .hidden import determinize
 from .options import best_option, turn_options
 from .params import P_OPPONENT_WEIGHT
-from .pcg64 import integers
 from .planner import STATUS_ILLEGAL, apply, decide, is_lookahead_phase
 
 #: the compiled players, by kind number

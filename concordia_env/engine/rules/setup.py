@@ -1,8 +1,13 @@
-"""A new game from a seed (docs/rules.md §2). Plain Python: it runs once per game.
+"""A new game from a seed (docs/rules.md §2).
 
-The seed drives one ``numpy.random.Generator``; the draws happen in a fixed order (city
-tokens letter by letter, then each deck, then the start player), so a seed always gives
-the same game.
+The seed drives one ``numpy.random.default_rng(seed)``; the draws happen in a fixed order
+(city tokens letter by letter, then each deck, then the start player), so a seed always gives
+the same game. The checks and the header are Python; the draws and the dealing are compiled
+(:func:`deal`, drawing with :mod:`.pcg64`, numpy's generator compiled: the same numbers),
+because a batch of games starts a new one in some row every few hundred decisions and
+numpy's calls cost most of a setup. ``tests/reference/setup.py`` keeps the former all-numpy
+setup, and ``tests/test_setup_compiled.py`` checks that both give every map, player count and
+seed the same state.
 """
 
 from __future__ import annotations
@@ -55,6 +60,9 @@ from ..state import (
     TURN_PLAYER,
     player_base,
 )
+from . import pcg64
+from ._jit import njit
+from .common import pbase
 
 
 def check_setup(m: Map, num_players: int) -> None:
@@ -96,9 +104,25 @@ def empty_state(m: Map, num_players: int, intermediate_scoring: bool, display_co
 def most_valuable_goods(m: Map, s: np.ndarray) -> None:
     """Each province's bonus marker shows the most valuable good of its cities (docs/rules.md §2.3)."""
     plan = setup_plan(m)
-    goods = s[CITY_GOOD + plan.marker_cities]  # the goods of every marked province's cities, province by province
-    s[BONUS_GOOD + plan.marker_provinces] = np.maximum.reduceat(goods, plan.marker_starts)
-    s[BONUS_COIN_SIDE + plan.marker_provinces] = 0
+    mark_bonus_goods(s, plan.marker_provinces, plan.marker_cities, plan.marker_starts)
+
+
+@njit
+def mark_bonus_goods(s, provinces, cities, starts):
+    """Province ``provinces[i]`` shows the most valuable good of its cities, good side up.
+
+    Its cities are ``cities[starts[i]:starts[i + 1]]`` (the last province's run to the end).
+
+    Goods are numbered from the cheapest (brick) to the most valuable (cloth), so the most
+    valuable is the largest number.
+    """
+    for i in range(len(provinces)):
+        end = starts[i + 1] if i + 1 < len(provinces) else len(cities)
+        best = -1
+        for k in range(starts[i], end):
+            best = max(best, s[CITY_GOOD + cities[k]])
+        s[BONUS_GOOD + provinces[i]] = best
+        s[BONUS_COIN_SIDE + provinces[i]] = 0
 
 
 @dataclass(frozen=True)
@@ -111,15 +135,21 @@ class SetupPlan:
     fixed order.
     """
 
-    #: (letter, place ids of its cities in map order), letters in sorted order
-    letter_cities: tuple[tuple[str, np.ndarray], ...]
+    #: the place ids of each letter's cities in map order, letters in sorted order, one after
+    #: the other; letter k's are ``letter_cities[letter_starts[k]:letter_starts[k + 1]]``
+    letter_cities: np.ndarray
+    #: the city tokens of each letter (goods, CITY_TOKENS), as letter_cities: one per city
+    letter_tokens: np.ndarray
+    letter_starts: np.ndarray
     #: the provinces that start with a bonus marker (Gavdos has none until someone produces there)
     marker_provinces: np.ndarray
     #: their cities' place ids, province after province, and where each province's start
     marker_cities: np.ndarray
     marker_starts: np.ndarray
-    #: card types of deck I, II, ... (index 0 is deck I)
-    decks: tuple[list[int], ...]
+    #: card types of deck I, II, ... one deck after the other; deck k (0 is deck I) is
+    #: ``deck_cards[deck_starts[k]:deck_starts[k + 1]]``
+    deck_cards: np.ndarray
+    deck_starts: np.ndarray
     capital: int
     #: the Nile marker's first province (Aegyptus), or -1
     nile_start: int
@@ -132,20 +162,36 @@ def setup_plan(m: Map) -> SetupPlan:
     """The :class:`SetupPlan` of map ``m`` (maps are identified by name, as everywhere in the engine)."""
     plan = _PLANS.get(m.name)
     if plan is None:
-        letters = tuple(
-            (letter, np.array([m.place_index(c) for c in m.cities if m.letters.get(c) == letter], dtype=np.intp))
-            for letter in m.letters_used
-        )
+        by_letter = [[m.place_index(c) for c in m.cities if m.letters.get(c) == letter] for letter in m.letters_used]
+        for letter, places in zip(m.letters_used, by_letter, strict=True):
+            if len(places) != len(CITY_TOKENS[letter]):
+                raise ValueError(
+                    f"{m.name}: {len(places)} cities of letter {letter}, {len(CITY_TOKENS[letter])} tokens"
+                )
+        letter_cities = np.array([c for places in by_letter for c in places], dtype=np.intp)
+        letter_tokens = np.array([g for letter in m.letters_used for g in CITY_TOKENS[letter]], dtype=np.int32)
+        letter_starts = np.cumsum([0] + [len(places) for places in by_letter]).astype(np.intp)
         provinces_and_cities = enumerate(m.provinces.items())
         marked = [(v, cities) for v, (name, cities) in provinces_and_cities if name != m.variable_bonus_province]
         provinces = np.array([v for v, _ in marked], dtype=np.intp)
         cities = np.array([m.place_index(c) for _, names in marked for c in names], dtype=np.intp)
         starts = np.cumsum([0] + [len(names) for _, names in marked[:-1]]).astype(np.intp)
-        decks = tuple(
-            [t for t in range(NUM_CARD_TYPES) if CARD_DECK[t] == deck] for deck in range(1, max(m.players) + 1)
-        )
+        decks = [[t for t in range(NUM_CARD_TYPES) if CARD_DECK[t] == deck] for deck in range(1, max(m.players) + 1)]
+        deck_cards = np.array([t for deck in decks for t in deck], dtype=np.int32)
+        deck_starts = np.cumsum([0] + [len(deck) for deck in decks]).astype(np.intp)
         nile = m.province_index(m.nile_route[0]) if m.nile_route else -1
-        plan = _PLANS[m.name] = SetupPlan(letters, provinces, cities, starts, decks, m.place_index(m.capital), nile)
+        plan = _PLANS[m.name] = SetupPlan(
+            letter_cities,
+            letter_tokens,
+            letter_starts,
+            provinces,
+            cities,
+            starts,
+            deck_cards,
+            deck_starts,
+            m.place_index(m.capital),
+            nile,
+        )
     return plan
 
 
@@ -159,33 +205,84 @@ def new_state(
 ) -> np.ndarray:
     """Set up a new game (docs/rules.md §2)."""
     s = empty_state(m, num_players, intermediate_scoring, display_costs)
-    plan = setup_plan(m)
-    rng = np.random.default_rng(seed)
-    # 2. city tokens, shuffled per letter, one per city of that letter
-    for letter, cities in plan.letter_cities:
-        s[CITY_GOOD + cities] = rng.permutation(CITY_TOKENS[letter])
-    # 3. bonus markers
-    most_valuable_goods(m, s)
-    # 4. decks I..players, each shuffled, stacked with deck I on top; 7 into the display
-    stack = np.concatenate([rng.permutation(plan.decks[deck]) for deck in range(num_players)])
-    s[DISPLAY : DISPLAY + DISPLAY_SLOTS] = stack[:DISPLAY_SLOTS]
-    rest = stack[DISPLAY_SLOTS:]
-    s[STACK : STACK + len(rest)] = rest[::-1]  # stored bottom first
-    s[STACK_SIZE] = len(rest)
-    # 5./6. players: colonists, goods, hand; start player, money by turn position, PM
-    if start_player is None:
-        start_player = int(rng.integers(num_players))
-    if not 0 <= start_player < num_players:
+    if start_player is not None and not 0 <= start_player < num_players:
         raise ValueError(f"start_player must be in 0..{num_players - 1}, got {start_player}")
-    for p in range(num_players):
-        b = player_base(p)
-        s[b + P_COLONISTS] = plan.capital  # one land colonist in the capital
-        s[b + P_COLONISTS + FIRST_SEA_SLOT] = plan.capital  # one sea colonist in the capital
-        s[b + P_GOODS : b + P_GOODS + len(START_GOODS)] = START_GOODS
-        s[b + P_HAND : b + P_HAND + NUM_CARD_TYPES] = START_HAND_COUNTS
-        s[b + P_MONEY] = START_MONEY[(p - start_player) % num_players]
-    s[TURN_PLAYER] = s[CURRENT_PLAYER] = start_player
-    s[PRAEFECTUS_MAGNUS] = (start_player - 1) % num_players
-    if plan.nile_start >= 0:
-        s[NILE_MARKER] = plan.nile_start
+    plan = setup_plan(m)
+    deal(
+        s,
+        pcg64.seeded(seed),
+        num_players,
+        -1 if start_player is None else int(start_player),
+        plan.letter_cities,
+        plan.letter_tokens,
+        plan.letter_starts,
+        plan.marker_provinces,
+        plan.marker_cities,
+        plan.marker_starts,
+        plan.deck_cards,
+        plan.deck_starts,
+        plan.capital,
+        plan.nile_start,
+    )
     return s
+
+
+@njit
+def deal(
+    s,
+    g,
+    num_players,
+    start_player,
+    letter_cities,
+    letter_tokens,
+    letter_starts,
+    marker_provinces,
+    marker_cities,
+    marker_starts,
+    deck_cards,
+    deck_starts,
+    capital,
+    nile_start,
+):
+    """Steps 2-6 of the setup into the empty state ``s``, drawing from the generator state ``g``.
+
+    ``start_player`` -1 draws the start player; the plan's arrays are :class:`SetupPlan`'s.
+    """
+    # 2. city tokens, shuffled per letter, one per city of that letter
+    tokens = np.empty(len(letter_tokens), dtype=np.int32)
+    for k in range(len(letter_starts) - 1):
+        first, end = letter_starts[k], letter_starts[k + 1]
+        pcg64.permute_into(g, letter_tokens[first:end], tokens[first:end])
+        for i in range(first, end):
+            s[CITY_GOOD + letter_cities[i]] = tokens[i]
+    # 3. bonus markers
+    mark_bonus_goods(s, marker_provinces, marker_cities, marker_starts)
+    # 4. decks I..players, each shuffled, stacked with deck I on top; 7 into the display
+    size = deck_starts[num_players]
+    stack = np.empty(size, dtype=np.int32)
+    for deck in range(num_players):
+        first, end = deck_starts[deck], deck_starts[deck + 1]
+        pcg64.permute_into(g, deck_cards[first:end], stack[first:end])
+    for slot in range(DISPLAY_SLOTS):
+        s[DISPLAY + slot] = stack[slot]
+    rest = size - DISPLAY_SLOTS
+    for i in range(rest):  # stored bottom first
+        s[STACK + i] = stack[size - 1 - i]
+    s[STACK_SIZE] = rest
+    # 5./6. players: colonists, goods, hand; start player, money by turn position, PM
+    if start_player < 0:
+        start_player = pcg64.integers(g, num_players)
+    for p in range(num_players):
+        b = pbase(p)
+        s[b + P_COLONISTS] = capital  # one land colonist in the capital
+        s[b + P_COLONISTS + FIRST_SEA_SLOT] = capital  # one sea colonist in the capital
+        for i in range(len(START_GOODS)):
+            s[b + P_GOODS + i] = START_GOODS[i]
+        for t in range(NUM_CARD_TYPES):
+            s[b + P_HAND + t] = START_HAND_COUNTS[t]
+        s[b + P_MONEY] = START_MONEY[(p - start_player) % num_players]
+    s[TURN_PLAYER] = start_player
+    s[CURRENT_PLAYER] = start_player
+    s[PRAEFECTUS_MAGNUS] = (start_player - 1) % num_players
+    if nile_start >= 0:
+        s[NILE_MARKER] = nile_start
