@@ -42,6 +42,7 @@ def test_a_small_ladder_ranks_by_rating_and_counts_head_to_head(tmp_path) -> Non
         low, high = r["interval"]
         assert low < r["mu"] < high
         assert r["games"] == 4  # two opponents, both seats
+        assert r["ms_per_decision"] >= 0
     h2h = rated["head_to_head"]
     for a in agents:
         for b in agents:

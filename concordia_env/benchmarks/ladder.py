@@ -40,6 +40,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from concordia_env.tools.report import wilson_interval
 from concordia_env.tools.store import GameRecord
 from concordia_env.tools.tournament import TournamentConfig, run_tournament
@@ -89,6 +91,21 @@ def head_to_head(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[s
     return table
 
 
+def median_ms_per_decision(records: Sequence[GameRecord], agent: str) -> float:
+    """The median over ``agent``'s games of its thinking time per decision, in milliseconds.
+
+    A median rather than the tournament's mean: the first search in a fresh worker process
+    compiles (or loads) the compiled search, and that one game's time would move a mean.
+    """
+    rates = [
+        1000 * r.think_seconds[seat] / r.decisions[seat]
+        for r in records
+        for seat, spec in enumerate(r.seats)
+        if spec == agent and r.decisions[seat] > 0
+    ]
+    return float(np.median(rates)) if rates else float("nan")
+
+
 def ladder(summary: dict[str, Any], records: Sequence[GameRecord]) -> dict[str, Any]:
     """The ladder of a finished tournament: its agents ranked by rating, with the head-to-head matrix."""
     rungs = []
@@ -106,7 +123,7 @@ def ladder(summary: dict[str, Any], records: Sequence[GameRecord]) -> dict[str, 
                 "win_rate": a["win_rate"],
                 "win_ci95": a["win_ci95"],
                 "mean_vp": a["vp"]["mean"],
-                "ms_per_decision": a["ms_per_decision"],
+                "ms_per_decision": median_ms_per_decision(records, a["agent"]),
             }
         )
     order = [r["agent"] for r in rungs]
@@ -118,7 +135,7 @@ def ladder_markdown(result: dict[str, Any], title: str) -> str:
     lines = [
         f"### {title}",
         "",
-        "| rank | agent | rating μ (μ ± 2σ) | games | win rate (95% interval) | mean VP | ms per decision |",
+        "| rank | agent | rating μ (μ ± 2σ) | games | win rate (95% interval) | mean VP | ms per decision (median) |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for i, r in enumerate(result["rungs"], 1):

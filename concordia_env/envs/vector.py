@@ -366,7 +366,7 @@ class VectorGame:
         # every row's mask is now its new position's (a finished row's is reset below)
         self.dones = self._states[:, PHASE] == PHASE_GAME_OVER
         finished = np.flatnonzero(self.dones)
-        results = {int(row): self._result(row) for row in finished}
+        results = {int(row): self._result(int(row)) for row in finished}
         rewards = self._step_rewards(results)
         infos = self._finish_and_reset(finished, results)
         if out is not None and finished.size:  # the new games of the finished rows
@@ -457,7 +457,7 @@ class VectorGame:
         }
         seats = np.arange(self._num_players, dtype=np.int64)
         for row in finished:
-            scores, order = results[int(row)] if results is not None else self._result(row)
+            scores, order = results[int(row)] if results is not None else self._result(int(row))
             state = self._states[row].copy()
             final_scores[row] = scores
             obs = np.empty((self._num_players, self.obs_size), dtype=np.float32)

@@ -28,6 +28,9 @@ is not advanced), :func:`seeded` the state ``default_rng(seed)`` starts from;
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from ._jit import njit
@@ -66,7 +69,7 @@ def seeded(seed: int | None) -> np.ndarray:
     return g
 
 
-def state_words(st: dict) -> np.ndarray:
+def state_words(st: Mapping[str, Any]) -> np.ndarray:
     """A ``PCG64.state`` dict as a state array."""
     state, inc = int(st["state"]["state"]), int(st["state"]["inc"])
     words = [state >> 64, state & (2**64 - 1), inc >> 64, inc & (2**64 - 1), int(st["has_uint32"]), int(st["uinteger"])]
