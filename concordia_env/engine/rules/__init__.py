@@ -2,7 +2,7 @@
 
 One module per concern, each the only home of its rules:
 
-* :mod:`.setup`: a new game from a seed (plain Python, runs once per game);
+* :mod:`.setup`: a new game from a seed (checks in Python, the draws compiled: :mod:`.pcg64`);
 * :mod:`.legal`: the legal-action mask and why an action is refused (``why_illegal``), one refusal
   function per kind of action behind both;
 * :mod:`.effects`: what each action does, one section per card, and the turn flow;

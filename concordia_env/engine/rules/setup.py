@@ -247,17 +247,32 @@ def deal(
     """Steps 2-6 of the setup into the empty state ``s``, drawing from the generator state ``g``.
 
     ``start_player`` -1 draws the start player; the plan's arrays are :class:`SetupPlan`'s.
+    The draws come in the setup's fixed order: the city tokens, the decks, the start player.
     """
-    # 2. city tokens, shuffled per letter, one per city of that letter
+    place_city_tokens(s, g, letter_cities, letter_tokens, letter_starts)
+    mark_bonus_goods(s, marker_provinces, marker_cities, marker_starts)
+    stack_the_decks(s, g, num_players, deck_cards, deck_starts)
+    if start_player < 0:
+        start_player = pcg64.integers(g, num_players)
+    seat_players(s, num_players, start_player, capital)
+    if nile_start >= 0:
+        s[NILE_MARKER] = nile_start
+
+
+@njit
+def place_city_tokens(s, g, letter_cities, letter_tokens, letter_starts):
+    """Step 2: each letter's city tokens, shuffled, one per city of that letter (letters in sorted order)."""
     tokens = np.empty(len(letter_tokens), dtype=np.int32)
     for k in range(len(letter_starts) - 1):
         first, end = letter_starts[k], letter_starts[k + 1]
         pcg64.permute_into(g, letter_tokens[first:end], tokens[first:end])
         for i in range(first, end):
             s[CITY_GOOD + letter_cities[i]] = tokens[i]
-    # 3. bonus markers
-    mark_bonus_goods(s, marker_provinces, marker_cities, marker_starts)
-    # 4. decks I..players, each shuffled, stacked with deck I on top; 7 into the display
+
+
+@njit
+def stack_the_decks(s, g, num_players, deck_cards, deck_starts):
+    """Step 4: decks I..players, each shuffled, stacked with deck I on top; the top 7 into the display."""
     size = deck_starts[num_players]
     stack = np.empty(size, dtype=np.int32)
     for deck in range(num_players):
@@ -269,9 +284,11 @@ def deal(
     for i in range(rest):  # stored bottom first
         s[STACK + i] = stack[size - 1 - i]
     s[STACK_SIZE] = rest
-    # 5./6. players: colonists, goods, hand; start player, money by turn position, PM
-    if start_player < 0:
-        start_player = pcg64.integers(g, num_players)
+
+
+@njit
+def seat_players(s, num_players, start_player, capital):
+    """Steps 5-6: colonists in the capital, goods, hands, money by turn position, the Praefectus Magnus."""
     for p in range(num_players):
         b = pbase(p)
         s[b + P_COLONISTS] = capital  # one land colonist in the capital
@@ -284,5 +301,3 @@ def deal(
     s[TURN_PLAYER] = start_player
     s[CURRENT_PLAYER] = start_player
     s[PRAEFECTUS_MAGNUS] = (start_player - 1) % num_players
-    if nile_start >= 0:
-        s[NILE_MARKER] = nile_start
