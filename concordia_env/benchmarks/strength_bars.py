@@ -61,15 +61,25 @@ LEARNED_MIN_IMPERIUM = {3: 0.55, 4: 0.45, 5: 0.38}
 #: the maps no shipped model was trained on, and the player counts their bars use
 OTHER_MAPS = {"aegyptus": (2, 4), "creta": (2, 4)}
 DEFAULT_LEARNED_SPEC = "learned"
+
+
+def imperium_key(players: int) -> str:
+    """The bar of the ``players``-player Imperium model (``learned-imperium`` is the 4-player one)."""
+    return "learned-imperium" if players == 4 else f"learned-imperium{players}"
+
+
+def other_map_key(map: str, players: int) -> str:
+    """The bar of ``map`` at ``players`` (``learned-creta`` is 2 players, ``learned-creta4`` 4)."""
+    return f"learned-{map}" if players == 2 else f"learned-{map}{players}"
+
+
 #: games of the learned agent's bars (``--games-learned`` scales them all)
 LEARNED_GAMES = {
     "learned-random": 200,
     "learned-heuristic": 400,
     "learned-mcts": 100,
-    "learned-imperium3": 200,
-    "learned-imperium": 200,
-    "learned-imperium5": 200,
-    **{f"learned-{map}{'' if n == 2 else n}": 200 for map, counts in OTHER_MAPS.items() for n in counts},
+    **{imperium_key(n): 200 for n in LEARNED_MIN_IMPERIUM},
+    **{other_map_key(map, n): 200 for map, counts in OTHER_MAPS.items() for n in counts},
 }
 #: the MCTS budget: seconds of thinking per move
 MCTS_SECONDS_PER_MOVE = 1.0
@@ -139,7 +149,7 @@ def strength_bars(
         duel("learned-mcts", mcts_spec, f"vs {mcts_spec}, Italia 2 players", LEARNED_MIN_VS_MCTS),
         *(
             duel(
-                "learned-imperium" if n == 4 else f"learned-imperium{n}",
+                imperium_key(n),
                 "heuristic",
                 f"vs {n - 1} × heuristic, Imperium {n} players",
                 rate,
@@ -150,7 +160,7 @@ def strength_bars(
         ),
         *(
             duel(
-                f"learned-{map}{'' if n == 2 else n}",
+                other_map_key(map, n),
                 "heuristic",
                 f"vs {n - 1} × heuristic, {map.capitalize()} {n} players",
                 1 / n,

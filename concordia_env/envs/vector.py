@@ -136,6 +136,8 @@ from .threads import (
     step_rows_playing_parallel,
 )
 
+#: the finished rows of a step: row -> (final scores, ranking first place first), as ``VectorGame._result`` gives them
+Results = dict[int, tuple[np.ndarray, np.ndarray]]
 #: random base seeds (``seed=None``) are drawn below this bound
 SEED_BOUND = 2**31
 
@@ -246,7 +248,7 @@ class VectorGame:
             learners, *rest = self._opponents.arrays()
             self._rows.run(play_rows, play_rows_parallel, self._states, self._map.tables, learners, self._masks, *rest)
             self._opponents.check()
-        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones))  # the placeholders
+        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones), {})  # the placeholders: no row finished
 
     def _new_game(self, row: int) -> None:
         k = int(self.game_counts[row])
@@ -430,7 +432,7 @@ class VectorGame:
         ranking(state, tables, order)
         return scores, order
 
-    def _step_rewards(self, results: dict[int, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    def _step_rewards(self, results: Results) -> np.ndarray:
         """Every row's rewards of this step; ``results`` holds the finished rows' (scores, ranking)."""
         rewards = np.zeros((self._n, self._num_players), dtype=np.float32)
         if self.reward == "score_delta":
@@ -442,9 +444,7 @@ class VectorGame:
                 rewards[row] = rewards_of_result(scores, order, self.reward)
         return rewards
 
-    def _finish_and_reset(
-        self, finished: np.ndarray, results: dict[int, tuple[np.ndarray, np.ndarray]] | None = None
-    ) -> dict[str, Any]:
+    def _finish_and_reset(self, finished: np.ndarray, results: Results) -> dict[str, Any]:
         """The infos of this step's finished rows, then their next games; ``results``: their (scores, ranking)."""
         final_scores = np.zeros((self._n, self._num_players), dtype=np.int64)
         final_obs = np.full(self._n, None, dtype=object)
@@ -457,7 +457,7 @@ class VectorGame:
         }
         seats = np.arange(self._num_players, dtype=np.int64)
         for row in finished:
-            scores, order = results[int(row)] if results is not None else self._result(int(row))
+            scores, order = results[int(row)]
             state = self._states[row].copy()
             final_scores[row] = scores
             obs = np.empty((self._num_players, self.obs_size), dtype=np.float32)
