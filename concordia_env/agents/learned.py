@@ -38,13 +38,13 @@ from pathlib import Path
 
 import numpy as np
 
-from concordia_env import Game, strategy
+from concordia_env import Game
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
-from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
+from concordia_env.strategy.afterstate import ModelArrays
 from concordia_env.strategy.players import LEARNED, CompiledPlayer
 
-from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, batch_features, candidates
+from .afterstate import AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
 from .mcts import MCTSAgent
@@ -206,27 +206,19 @@ class ModelGuidedSearch(MCTSAgent):
     The model predicts the chooser's final margin; it is squashed like every MCTS value
     (``0.5 + 0.5·tanh(margin / value_scale)``). In a 2-player game the opponent's estimate is
     its complement; with more players the others keep the heuristic's estimates. An option
-    that ends the game keeps its result.
+    that ends the game keeps its result. The model runs inside the compiled search
+    (:func:`concordia_env.strategy.search.guided_estimates`), so a guided simulation costs
+    about what a plain one does.
     """
 
     name = "learned-search"
-    guided = True
 
     def __init__(self, model_for: Callable[[Game], AfterstateModel], **options: object) -> None:
         super().__init__(**options)  # type: ignore[arg-type]
         self.model_for = model_for
 
-    def first_estimates(
-        self, game: Game, state: np.ndarray, afterstates: np.ndarray, values: np.ndarray, estimates: np.ndarray
-    ) -> None:
-        mover = int(state[CURRENT_PLAYER])
-        remaining = strategy.remaining_fraction(state, game.map.tables)
-        features = batch_features(afterstates, game.map.tables, values, mover, remaining)
-        margins = self.model_for(game).predict(features) * MARGIN_SCALE
-        running = afterstates[:, PHASE] != PHASE_GAME_OVER
-        estimates[running, mover] = 0.5 + 0.5 * np.tanh(margins[running] / self.value_scale)
-        if game.num_players == 2:
-            estimates[running, 1 - mover] = 1.0 - estimates[running, mover]
+    def search_model(self, game: Game) -> ModelArrays:
+        return self.model_for(game).compiled
 
 
 __all__ = [

@@ -53,9 +53,12 @@ thousands; everything random comes from the agent's seeded generator (the compil
 draws from a generator state seeded from it at every search), so a search with a fixed
 number of simulations is reproducible from the agent's seed.
 
-A subclass may replace the first estimates of the children of every new node
-(:meth:`MCTSAgent.first_estimates`, with ``guided = True``): the learned agent's search puts
-its model's estimate in the column of the player who chooses.
+A subclass may give the search a learned model (:meth:`MCTSAgent.search_model`): the first
+estimate of every option for the player choosing it is then the model's, computed inside the
+compiled search (the ``learned`` agent's search). Or it may replace the first estimates of
+the children of every new node in Python (:meth:`MCTSAgent.first_estimates`, with
+``guided = True``): the compiled search stops after each expansion for it, which costs far
+more than a compiled model.
 """
 
 from __future__ import annotations
@@ -254,13 +257,14 @@ class MCTSAgent(Agent):
         """
         count = 0
         batch = 1
+        model = self.search_model(game)
         while True:
             want = budget - count if deadline is None else batch
             start = time.perf_counter()
             tree = self._searched_tree()
             params = self._rules.params
             self._tree, ran, paused = strategy.simulate(
-                tree, game.map.tables, params, ROLLOUT_PARAMS, settings, self._noise, want, status
+                tree, game.map.tables, params, ROLLOUT_PARAMS, settings, self._noise, want, status, model
             )
             count += ran
             if paused:
@@ -289,6 +293,15 @@ class MCTSAgent(Agent):
         if self._tree is None:
             raise RuntimeError("no search tree yet: _search makes it before simulating")
         return self._tree
+
+    def search_model(self, game: Game) -> strategy.ModelArrays | None:
+        """The learned model whose estimates start every new node's options (see the module docstring).
+
+        ``None`` (the plain search): the heuristic evaluation's. A model's estimate replaces the
+        heuristic's for the player choosing (in 2-player games the opponent's is its
+        complement); an option that ends the game keeps its result.
+        """
+        return None
 
     def first_estimates(
         self, game: Game, state: np.ndarray, afterstates: np.ndarray, values: np.ndarray, estimates: np.ndarray

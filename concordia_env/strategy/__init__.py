@@ -464,6 +464,7 @@ def simulate(
     rng: np.ndarray,
     budget: int,
     status: np.ndarray | None = None,
+    model: ModelArrays | None = None,
 ) -> tuple[Tree, int, bool]:
     """Run up to ``budget`` simulations of the search (:mod:`.search`); the tree grows as needed.
 
@@ -471,9 +472,12 @@ def simulate(
     bigger arrays). ``paused`` is True when the settings ask to pause after every expansion and
     one just happened (:func:`expansion`, :func:`set_first_estimates`, then call again to go on).
     ``status`` (``planner.STATUS_SIZE`` int64 counters, optional) adds up the planner's illegal
-    proposals (``status[planner.STATUS_ILLEGAL]``, 0 unless a bug).
+    proposals (``status[planner.STATUS_ILLEGAL]``, 0 unless a bug). ``model`` (the arrays of a
+    learned model, ``AfterstateModel.compiled``): every expansion's first estimates for the
+    player choosing are the model's (the ``learned`` agent's search); None: the heuristic's.
     """
     tree = _tree(tree)
+    guide = _model(model)
     sets = np.ascontiguousarray(settings, dtype=np.float64)
     if sets.shape != (search.NUM_SETTINGS,):
         raise ValueError("settings are made by strategy.search_settings()")
@@ -485,13 +489,45 @@ def simulate(
     budget = int(budget)
     done = 0
     while done < budget:
-        done += int(search.simulate(tree, m, p, r, sets, g, status, budget - done))
+        done += int(search.simulate(tree, m, p, r, sets, g, status, budget - done, guide))
         stop = int(tree.cursor[search.K_STOP])
         if stop == STOP_ROOM:
             tree = search.grown(tree)
         elif stop == STOP_PAUSE:
             return tree, done, True
     return tree, done, False
+
+
+def _model(model: ModelArrays | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A learned model as compiled code takes it, ``(flat, shapes, ab, columns)``; None: no model.
+
+    ``ValueError`` unless it is what :func:`.afterstate.pack_model` makes: compiled code reads
+    the weights where the shapes say, without bounds checks.
+    """
+    if model is None:
+        return (*afterstate.no_model(), OBSERVATION_COLUMNS)
+    problem = "model must be the arrays of a model (strategy.afterstate.pack_model)"
+    if not isinstance(model, ModelArrays):
+        raise ValueError(problem)
+    flat, shapes, ab = model
+    if not (
+        all(isinstance(a, np.ndarray) for a in model)
+        and flat.dtype == np.float32
+        and flat.ndim == 1
+        and shapes.dtype == np.int64
+        and shapes.ndim == 2
+        and shapes.shape[1] == 2
+        and len(shapes) > 0
+        and ab.dtype == np.float32
+        and ab.shape == (2,)
+    ):
+        raise ValueError(problem)
+    rows, cols = shapes[:, 0], shapes[:, 1]
+    if rows[0] != NUM_FEATURES or cols[-1] != 1 or np.any(rows[1:] != cols[:-1]) or np.any(shapes <= 0):
+        raise ValueError(f"{problem}: {NUM_FEATURES} features through chained layers to one output")
+    if flat.size != int((rows * cols + cols).sum()):
+        raise ValueError(f"{problem}: the weights do not match the layer shapes")
+    return flat, shapes, ab, OBSERVATION_COLUMNS
 
 
 def expansion(tree: Tree) -> SearchExpansion:
@@ -554,9 +590,10 @@ def afterstate_scores(
 ) -> np.ndarray:
     """A learned model's score of every afterstate (float32), as compiled code computes it inside a batch."""
     states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
-    if not isinstance(model, ModelArrays) or len(model.shapes) == 0:
+    if model is None:
         raise ValueError("model must be the arrays of a model (strategy.afterstate.pack_model)")
-    return afterstate.score_options(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, *model)
+    flat, shapes, ab, columns = _model(model)
+    return afterstate.score_options(states, m, vals, player, float(remaining), columns, flat, shapes, ab)
 
 
 def _afterstate_inputs(

@@ -44,11 +44,19 @@ allocated only while a search outgrows every earlier one.
 the root's stack first, :mod:`.hidden`): card draws inside the tree follow that one
 order. The agent pools several trees, each with its own shuffle.
 
-**Guided first estimates.** With ``settings[S_PAUSE]`` the simulation stops right after
+**Learned first estimates.** Given a learned model (the ``model`` tuple of :func:`simulate`,
+the arrays of :mod:`.afterstate`), an expansion scores its options with it
+(:func:`.afterstate.score_options`, compiled like everything else here): the chooser's first
+estimate of an option is the model's predicted margin squashed like every value, and in a
+2-player game the opponent's is its complement; with more players the others keep the
+heuristic's estimates, and an option that ends the game keeps its result. This is the
+``learned`` agent's search, at about the speed of the plain one (:func:`guided_estimates`).
+
+**Estimates from the caller.** With ``settings[S_PAUSE]`` the simulation stops right after
 each expansion (``STOP_PAUSE``), with the node's afterstates and values in
 ``tree.after`` and ``tree.after_values``, so that the caller may replace the children's
-first estimates (the learned agent's model) before :func:`simulate` goes on where it
-stopped.
+first estimates (any Python estimate: :meth:`concordia_env.agents.mcts.MCTSAgent.first_estimates`)
+before :func:`simulate` goes on where it stopped.
 
 Everything random comes from the caller's generator state (:mod:`.noise`): a search with a
 fixed number of simulations is a pure function of the root, the settings and that state.
@@ -67,6 +75,7 @@ from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.scoring import score_totals, winner
 from concordia_env.engine.state import CURRENT_PLAYER, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
+from .afterstate import MARGIN_SCALE, score_options
 from .evaluation import remaining_fraction, values
 from .options import turn_options
 from .planner import apply
@@ -262,14 +271,43 @@ def node_state(tree, m, node, out):
 
 
 @njit
-def expand(tree, m, params, settings, node, s, status):
+def is_guided(model):
+    """Whether ``model`` (see :func:`simulate`) holds a learned model (``afterstate.no_model()`` does not)."""
+    return model[1].shape[0] > 0
+
+
+@njit
+def guided_estimates(afterstates, m, vals, mover, remaining, scale, model, out):
+    """The learned model's first estimate of every option for the player choosing it, into ``out[k, :n]``.
+
+    ``out`` holds the heuristic's squashed estimates and is changed only where an option
+    leaves the game running: the chooser's estimate becomes the model's predicted margin
+    (in units of ``MARGIN_SCALE`` VP) squashed by ``scale``; in a 2-player game the opponent's
+    is its complement, with more players the others keep the heuristic's.
+    """
+    flat, shapes, ab, columns = model
+    scores = score_options(afterstates, m, vals, mover, remaining, columns, flat, shapes, ab)
+    n = afterstates[0][NUM_PLAYERS]
+    for k in range(afterstates.shape[0]):
+        if afterstates[k][PHASE] == PHASE_GAME_OVER:
+            continue
+        mine = 0.5 + 0.5 * math.tanh(np.float64(scores[k]) * MARGIN_SCALE / scale)
+        out[k, mover] = mine
+        if n == 2:
+            out[k, 1 - mover] = 1.0 - mine
+
+
+@njit
+def expand(tree, m, params, settings, node, s, status, model):
     """Give ``node`` (position ``s``) its children: the turn options, first estimates worth ``PRIOR_VISITS``.
 
-    The node's position is kept (its children replay from it); the options' afterstates and
-    values stay in ``tree.after`` / ``tree.after_values`` until the next expansion. Returns
-    False, changing nothing, if the tree has no room for them.
+    The first estimates are the heuristic's, or the learned ``model``'s where one is given
+    (:func:`guided_estimates`). The node's position is kept (its children replay from it);
+    the options' afterstates and values stay in ``tree.after`` / ``tree.after_values`` until
+    the next expansion. Returns False, changing nothing, if the tree has no room for them.
     """
-    _, afterstates, vals, plans, lengths = turn_options(s, m, params, remaining_fraction(s, m), status)
+    remaining = remaining_fraction(s, m)
+    _, afterstates, vals, plans, lengths = turn_options(s, m, params, remaining, status)
     count = afterstates.shape[0]
     first = tree.counts[C_NODES]
     keep = tree.slot[node] < 0  # the root's position is kept from the start
@@ -286,7 +324,14 @@ def expand(tree, m, params, settings, node, s, status):
         tree.slot[node] = slot
         tree.counts[C_STATES] += 1
     n = s[NUM_PLAYERS]
-    estimate = np.zeros(MAX_PLAYERS)
+    estimates = np.zeros((count, MAX_PLAYERS))
+    for k in range(count):
+        if afterstates[k][PHASE] == PHASE_GAME_OVER:
+            position_value(afterstates[k], m, params, settings, estimates[k])
+        else:
+            squash(vals[k], n, settings[S_VALUE_SCALE], estimates[k])
+    if is_guided(model):
+        guided_estimates(afterstates, m, vals, s[CURRENT_PLAYER], remaining, settings[S_VALUE_SCALE], model, estimates)
     for k in range(count):
         child = first + k
         after = afterstates[k]
@@ -297,13 +342,9 @@ def expand(tree, m, params, settings, node, s, status):
         tree.first_child[child] = -1
         tree.num_children[child] = 0
         tree.slot[child] = -1
-        if after[PHASE] == PHASE_GAME_OVER:
-            position_value(after, m, params, settings, estimate)
-        else:
-            squash(vals[k], n, settings[S_VALUE_SCALE], estimate)
         tree.visits[child] = PRIOR_VISITS
         for p in range(MAX_PLAYERS):
-            tree.value[child, p] = PRIOR_VISITS * estimate[p] if p < n else 0.0
+            tree.value[child, p] = PRIOR_VISITS * estimates[k, p] if p < n else 0.0
         # the turn from the node's position: the option's plan, its first actions included
         start = tree.counts[C_PLAN]
         tree.plan_start[child] = start
@@ -385,10 +426,13 @@ def backup(tree, leaf, value, n):
 
 
 @njit
-def simulate(tree, m, params, rollout_params, settings, rng, status, budget):
+def simulate(tree, m, params, rollout_params, settings, rng, status, budget, model):
     """Run up to ``budget`` simulations (see the module docstring); returns how many were completed.
 
     ``params`` are the planner's and the evaluation's, ``rollout_params`` the rollout policy's;
+    ``model`` the learned first estimates' ``(flat, shapes, ab, columns)`` (the
+    :class:`~.afterstate.ModelArrays` and :data:`~.afterstate.OBSERVATION_COLUMNS`; the arrays
+    of ``afterstate.no_model()``: the heuristic's estimates);
     ``status`` counts the planner's illegal proposals (:mod:`.planner`). ``tree.cursor[K_STOP]``
     says why it returned: the budget is spent (``STOP_BUDGET``); an expansion did not fit
     (``STOP_ROOM``: grow the tree and call again, the simulation goes on where it stopped);
@@ -417,7 +461,7 @@ def simulate(tree, m, params, rollout_params, settings, rng, status, budget):
                     s[:] = tree.after[node - tree.first_child[tree.parent[node]]]
                 else:
                     node_state(tree, m, node, s)
-                if not expand(tree, m, params, settings, node, s, status):
+                if not expand(tree, m, params, settings, node, s, status, model):
                     cursor[K_NODE] = node
                     cursor[K_STOP] = STOP_ROOM
                     return done

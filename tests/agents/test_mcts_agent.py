@@ -131,23 +131,14 @@ def test_the_tree_is_kept_between_searches() -> None:
     assert agent._tree.parent is tree.parent and agent._tree.states is tree.states
 
 
-def test_the_learned_search_starts_every_option_from_the_models_estimate() -> None:
-    """``learned:simulations=N``: the chooser's first estimate of an option is the model's squashed margin."""
-    from concordia_env.agents.afterstate import MARGIN_SCALE, batch_features
-
+def test_the_learned_search_gives_its_model_to_the_compiled_search() -> None:
+    """``learned:simulations=N`` runs the model inside the search (tests/strategy/test_guided_search.py checks it)."""
     agent = agents.make("learned", seed=0, simulations=4)
-    search = agent._search
     game = Game.new("italia", 2, seed=3)
-    game.step(agent.act(game))  # a search ran: the guided path is taken
-    options = strategy.turn_options(game.state, game.map.tables)
-    estimates = np.full((len(options.first), 2), 0.5)
-    search.first_estimates(game, game.state, options.afterstates, options.values, estimates)
-    mover = game.current_player
-    remaining = strategy.remaining_fraction(game.state, game.map.tables)
-    features = batch_features(options.afterstates, game.map.tables, options.values, mover, remaining)
-    margins = agent.model_for(game).predict(features) * MARGIN_SCALE
-    expected = 0.5 + 0.5 * np.tanh(margins / search.value_scale)
-    assert np.allclose(estimates[:, mover], expected) and np.allclose(estimates[:, 1 - mover], 1 - expected)
+    assert agent._search is not None and not agent._search.guided  # no Python pause after every expansion
+    model = agent._search.search_model(game)
+    assert model is not None and np.array_equal(model.flat, agent.model_for(game).compiled.flat)
+    assert agents.make("mcts", simulations=4).search_model(game) is None
 
 
 def test_the_learned_search_is_reproducible() -> None:
@@ -159,7 +150,7 @@ def test_the_learned_search_is_reproducible() -> None:
 
 
 def test_a_spent_time_budget_still_runs_one_whole_simulation() -> None:
-    """The clock is read whenever the compiled search returns, a guided search's pauses included."""
+    """The clock is read whenever the compiled search returns: at least one whole simulation runs."""
     game = Game.new("italia", 2, seed=5)
     plain = agents.make("mcts", time_per_move=1e-9)
     guided = agents.make("learned", time_per_move=1e-9)
