@@ -34,6 +34,7 @@ import concordia_env
 import concordia_env.agents  # the test builds an mcts agent
 from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame, strategy
 from concordia_env.engine.position import from_json
+from concordia_env.engine.rules.setup import most_valuable_goods
 from concordia_env.engine.state import PHASE_PLAY_CARD, STATE_SIZE
 from concordia_env.envs.gym_env import SingleAgentEnv
 from concordia_env.envs.pettingzoo_env import raw_env
@@ -159,6 +160,8 @@ def warm_up() -> None:
     rng = np.random.default_rng(0)
     _decode_every_range()
     Game.new("italia", 2, seed=0).with_hidden_stack_shuffled(rng)  # the hidden-stack rule, from Python
+    bridge = Game.new("creta", 3, seed=0)
+    most_valuable_goods(bridge.map, bridge.state.copy())  # the OpenSpiel bridge's chance-node setup, from Python
     for i, name in enumerate(("imperium", "italia", "aegyptus", "creta")):
         game = Game.new(name, 3, seed=i, intermediate_scoring=bool(i % 2))
         while not game.is_over():
@@ -201,7 +204,13 @@ def _warm_up_strategy_and_agents() -> None:
         rng = strategy.new_rng(0)
         strategy_calls(game.state, game.map.tables, strategy.DEFAULT_PARAMS, 0.5, rng)
         strategy_calls(game.state.copy(), game.map.tables, strategy.DEFAULT_PARAMS, None, rng)
-        for spec in ("random:seed=0", "heuristic:seed=0", "learned:simulations=0", "mcts:simulations=3,seed=0"):
+        for spec in (
+            "random:seed=0",
+            "heuristic:seed=0",
+            "learned:simulations=0",
+            "learned:simulations=3,seed=0",
+            "mcts:simulations=3,seed=0",
+        ):
             concordia_env.agents.from_spec(spec).act(game.clone())
         for rollout in ("random", "heuristic", "none"):
             for evaluation in ("heuristic", "score"):
@@ -352,6 +361,9 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
         settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
         tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
         strategy.simulate(tree, tables, params, params, settings, rng, 3)
+    model = concordia_env.agents.afterstate.AfterstateModel.heuristic_only((4,)).compiled
+    guided = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+    strategy.simulate(guided, tables, params, params, settings, rng, 3, model=model)
     player = int(options.values.shape[1]) - 1
     strategy.afterstate_features(options.afterstates, tables, options.values, player, 0.5)
 
