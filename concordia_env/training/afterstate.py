@@ -552,13 +552,17 @@ class Run:
             counts = torch.zeros(groups).index_add(0, group, torch.ones_like(values))
             return values - (sums / counts)[group]
 
+        ranking = bool(has_rollout.any())  # outcome targets only (rollout_samples 0): no ranking term to compute
+
         def loss_of(decisions: np.ndarray, outcome: torch.Tensor) -> torch.Tensor:
             rows_np, group_np = rows_of(decisions)
             rows, group = torch.as_tensor(rows_np), torch.as_tensor(group_np)
             pred = self.net(x[rows].float())
-            target = torch.as_tensor(rollout[rows_np])
-            err = group_centred(pred, group, len(decisions)) - group_centred(target, group, len(decisions))
-            loss = (err**2 * has_rollout[rows]).sum() / len(decisions)
+            loss = torch.zeros(())
+            if ranking:
+                target = torch.as_tensor(rollout[rows_np])
+                err = group_centred(pred, group, len(decisions)) - group_centred(target, group, len(decisions))
+                loss = (err**2 * has_rollout[rows]).sum() / len(decisions)
             if c.outcome_weight > 0:
                 mine = played[rows]
                 loss = loss + c.outcome_weight * ((pred - outcome[rows]) ** 2 * mine).sum() / len(decisions)
