@@ -94,14 +94,19 @@ def mul_64x64(a, b):
 
 
 @njit
+def add_128(a_high, a_low, b_high, b_low):
+    """The sum of two 128-bit numbers given as (high, low) uint64 halves, modulo 2**128, as (high, low)."""
+    low = a_low + b_low
+    carry = _U1 if low < a_low else _U0
+    return a_high + b_high + carry, low
+
+
+@njit
 def next64(g):
     """The next 64 random bits (advances the state ``g``)."""
     high, low = mul_64x64(g[STATE_LO], _MUL_LO)
     high += g[STATE_HI] * _MUL_LO + g[STATE_LO] * _MUL_HI
-    new_low = low + g[INC_LO]
-    carry = _U1 if new_low < low else _U0
-    g[STATE_HI] = high + g[INC_HI] + carry
-    g[STATE_LO] = new_low
+    g[STATE_HI], g[STATE_LO] = add_128(high, low, g[INC_HI], g[INC_LO])
     value = g[STATE_HI] ^ g[STATE_LO]
     rot = g[STATE_HI] >> _S58
     return (value >> rot) | (value << ((_U0 - rot) & _S63))
@@ -255,8 +260,5 @@ def seed_into(words, g):
     g[HAS_UINT32] = _U0
     g[UINTEGER] = _U0
     next64(g)
-    low = g[STATE_LO] + seed_lo
-    carry = _U1 if low < g[STATE_LO] else _U0
-    g[STATE_HI] = g[STATE_HI] + seed_hi + carry
-    g[STATE_LO] = low
+    g[STATE_HI], g[STATE_LO] = add_128(g[STATE_HI], g[STATE_LO], seed_hi, seed_lo)
     next64(g)
