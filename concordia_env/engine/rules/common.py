@@ -237,6 +237,23 @@ def colonist_adjacent_to(s, m, p, city):
 
 
 @njit
+def places_next_to_colonists(s, m, p):
+    """The places next to one of p's colonists (``places_next_to`` each), as a bit set (bit c: place c).
+
+    Where :func:`colonist_adjacent_to` holds: the legal builds test only these places.
+    """
+    b = pbase(p) + P_COLONISTS
+    near = 0
+    for i in range(COLONISTS_PER_PLAYER):
+        a, c = places_next_to(m, s[b + i])
+        if a >= 0:
+            near |= np.int64(1) << a
+        if c >= 0:
+            near |= np.int64(1) << c
+    return near
+
+
+@njit
 def hand_card_of_kind(s, p, kind):
     """The lowest card type of this kind in p's hand (the card that goes to the discard), or -1."""
     b = pbase(p) + P_HAND

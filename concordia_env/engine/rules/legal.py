@@ -150,8 +150,10 @@ from .common import (
     has_house,
     houses_of,
     is_buildable_place,
+    lowest_bit,
     num_players,
     pbase,
+    places_next_to_colonists,
     slot_kind,
     storehouse_colonist_slot,
 )
@@ -725,7 +727,12 @@ def legal_moves(s, m, p, mask):
 @njit_borrowing
 def legal_builds(s, m, p, mask):
     houses = houses_of(s, m, p)
-    for place in range(MAX_CITIES):
+    # a place no colonist of p is next to is refused (NO_COLONIST_NEXT_TO): only the few
+    # places next to one are tested
+    near = places_next_to_colonists(s, m, p)
+    while near:
+        place = lowest_bit(near)
+        near &= near - 1
         if build_refusal(s, m, p, place, houses) == LEGAL:
             mask[build(place)] = True
 
