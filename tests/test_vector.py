@@ -155,6 +155,20 @@ def test_sample_rows_is_uniform_over_the_legal_actions() -> None:
     assert out[0] == -1, "a row with no legal action gets -1"
 
 
+def test_nth_legal_is_the_kth_true_index_for_any_mask() -> None:
+    """nth_legal skips whole blocks of the mask by their count: the answer is still flatnonzero's k-th."""
+    from concordia_env.engine.rules.engine import NTH_BLOCK, nth_legal
+
+    rng = np.random.default_rng(5)
+    for size in (1, NTH_BLOCK - 1, NTH_BLOCK, NTH_BLOCK + 1, 3 * NTH_BLOCK, A.NUM_ACTIONS):
+        for density in (0.0, 0.01, 0.1, 0.5, 1.0):
+            mask = rng.random(size) < density
+            legal = np.flatnonzero(mask)
+            for k in [-1, 0, 1, len(legal) - 1, len(legal), len(legal) + 1, *rng.integers(0, len(legal) + 1, 5)]:
+                expected = int(legal[k]) if 0 <= k < len(legal) else -1
+                assert nth_legal(mask, k) == expected, (size, density, k)
+
+
 def test_observation_version_zero_is_the_v0_prefix() -> None:
     from concordia_env.engine.observation import OBS_SIZE_V0
 

@@ -6,6 +6,8 @@ map tables ``m`` (see :mod:`concordia_env.engine.maps`). None of them allocates 
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..cards import (
     CARD_KIND,
     COLONIST_COST,
@@ -235,6 +237,23 @@ def colonist_adjacent_to(s, m, p, city):
 
 
 @njit
+def places_next_to_colonists(s, m, p):
+    """The places next to one of p's colonists (``places_next_to`` each), as a bit set (bit c: place c).
+
+    Where :func:`colonist_adjacent_to` holds: the legal builds test only these places.
+    """
+    b = pbase(p) + P_COLONISTS
+    near = 0
+    for i in range(COLONISTS_PER_PLAYER):
+        a, c = places_next_to(m, s[b + i])
+        if a >= 0:
+            near |= np.int64(1) << a
+        if c >= 0:
+            near |= np.int64(1) << c
+    return near
+
+
+@njit
 def hand_card_of_kind(s, p, kind):
     """The lowest card type of this kind in p's hand (the card that goes to the discard), or -1."""
     b = pbase(p) + P_HAND
@@ -242,6 +261,22 @@ def hand_card_of_kind(s, p, kind):
         if s[b + t] > 0 and CARD_KIND[t] == kind:
             return t
     return -1
+
+
+@njit
+def hand_kinds(s, p):
+    """The kinds of the cards in p's hand as a bit set: bit k is set when
+    :func:`hand_card_of_kind` finds a card of kind k.
+
+    One pass over the hand instead of one per kind (the legal mask of "play a card", the
+    most frequent decision, asks about every kind); written without branches, which
+    mispredict on a hand's irregular pattern.
+    """
+    b = pbase(p) + P_HAND
+    kinds = 0
+    for t in range(NUM_CARD_TYPES):
+        kinds |= np.int64(s[b + t] > 0) << CARD_KIND[t]
+    return kinds
 
 
 @njit

@@ -146,12 +146,14 @@ from .common import (
     can_pay_colonist,
     colonist_adjacent_to,
     free_slots,
-    hand_card_of_kind,
+    hand_kinds,
     has_house,
     houses_of,
     is_buildable_place,
+    lowest_bit,
     num_players,
     pbase,
+    places_next_to_colonists,
     slot_kind,
     storehouse_colonist_slot,
 )
@@ -428,7 +430,13 @@ def buy_card_cost(s, slot, variant, kind, out):
 @njit_borrowing
 def play_refusal(s, p, kind):
     """Play a card of ``kind``: it must be in hand, and a Diplomat needs a card to copy."""
-    if hand_card_of_kind(s, p, kind) < 0:
+    return play_kind_refusal(s, p, kind, hand_kinds(s, p))
+
+
+@njit_borrowing
+def play_kind_refusal(s, p, kind, in_hand):
+    """``play_refusal`` with the kinds in p's hand at hand (``common.hand_kinds``: bit k, a card of kind k)."""
+    if not (in_hand >> kind) & 1:
         return CARD_NOT_IN_HAND
     if kind == K_DIPLOMAT and not any_copyable(s, p):
         return NOTHING_TO_COPY
@@ -613,14 +621,29 @@ def room_and_money_refusal(s, p, g, quantity, free):
 @njit_borrowing
 def buy_card_refusal(s, p, slot, variant, cost):
     """Senator/Consul: buy the card in display ``slot`` with payment ``variant`` (``cost``: scratch)."""
+    code = display_slot_refusal(s, slot)
+    if code != LEGAL:
+        return code
+    kind = s[ACTION_KIND]
+    return payment_refusal(s, p, slot, variant, kind, display_price(s, slot, kind, cost), cost)
+
+
+@njit_borrowing
+def display_slot_refusal(s, slot):
+    """The part of ``buy_card_refusal`` that is the slot's own: a buy left, a card in the slot, not bought from yet."""
     if s[BUYS_LEFT] <= 0:
         return NO_BUYS_LEFT
     if (s[SLOTS_BOUGHT] >> slot) & 1:
         return SLOT_BOUGHT
     if s[DISPLAY + slot] < 0:
         return SLOT_EMPTY
-    kind = s[ACTION_KIND]
-    any_units = display_price(s, slot, kind, cost)
+    return LEGAL
+
+
+@njit_borrowing
+def payment_refusal(s, p, slot, variant, kind, any_units, cost):
+    """The rest of ``buy_card_refusal``, for a slot that may be bought from: the payment ``variant``
+    of its price (``any_units``: the price's units of "any" good, ``display_price``) and p's goods."""
     if variant > 0 and kind == K_CONSUL:
         return CONSUL_PAYS_OWN_COST
     if any_units > 0 and variant == 0:
@@ -665,8 +688,9 @@ def settling_place_refusal(s, m, p, kind, place):
 # --------------------------------------------------------------------------- masks: each refusal over its range
 @njit_borrowing
 def legal_play(s, p, mask):
+    in_hand = hand_kinds(s, p)  # read once for every kind
     for kind in range(NUM_KINDS):
-        if play_refusal(s, p, kind) == LEGAL:
+        if play_kind_refusal(s, p, kind, in_hand) == LEGAL:
             mask[play(kind)] = True
 
 
@@ -688,18 +712,27 @@ def legal_tribune_colonist(s, p, mask):
 def legal_moves(s, m, p, mask):
     occupancy = np.zeros(MAX_PATHS, dtype=np.int32)
     path_occupancy(s, m, occupancy)
+    steps = s[STEPS_LEFT]
     for slot in range(COLONISTS_PER_PLAYER):
-        if colonist_move_refusal(s, m, p, slot) != LEGAL:
-            continue  # move_refusal's first check, the same for every path
+        if colonist_move_refusal(s, m, p, slot) != LEGAL or canonical_slot(s, p, slot) != slot:
+            continue  # move_refusal's first and last checks, the same for every path
+        loc = s[pbase(p) + P_COLONISTS + slot]
         for path in range(MAX_PATHS):
-            if path_move_refusal(s, m, p, slot, path, occupancy) == LEGAL:
+            # a path farther than the steps left is refused (UNREACHABLE_PATH or TOO_FAR): most
+            # paths are, and this one test (which predicts well) spares them the other checks
+            if distance_to_path(m, loc, path) <= steps and path_move_refusal(s, m, p, slot, path, occupancy) == LEGAL:
                 mask[move(slot, path)] = True
 
 
 @njit_borrowing
 def legal_builds(s, m, p, mask):
     houses = houses_of(s, m, p)
-    for place in range(MAX_CITIES):
+    # a place no colonist of p is next to is refused (NO_COLONIST_NEXT_TO): only the few
+    # places next to one are tested
+    near = places_next_to_colonists(s, m, p)
+    while near:
+        place = lowest_bit(near)
+        near &= near - 1
         if build_refusal(s, m, p, place, houses) == LEGAL:
             mask[build(place)] = True
 
@@ -754,9 +787,13 @@ def can_buy(s, p, slot, variant, kind, cost):
 @njit
 def legal_buy_cards(s, p, mask):
     cost = np.zeros(NUM_GOODS, dtype=np.int32)
+    kind = s[ACTION_KIND]
     for slot in range(DISPLAY_SLOTS):
+        if display_slot_refusal(s, slot) != LEGAL:
+            continue  # buy_card_refusal's first checks, the same for every variant
+        any_units = display_price(s, slot, kind, cost)  # the same for every variant
         for variant in range(PAY_VARIANTS):
-            if buy_card_refusal(s, p, slot, variant, cost) == LEGAL:
+            if payment_refusal(s, p, slot, variant, kind, any_units, cost) == LEGAL:
                 mask[buy_card_variant(slot, variant)] = True
 
 
