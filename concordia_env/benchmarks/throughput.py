@@ -25,7 +25,8 @@ counts steps per second:
   ``sample_actions()`` (a random legal action per row, compiled) and
   ``step(actions, observe_into=buffer)``, which also writes every row's next observation
   (the target applies to this line); a line without the observations shows what they cost,
-  and a line with ``threads=2`` is compared with the one-thread line of the same run.
+  and a line with ``threads=2`` is compared with the one-thread line of the same run (the
+  two are measured in turn, four slices each, and pooled: :func:`measure_interleaved`).
 * ``vector env``: :class:`~concordia_env.envs.vector_env.ConcordiaVectorEnv` against the
   compiled ``heuristic`` on 2-player Italia, ``--envs`` rows on 2 threads, learner steps per
   second; against it, Stable-Baselines3's ``SubprocVecEnv`` of ``SingleAgentEnv(opponents="heuristic")``
@@ -67,6 +68,8 @@ TARGETS = {"engine": 20.0, "aec": 3.0, "vector": 30.0}
 #: targets as ratios to another line of the same run
 THREADS_TARGET = 1.7
 VECTOR_ENV_TARGET = 10.0
+#: turns of the lines measured against each other (one thread and two: :func:`measure_interleaved`)
+ROUNDS = 4
 #: threads of the multi-threaded lines (the machines this project runs on have 2 cores)
 THREADS = 2
 #: the processes of the SubprocVecEnv line (one per core)
@@ -258,6 +261,25 @@ def measure(name: str, runner: Runner, seconds: float) -> Result:
     return Result(name=name, steps=steps, seconds=elapsed, games=games)
 
 
+def measure_interleaved(lines: Sequence[tuple[str, Runner]], seconds: float, rounds: int = ROUNDS) -> list[Result]:
+    """Lines that are compared with each other, measured in turn ``rounds`` times and pooled.
+
+    A line measured only after another meets whatever the machine does meanwhile; taking
+    turns in short slices gives both the same conditions (a line on two threads needs both
+    cores, so a background job on a 2-core machine moves it most).
+    """
+    results = [Result(name=name, steps=0, seconds=0.0) for name, _ in lines]
+    for _, runner in lines:
+        runner(WARMUP_SECONDS)
+    for _ in range(rounds):
+        for result, (_, runner) in zip(results, lines, strict=True):
+            steps, games, elapsed = runner(seconds / rounds)
+            result.steps += steps
+            result.games += games
+            result.seconds += elapsed
+    return results
+
+
 def run(seconds: float, map_names: Sequence[str], batch: int, envs: int = 64) -> list[Result]:
     """All measurements; the peer is measured first and last (half the time each) and pooled."""
     peer_runner = connect_four()
@@ -276,13 +298,17 @@ def run(seconds: float, map_names: Sequence[str], batch: int, envs: int = 64) ->
     results.append(measure("Gymnasium SingleAgentEnv italia 2p", gym_runner(), seconds))
     label = f"VectorGame({batch}) {map_names[0]} {ENGINE_PLAYERS}p"
     results.append(measure(f"{label}, no obs", vector_runner(batch, map_names[0], observe=False), seconds))
-    one_thread = measure(label, vector_runner(batch, map_names[0]), seconds)
+    one_thread, two = measure_interleaved(
+        [
+            (label, vector_runner(batch, map_names[0])),
+            (f"{label}, {THREADS} threads", vector_runner(batch, map_names[0], threads=THREADS)),
+        ],
+        seconds,
+    )
     if batch == 256:
         one_thread.target = TARGETS["vector"]
-    results.append(one_thread)
-    two = measure(f"{label}, {THREADS} threads", vector_runner(batch, map_names[0], threads=THREADS), seconds)
     two.target, two.versus = THREADS_TARGET, one_thread.name
-    results.append(two)
+    results += [one_thread, two]
     if envs > 0 and importlib.util.find_spec("stable_baselines3") is not None:
         subproc, close = subproc_runner()
         baseline = measure(f"SubprocVecEnv({SUBPROC_ENVS}) heuristic italia 2p", subproc, seconds)
