@@ -41,7 +41,7 @@ def random_positions(map_name: str, players: int, seed: int):
 
 def refusals(game: Game) -> np.ndarray:
     out = np.zeros(A.NUM_ACTIONS, dtype=np.int64)
-    legal.fill_refusals(game.state, game.map.tables, out)
+    legal.fill_refusals(game.state.copy(), game.map.tables, out)  # compiled code takes writable states
     return out
 
 
@@ -90,9 +90,9 @@ def test_why_illegal_agrees_with_fill_refusals_and_the_mask() -> None:
     game = new_game(4)
     codes = refusals(game)
     for a in range(A.NUM_ACTIONS):
-        assert legal.why_illegal(game.state, game.map.tables, a) == codes[a]
-    assert legal.why_illegal(game.state, game.map.tables, -1) == legal.NOT_AN_ACTION
-    assert legal.why_illegal(game.state, game.map.tables, A.NUM_ACTIONS) == legal.NOT_AN_ACTION
+        assert legal.why_illegal(game.state.copy(), game.map.tables, a) == codes[a]
+    assert legal.why_illegal(game.state.copy(), game.map.tables, -1) == legal.NOT_AN_ACTION
+    assert legal.why_illegal(game.state.copy(), game.map.tables, A.NUM_ACTIONS) == legal.NOT_AN_ACTION
 
 
 def test_a_legal_action_has_nothing_to_explain() -> None:
@@ -120,7 +120,7 @@ def test_a_state_with_no_decision_refuses_everything_with_its_own_code() -> None
 
 # --------------------------------------------------------------------------- codes random play rarely meets
 def code_of(game: Game, action: int) -> int:
-    return int(legal.why_illegal(game.state, game.map.tables, action))
+    return int(legal.why_illegal(game.state.copy(), game.map.tables, action))
 
 
 def test_codes_of_constructed_positions() -> None:

@@ -231,4 +231,4 @@ def test_ranking_is_most_vp_then_the_tie_break_order(players: int) -> None:
         set_praefectus_magnus(game, int(rng.integers(players)))
         scores, priority = game.scores(), {p: k for k, p in enumerate(game.tie_break_order())}
         assert game.ranking() == sorted(range(players), key=lambda p: (-scores[p], priority[p]))
-        assert winner(game.state, game.map.tables) == game.ranking()[0]
+        assert winner(game.state.copy(), game.map.tables) == game.ranking()[0]  # compiled: a writable state
