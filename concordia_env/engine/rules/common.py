@@ -236,6 +236,10 @@ def colonist_adjacent_to(s, m, p, city):
     return False
 
 
+# places_next_to_colonists keeps places as bits of one int64
+assert MAX_CITIES < 63, "a bit set of places needs more than 64 bits"
+
+
 @njit
 def places_next_to_colonists(s, m, p):
     """The places next to one of p's colonists (``places_next_to`` each), as a bit set (bit c: place c).
