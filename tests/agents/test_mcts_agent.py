@@ -19,7 +19,7 @@ from builders import (
     set_turn,
 )
 
-from concordia_env import Game, agents, strategy
+from concordia_env import Game, agents
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.engine.cards import CARD_DECK
 from concordia_env.engine.rules.hidden import shuffle_hidden_stack
