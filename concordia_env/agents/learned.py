@@ -38,13 +38,14 @@ from pathlib import Path
 
 import numpy as np
 
-from concordia_env import Game
+from concordia_env import Game, strategy
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
+from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy.afterstate import ModelArrays
 from concordia_env.strategy.players import LEARNED, CompiledPlayer
 
-from .afterstate import AfterstateModel, Candidates, candidates
+from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
 from .mcts import MCTSAgent
@@ -219,6 +220,25 @@ class ModelGuidedSearch(MCTSAgent):
 
     def search_model(self, game: Game) -> ModelArrays:
         return self.model_for(game).compiled
+
+    def first_estimates(
+        self, game: Game, state: np.ndarray, afterstates: np.ndarray, values: np.ndarray, estimates: np.ndarray
+    ) -> None:
+        """The model's first estimates set from Python: what the compiled search computes by itself.
+
+        The search reads them only with ``guided = True`` (a pause after every expansion);
+        ``tests/strategy/test_guided_search.py`` runs it that way, without the compiled model,
+        and checks that both searches are the same. Here for checking and inspection.
+        """
+        mover = int(state[CURRENT_PLAYER])
+        remaining = strategy.remaining_fraction(state, game.map.tables)
+        model = self.model_for(game).compiled
+        scores = strategy.afterstate_scores(afterstates, game.map.tables, values, mover, remaining, model)
+        running = afterstates[:, PHASE] != PHASE_GAME_OVER
+        mine = 0.5 + 0.5 * np.tanh(scores.astype(np.float64) * MARGIN_SCALE / self.value_scale)
+        estimates[running, mover] = mine[running]
+        if game.num_players == 2:
+            estimates[running, 1 - mover] = 1.0 - mine[running]
 
 
 __all__ = [

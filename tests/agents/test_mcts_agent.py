@@ -19,7 +19,7 @@ from builders import (
     set_turn,
 )
 
-from concordia_env import Game, agents
+from concordia_env import Game, agents, strategy
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.engine.cards import CARD_DECK
 from concordia_env.engine.rules.hidden import shuffle_hidden_stack
@@ -139,6 +139,25 @@ def test_the_learned_search_gives_its_model_to_the_compiled_search() -> None:
     model = agent._search.search_model(game)
     assert model is not None and np.array_equal(model.flat, agent.model_for(game).compiled.flat)
     assert agents.make("mcts", simulations=4).search_model(game) is None
+
+
+def test_the_learned_search_starts_every_option_from_the_models_estimate() -> None:
+    """``learned:simulations=N``: the chooser's first estimate of an option is the model's squashed margin."""
+    from concordia_env.agents.afterstate import MARGIN_SCALE, batch_features
+
+    agent = agents.make("learned", seed=0, simulations=4)
+    search = agent._search
+    game = Game.new("italia", 2, seed=3)
+    options = strategy.turn_options(game.state, game.map.tables)
+    estimates = np.full((len(options.first), 2), 0.5)
+    search.first_estimates(game, game.state, options.afterstates, options.values, estimates)
+    mover = game.current_player
+    remaining = strategy.remaining_fraction(game.state, game.map.tables)
+    features = batch_features(options.afterstates, game.map.tables, options.values, mover, remaining)
+    margins = agent.model_for(game).predict(features) * MARGIN_SCALE
+    expected = 0.5 + 0.5 * np.tanh(margins / search.value_scale)
+    assert np.allclose(estimates[:, mover], expected, atol=1e-5)
+    assert np.allclose(estimates[:, 1 - mover], 1 - expected, atol=1e-5)
 
 
 def test_the_learned_search_is_reproducible() -> None:

@@ -7,8 +7,8 @@ import pytest
 
 from concordia_env import Game, agents, strategy
 from concordia_env.agents.afterstate import MARGIN_SCALE, AfterstateModel, batch_features
-from concordia_env.agents.learned import shipped_model_path
-from concordia_env.agents.mcts import ROLLOUT_PARAMS, MCTSAgent
+from concordia_env.agents.learned import ModelGuidedSearch, shipped_model_path
+from concordia_env.agents.mcts import ROLLOUT_PARAMS
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import search
 
@@ -65,26 +65,13 @@ def test_the_model_gives_the_chooser_its_first_estimates(map_name: str, players:
     assert not np.allclose(node.estimates[:, mover], heuristic.estimates[:, mover])
 
 
-class PythonGuided(MCTSAgent):
-    """The learned search with its estimates set in Python after each pause (the compiled scorer's own scores)."""
+class PythonGuided(ModelGuidedSearch):
+    """The learned search with its estimates set from Python after every pause, no model inside the search."""
 
     guided = True
 
-    def __init__(self, net: AfterstateModel, **options: object) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
-        self.net = net
-
-    def first_estimates(
-        self, game: Game, state: np.ndarray, afterstates: np.ndarray, values: np.ndarray, estimates: np.ndarray
-    ) -> None:
-        mover = int(state[CURRENT_PLAYER])
-        remaining = strategy.remaining_fraction(state, game.map.tables)
-        scores = strategy.afterstate_scores(afterstates, game.map.tables, values, mover, remaining, self.net.compiled)
-        running = afterstates[:, PHASE] != PHASE_GAME_OVER
-        mine = 0.5 + 0.5 * np.tanh(scores.astype(np.float64) * MARGIN_SCALE / self.value_scale)
-        estimates[running, mover] = mine[running]
-        if game.num_players == 2:
-            estimates[running, 1 - mover] = 1.0 - mine[running]
+    def search_model(self, game: Game) -> None:
+        return None
 
 
 @pytest.mark.parametrize(("map_name", "players"), [("italia", 2), ("aegyptus", 3)])
@@ -93,7 +80,7 @@ def test_the_compiled_guide_searches_like_estimates_set_at_every_pause(map_name:
     game = played(map_name, players, seed=7, turns=3)
     net = model(players)
     compiled = agents.make("learned", seed=5, simulations=40, path=str(shipped_model_path(players)))
-    reference = PythonGuided(net, seed=5, simulations=40)
+    reference = PythonGuided(lambda game: net, seed=5, simulations=40)
     for agent in (compiled, reference):
         agent.reset(11)
     search_agent = compiled._search
