@@ -499,35 +499,10 @@ def simulate(
 
 
 def _model(model: ModelArrays | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A learned model as compiled code takes it, ``(flat, shapes, ab, columns)``; None: no model.
-
-    ``ValueError`` unless it is what :func:`.afterstate.pack_model` makes: compiled code reads
-    the weights where the shapes say, without bounds checks.
-    """
-    if model is None:
-        return (*afterstate.no_model(), OBSERVATION_COLUMNS)
-    problem = "model must be the arrays of a model (strategy.afterstate.pack_model)"
-    if not isinstance(model, ModelArrays):
-        raise ValueError(problem)
-    flat, shapes, ab = model
-    if not (
-        all(isinstance(a, np.ndarray) for a in model)
-        and flat.dtype == np.float32
-        and flat.ndim == 1
-        and shapes.dtype == np.int64
-        and shapes.ndim == 2
-        and shapes.shape[1] == 2
-        and len(shapes) > 0
-        and ab.dtype == np.float32
-        and ab.shape == (2,)
-    ):
-        raise ValueError(problem)
-    rows, cols = shapes[:, 0], shapes[:, 1]
-    if rows[0] != NUM_FEATURES or cols[-1] != 1 or np.any(rows[1:] != cols[:-1]) or np.any(shapes <= 0):
-        raise ValueError(f"{problem}: {NUM_FEATURES} features through chained layers to one output")
-    if flat.size != int((rows * cols + cols).sum()):
-        raise ValueError(f"{problem}: the weights do not match the layer shapes")
-    return flat, shapes, ab, OBSERVATION_COLUMNS
+    """A learned model as compiled code takes it, ``(flat, shapes, ab, columns)``, checked
+    (:func:`.afterstate.checked_arrays`); None: no model."""
+    arrays = afterstate.no_model() if model is None else afterstate.checked_arrays(model)
+    return (*arrays, OBSERVATION_COLUMNS)
 
 
 def expansion(tree: Tree) -> SearchExpansion:
@@ -590,10 +565,8 @@ def afterstate_scores(
 ) -> np.ndarray:
     """A learned model's score of every afterstate (float32), as compiled code computes it inside a batch."""
     states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
-    if model is None:
-        raise ValueError("model must be the arrays of a model (strategy.afterstate.pack_model)")
-    flat, shapes, ab, columns = _model(model)
-    return afterstate.score_options(states, m, vals, player, float(remaining), columns, flat, shapes, ab)
+    flat, shapes, ab = afterstate.checked_arrays(model)
+    return afterstate.score_options(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, flat, shapes, ab)
 
 
 def _afterstate_inputs(

@@ -129,7 +129,7 @@ def pack_model(weights: list[np.ndarray], biases: list[np.ndarray], a: float, b:
     shapes = np.array([np.shape(w) for w in weights], dtype=np.int64)
     if shapes.ndim != 2 or shapes.shape[1] != 2:
         raise ValueError("every weight matrix of a model is 2-D (inputs × outputs)")
-    if shapes[0, 0] != NUM_FEATURES or shapes[-1, 1] != 1 or np.any(shapes[1:, 0] != shapes[:-1, 1]):
+    if not layers_chain(shapes):
         raise ValueError(f"a model takes {NUM_FEATURES} features through chained layers to one output")
     parts = []
     for w, bias, (_, cols) in zip(weights, biases, shapes, strict=True):
@@ -140,6 +140,40 @@ def pack_model(weights: list[np.ndarray], biases: list[np.ndarray], a: float, b:
     if not np.all(np.isfinite(flat)) or not (np.isfinite(a) and np.isfinite(b)):
         raise ValueError("a model's numbers are finite")
     return ModelArrays(flat, shapes, np.array([a, b], dtype=np.float32))
+
+
+def layers_chain(shapes: np.ndarray) -> bool:
+    """Whether layers of these (inputs, outputs) take the features through each other to one output."""
+    return bool(shapes[0, 0] == NUM_FEATURES and shapes[-1, 1] == 1 and np.all(shapes[1:, 0] == shapes[:-1, 1]))
+
+
+def checked_arrays(model: object) -> ModelArrays:
+    """``model`` if it is what :func:`pack_model` makes, else ``ValueError``.
+
+    Compiled code reads the weights where the shapes say, without bounds checks: the types,
+    the chained shapes and the number of weights are checked before it sees them.
+    """
+    problem = "model must be the arrays of a model (strategy.afterstate.pack_model)"
+    if not isinstance(model, ModelArrays):
+        raise ValueError(problem)
+    flat, shapes, ab = model
+    if not (
+        all(isinstance(a, np.ndarray) for a in model)
+        and flat.dtype == np.float32
+        and flat.ndim == 1
+        and shapes.dtype == np.int64
+        and shapes.ndim == 2
+        and shapes.shape[1] == 2
+        and len(shapes) > 0
+        and ab.dtype == np.float32
+        and ab.shape == (2,)
+    ):
+        raise ValueError(problem)
+    if not layers_chain(shapes) or np.any(shapes <= 0):
+        raise ValueError(f"{problem}: {NUM_FEATURES} features through chained layers to one output")
+    if flat.size != int((shapes[:, 0] * shapes[:, 1] + shapes[:, 1]).sum()):
+        raise ValueError(f"{problem}: the weights do not match the layer shapes")
+    return model
 
 
 def no_model() -> ModelArrays:

@@ -11,18 +11,9 @@ from concordia_env.agents.learned import ModelGuidedSearch, shipped_model_path
 from concordia_env.agents.mcts import ROLLOUT_PARAMS
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import search
+from tests.strategy.test_search import played
 
 VALUE_SCALE = 30.0
-
-
-def played(map_name: str, players: int, seed: int, turns: int) -> Game:
-    """A game some turns in (the heuristic's own turns)."""
-    game = Game.new(map_name, players, seed)
-    start = game.turn_count
-    while game.turn_count - start < turns:
-        action, _ = strategy.decide(game.state, game.map.tables)
-        game.step(action)
-    return game
 
 
 def model(players: int) -> AfterstateModel:
