@@ -7,7 +7,7 @@ import pytest
 
 from concordia_env.engine.maps import MAP_NAMES, load
 from concordia_env.engine.rules import pcg64
-from concordia_env.engine.rules.setup import new_state
+from concordia_env.engine.rules.setup import new_state, setup_args, start_game
 from tests.reference import setup as reference
 
 
@@ -32,6 +32,19 @@ def test_large_seeds_and_the_start_player_draw() -> None:
     m = load("imperium")
     for seed in (2**32 - 1, 2**32, 2**63 - 1, 2**100, 123456789012345678901234567890):
         assert np.array_equal(new_state(m, 5, seed), reference.new_state(m, 5, seed)), seed
+
+
+@pytest.mark.parametrize("map_name", MAP_NAMES)
+def test_a_batch_row_starts_its_next_game_as_new_state(map_name: str) -> None:
+    """``start_game`` (a batch row's next game, all compiled: int64 seed words included) equals ``new_state``."""
+    m = load(map_name)
+    for n in m.players:
+        for seed in (0, 1, 17, 2**31, 2**32 - 1, 2**32, 2**40 + 3, 2**62, 2**63 - 1):
+            for options in ({}, {"intermediate_scoring": True, "display_costs": "alternative", "start_player": n - 1}):
+                template, start, plan = setup_args(m, n, **options)
+                row = np.full_like(template, 99)  # whatever the row held before
+                start_game(row, template, seed, start, plan)
+                assert np.array_equal(row, new_state(m, n, seed, **options)), (map_name, n, seed, options)
 
 
 def test_a_bad_start_player_is_refused() -> None:

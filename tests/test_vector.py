@@ -9,6 +9,7 @@ from concordia_env import Game, IllegalActionError, VectorGame
 from concordia_env.engine import actions as A
 from concordia_env.engine.observation import OBS_SIZE
 from concordia_env.envs.rewards import Rewarder
+from concordia_env.envs.vector import MAX_SEED
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -108,6 +109,39 @@ def test_reset_and_seeds() -> None:
     assert other.game(0) == Game.new("aegyptus", 3, seed=other.seed)
     with pytest.raises(ValueError):
         VectorGame(2, map="italia", num_players=5)
+    big = VectorGame(2, map="italia", num_players=2, seed=MAX_SEED)  # the rows' seeds are int64 in the compiled step
+    assert big.game(1) == Game.new("italia", 2, seed=MAX_SEED + 1)
+    for bad in (MAX_SEED + 1, 2**64, -1):
+        with pytest.raises(ValueError, match="seed"):
+            VectorGame(2, map="italia", num_players=2, seed=bad)
+        with pytest.raises(ValueError, match="seed"):
+            big.reset(seed=bad)
+    assert big.game(1) == Game.new("italia", 2, seed=MAX_SEED + 1), "a refused reset changes nothing"
+
+
+def test_a_finished_row_goes_on_in_the_step_itself() -> None:
+    """The compiled step keeps a finished game's result and sets up the row's next game (one pass, any thread count)."""
+    for threads in (1, 2):
+        vec = VectorGame(3, map="creta", num_players=2, seed=2**33, threads=threads)  # two-word seeds
+        rng = np.random.default_rng(1)
+        shadow = [vec.game(i) for i in range(3)]
+        finished = 0
+        while finished < 4:
+            actions = random_legal(vec.legal_masks(), rng)
+            _, dones, infos = vec.step(actions)
+            for i in range(3):
+                shadow[i].step(int(actions[i]))
+                assert dones[i] == shadow[i].is_over()
+                if dones[i]:
+                    finished += 1
+                    info = infos["final_info"][i]
+                    assert info["final_scores"].tolist() == shadow[i].final_scores().tolist()
+                    assert info["ranking"] == list(shadow[i].ranking()) and info["winner"] == info["ranking"][0]
+                    assert np.array_equal(info["state"], shadow[i].state)
+                    assert info["seed"] == vec.game_seed(i, int(vec.game_counts[i]) - 1)
+                    shadow[i] = Game.new("creta", 2, seed=vec.game_seed(i, int(vec.game_counts[i])))
+                assert vec.game(i) == shadow[i]
+                assert np.array_equal(vec.legal_masks()[i], shadow[i].legal_mask())
 
 
 def test_throughput_benchmark_runs(tmp_path) -> None:

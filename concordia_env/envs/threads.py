@@ -2,7 +2,8 @@
 
 Every batch operation of :class:`~concordia_env.envs.vector.VectorGame` is a compiled loop
 over its rows that calls one per-row function: the legal masks (``legal_row``), a step
-(``apply_checked``, then the compiled opponents' ``play_row``, then ``fill_observation``),
+(``apply_checked``, then the compiled opponents' ``play_row``, then ``end_row``: a finished game's
+result kept and the row's next game set up, then ``fill_observation``),
 the observations, the scores, the random actions. Each loop exists twice: the serial one
 (``threads=1``; the one ``Game`` and the tests use) and, here, its twin whose ``numba.prange``
 loop numba runs on its own pool of threads (:func:`~concordia_env.engine.rules.njit_parallel`).
@@ -38,8 +39,9 @@ from concordia_env.engine.errors import integer_argument
 from concordia_env.engine.observation import fill_observation
 from concordia_env.engine.rules import njit, njit_parallel
 from concordia_env.engine.rules.engine import apply_checked, legal_row, sample_row
-from concordia_env.engine.rules.scoring import score_totals
-from concordia_env.engine.state import CURRENT_PLAYER
+from concordia_env.engine.rules.scoring import ranking, score_totals
+from concordia_env.engine.rules.setup import start_game
+from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy.players import play_row
 
 #: more threads than this is a mistake (a machine with more cores still gains nothing past the rows)
@@ -84,103 +86,100 @@ class RowThreads:
 # --------------------------------------------------------------------------- one step of every row
 @njit
 def observe_row(s, m, observe, out):
-    """With ``observe``, ``out`` gets the observation of whoever decides next in row ``s``.
-
-    A finished row has nobody to decide (-1): seat 0's view is written, and the caller
-    observes the row again once its next game is set up.
-    """
+    """With ``observe``, ``out`` gets the observation of whoever decides next in row ``s``."""
     if observe:
-        fill_observation(s, m, max(s[CURRENT_PLAYER], 0), out)
+        fill_observation(s, m, s[CURRENT_PLAYER], out)
 
 
 @njit
-def step_row(s, m, a, mask, observe, out):
-    """Row ``s`` takes checked action ``a``, then is observed (:func:`observe_row`)."""
+def end_row(s, m, mask, i, ends, starts, setup):
+    """If row i's game is over: its result goes into ``ends`` and the row starts its next game.
+
+    ``ends`` = (done, counts, final_scores, final_ranks, final_states), arrays over the rows:
+    ``done[i]`` tells whether the game ended; if so, its final VP, its ranking (first place
+    first) and its last state are kept, ``counts[i]`` (the row's games so far) steps on, and
+    the row's next game, the one of seed ``seed + i + counts[i] * n``, is set up with its legal
+    mask in ``mask`` (``starts`` = (seed, n, template, start_player) and ``setup``, the plan, as
+    ``rules.setup.start_game`` takes them: a tuple apart, numba's parallel loops take no tuple
+    of tuples). So a finished row needs no Python call to go on.
+    """
+    done, counts, final_scores, final_ranks, final_states = ends
+    done[i] = s[PHASE] == PHASE_GAME_OVER
+    if not done[i]:
+        return
+    score_totals(s, m, final_scores[i])
+    ranking(s, m, final_ranks[i])
+    final_states[i] = s
+    counts[i] += 1
+    seed, n, template, start_player = starts
+    start_game(s, template, seed + i + counts[i] * n, start_player, setup)
+    legal_row(s, m, mask)
+
+
+@njit
+def step_row(s, m, a, mask, observe, out, i, ends, starts, setup):
+    """Row ``s`` (row i) takes checked action ``a``, goes on to its next game if this one ended, is observed."""
     apply_checked(s, m, a, mask)
+    end_row(s, m, mask, i, ends, starts, setup)
     observe_row(s, m, observe, out)
 
 
 @njit
-def step_rows(states, m, actions, masks, observe, out):
+def step_rows(states, m, actions, masks, observe, out, ends, starts, setup):
     """:func:`step_row` for every row (``out``, one row per state, may have 0 columns unless ``observe``)."""
     for i in range(states.shape[0]):
-        step_row(states[i], m, actions[i], masks[i], observe, out[i])
+        step_row(states[i], m, actions[i], masks[i], observe, out[i], i, ends, starts, setup)
 
 
 @njit_parallel
-def step_rows_parallel(states, m, actions, masks, observe, out):
+def step_rows_parallel(states, m, actions, masks, observe, out, ends, starts, setup):
     """:func:`step_rows` on numba's pool."""
     for i in numba.prange(states.shape[0]):
-        step_row(states[i], m, actions[i], masks[i], observe, out[i])
+        step_row(states[i], m, actions[i], masks[i], observe, out[i], i, ends, starts, setup)
 
 
 @njit
 def step_row_playing(
-    s, m, a, mask, observe, out, learner, kinds, params, model, rng, noise, pos_state, pos, plan, length, status
-):
-    """Row ``s`` takes checked action ``a``, its opponents play to the learner's turn, then it is observed.
+    s, m, a, mask, observe, out, i, ends, starts, setup,
+    learner, kinds, params, model, rng, noise, pos_state, pos, plan, length, status,
+):  # fmt: skip
+    """Row ``s`` (row i) takes checked action ``a``, its opponents play to the learner's turn, then it is observed.
 
-    The opponent arguments are one row of ``CompiledOpponents.arrays()`` (see
-    ``strategy.players.play_row``); ``kinds``, ``params`` and ``model`` are shared by every row.
+    A game that ends is followed by the row's next game (:func:`end_row`), whose opponents
+    the caller seeds and plays up to the learner (Python: ``CompiledOpponents.new_game``)
+    before observing the row again. The opponent arguments are one row of
+    ``CompiledOpponents.arrays()`` (see ``strategy.players.play_row``); ``kinds``, ``params``
+    and ``model`` are shared by every row.
     """
     apply_checked(s, m, a, mask)
     play_row(s, m, learner, mask, kinds, params, model, rng, noise, pos_state, pos, plan, length, status)
+    end_row(s, m, mask, i, ends, starts, setup)
     observe_row(s, m, observe, out)
 
 
 @njit
 def step_rows_playing(
-    states,
-    m,
-    actions,
-    masks,
-    observe,
-    out,
-    learners,
-    kinds,
-    params,
-    model,
-    rng,
-    noise,
-    pos_state,
-    pos,
-    plan,
-    length,
-    status,
-):
+    states, m, actions, masks, observe, out, ends, starts, setup,
+    learners, kinds, params, model, rng, noise, pos_state, pos, plan, length, status,
+):  # fmt: skip
     """:func:`step_row_playing` for every row (the opponent arrays are ``CompiledOpponents.arrays()``)."""
     for i in range(states.shape[0]):
         step_row_playing(
-            states[i], m, actions[i], masks[i], observe, out[i], learners[i], kinds, params, model,
-            rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
+            states[i], m, actions[i], masks[i], observe, out[i], i, ends, starts, setup, learners[i], kinds, params,
+            model, rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
         )  # fmt: skip
 
 
 @njit_parallel
 def step_rows_playing_parallel(
-    states,
-    m,
-    actions,
-    masks,
-    observe,
-    out,
-    learners,
-    kinds,
-    params,
-    model,
-    rng,
-    noise,
-    pos_state,
-    pos,
-    plan,
-    length,
-    status,
-):
+    states, m, actions, masks, observe, out, ends, starts, setup,
+    learners, kinds, params, model, rng, noise, pos_state, pos, plan, length, status,
+):  # fmt: skip
     """:func:`step_rows_playing` on numba's pool."""
     for i in numba.prange(states.shape[0]):
         step_row_playing(
-            states[i], m, actions[i], masks[i], observe, out[i], learners[i], kinds, params, model,
-            rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
+            states[i], m, actions[i], masks[i], observe, out[i], i, ends, starts, setup, learners[i], kinds, params,
+            model, rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
         )  # fmt: skip
 
 

@@ -34,6 +34,9 @@ Work done once
 A step computes each row's next legal mask while it applies the action (the engine needs
 it to close forced decisions anyway) and keeps it: ``legal_masks()`` after a ``step`` costs
 nothing, and the next ``step`` checks its actions against the same masks.
+A game that ends in a step is finished in the same compiled pass (its final VP, ranking
+and last state kept, the row's next game set up and its mask computed, on the batch's
+threads); Python only builds the infos of the rows that finished.
 ``observations(out=buffer)`` writes into a float32 array the caller keeps between steps.
 ``observation_version`` (default: the current one, 1) chooses the observation version of
 ``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.engine.observation`).
@@ -68,7 +71,8 @@ Seeds
 Row i's k-th game (k = 0, 1, ...) is ``Game.new(map, num_players, seed=seed + i + k * n,
 **game_options)``: all games of a batch have distinct seeds, and a row's sequence does not
 depend on how fast the other rows finish. ``seed=None`` picks a random base seed
-(``self.seed`` tells which).
+(``self.seed`` tells which). A base seed is at most ``MAX_SEED`` (2**62; ``ValueError`` above):
+the compiled step sets up the rows' next games from int64 seeds.
 
 Illegal actions
 ---------------
@@ -115,9 +119,8 @@ from concordia_env.engine.observation import (
     scores_batch_into,
 )
 from concordia_env.engine.rules.engine import first_illegal_row, legal_masks, sample_rows
-from concordia_env.engine.rules.scoring import ranking, score_totals
-from concordia_env.engine.rules.setup import new_state
-from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, PHASE, PHASE_GAME_OVER, STATE_SIZE
+from concordia_env.engine.rules.setup import setup_args, start_game
+from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
 
@@ -136,10 +139,10 @@ from .threads import (
     step_rows_playing_parallel,
 )
 
-#: the finished rows of a step: row -> (final scores, ranking first place first), as ``VectorGame._result`` gives them
-Results = dict[int, tuple[np.ndarray, np.ndarray]]
 #: random base seeds (``seed=None``) are drawn below this bound
 SEED_BOUND = 2**31
+#: the largest base seed: the rows' game seeds (``seed + i + k * n``) are int64 in the compiled step
+MAX_SEED = 2**62
 
 
 class VectorGame:
@@ -171,6 +174,8 @@ class VectorGame:
         self._map = load(map)
         Game.new(self._map.name, num_players, 0, **game_options)  # refuses bad options here, once
         self._num_players = int(num_players)
+        #: what a row's next game is set up from (``rules.setup.start_game``): the empty state, start player, plan
+        self._template, self._start_player, self._plan = setup_args(self._map, self._num_players, **game_options)
         self.reward = check_reward(reward)
         self._game_options = game_options
         self._states = np.empty((self._n, STATE_SIZE), dtype=np.int32)
@@ -182,6 +187,11 @@ class VectorGame:
         self._masks_view = read_only_view(self._masks)  # step trusts the cache: nobody else writes it
         self._masks_valid = False
         self._scores = np.zeros((self._n, self._num_players), dtype=np.int64)
+        #: what the compiled step keeps of the games that end in it (``threads.end_row``)
+        self._done = np.zeros(self._n, dtype=np.bool_)
+        self._final_scores = np.zeros((self._n, self._num_players), dtype=np.int64)
+        self._final_ranks = np.zeros((self._n, self._num_players), dtype=np.int64)
+        self._final_states = np.zeros((self._n, STATE_SIZE), dtype=np.int32)
         self._rows = RowThreads(self._n, threads)
         #: what a step that observes nothing passes the compiled step as its observation buffer
         self._no_observations = np.zeros((self._n, 0), dtype=np.float32)
@@ -234,8 +244,8 @@ class VectorGame:
         """Start every row over with its first game (row i: ``seed + i``)."""
         if seed is None:
             seed = int(np.random.default_rng().integers(SEED_BOUND))
-        elif integer_argument(seed, "seed") < 0:
-            raise ValueError(f"seed must be None or an integer >= 0, got {seed}")
+        elif not 0 <= integer_argument(seed, "seed") <= MAX_SEED:
+            raise ValueError(f"seed must be None or an integer in 0..2**62, got {seed}")
         self.seed = integer_argument(seed, "seed")
         self.game_counts[:] = 0
         self._rng = np.random.default_rng(self.seed)
@@ -248,15 +258,21 @@ class VectorGame:
             learners, *rest = self._opponents.arrays()
             self._rows.run(play_rows, play_rows_parallel, self._states, self._map.tables, learners, self._masks, *rest)
             self._opponents.check()
-        self.last_infos = self._finish_and_reset(np.flatnonzero(self.dones), {})  # the placeholders: no row finished
+        self.last_infos = self._infos(np.flatnonzero(self.dones))  # the placeholders: no row finished
 
     def _new_game(self, row: int) -> None:
+        """Row ``row`` starts its ``game_counts[row]``-th game: set up as ``Game.new`` (its opponents seeded)."""
         k = int(self.game_counts[row])
         seed = self.game_seed(row, k)
-        self._states[row] = new_state(self._map, self._num_players, seed, **self._game_options)  # as Game.new
+        start_game(self._states[row], self._template, seed, self._start_player, self._plan)
+        self._new_opponents(row)
+
+    def _new_opponents(self, row: int) -> None:
+        """Row ``row`` has just been set up for a new game: its VP so far are 0, its opponents are seeded."""
         self._scores[row] = 0
         if self._opponents is not None:
-            self._opponents.new_game(row, seed, self.learner_seat(row, k))
+            k = int(self.game_counts[row])
+            self._opponents.new_game(row, self.game_seed(row, k), self.learner_seat(row, k))
 
     # ------------------------------------------------------------------ views
     @property
@@ -359,23 +375,22 @@ class VectorGame:
             self._masks,
             observe,
             out if observe else self._no_observations,
+            (self._done, self.game_counts, self._final_scores, self._final_ranks, self._final_states),
+            (self.seed, self._n, self._template, self._start_player),
+            self._plan,
         )
         if self._opponents is None:
             self._rows.run(step_rows, step_rows_parallel, *args)
         else:
             self._rows.run(step_rows_playing, step_rows_playing_parallel, *args, *self._opponents.arrays())
             self._opponents.check()
-        # every row's mask is now its new position's (a finished row's is reset below)
-        self.dones = self._states[:, PHASE] == PHASE_GAME_OVER
+        # every row's mask is its new position's; a finished row already holds its next game
+        self.dones = self._done.copy()
         finished = np.flatnonzero(self.dones)
-        results = {int(row): self._result(int(row)) for row in finished}
-        rewards = self._step_rewards(results)
-        infos = self._finish_and_reset(finished, results)
-        if out is not None and finished.size:  # the new games of the finished rows
-            rows = self._states[finished]
-            fresh = np.empty((len(finished), self.obs_size), dtype=np.float32)
-            observe_batch_into(rows, self._map.tables, rows[:, CURRENT_PLAYER].astype(np.int64), fresh)
-            out[finished] = fresh
+        rewards = self._step_rewards(finished)
+        infos = self._infos(finished)
+        if self._opponents is not None and finished.size:
+            self._start_opponents(finished, out)
         self.last_infos = infos
         return rewards, self.dones, infos
 
@@ -391,18 +406,21 @@ class VectorGame:
             raise IllegalActionError(-1, f"actions must be an integer array, got {short_repr(actions)} ({e})") from None
         if given.shape != (self._n,):
             raise ValueError(f"actions must be an integer array of shape ({self._n},), got shape {given.shape}")
-        if given.dtype == np.object_:  # Python ints beyond int64
-            if not all(isinstance(a, int) and not isinstance(a, bool) for a in given):
-                raise IllegalActionError(-1, f"actions must be integers, got {short_repr(given.tolist())}")
-            in_range = np.array([0 <= a < NUM_ACTIONS for a in given], dtype=np.bool_)
-        elif given.dtype == np.bool_ or given.dtype.kind not in "iu":
-            raise IllegalActionError(-1, f"actions must be integers, got an array of dtype {given.dtype}")
+        if given.dtype == np.int64:  # the usual case: the compiled check below tests the range too
+            out = np.array(given)  # a fresh, writable, contiguous copy: the compiled signature
         else:
-            in_range = (given >= 0) & (given < NUM_ACTIONS)
-        if not in_range.all():
-            row = int(np.flatnonzero(~in_range)[0])
-            self._raise_illegal(row, int(given[row]))
-        out = np.array(given, dtype=np.int64)  # a fresh, writable, contiguous copy: the compiled signature
+            if given.dtype == np.object_:  # Python ints beyond int64
+                if not all(isinstance(a, int) and not isinstance(a, bool) for a in given):
+                    raise IllegalActionError(-1, f"actions must be integers, got {short_repr(given.tolist())}")
+                in_range = np.array([0 <= a < NUM_ACTIONS for a in given], dtype=np.bool_)
+            elif given.dtype == np.bool_ or given.dtype.kind not in "iu":
+                raise IllegalActionError(-1, f"actions must be integers, got an array of dtype {given.dtype}")
+            else:
+                in_range = (given >= 0) & (given < NUM_ACTIONS)
+            if not in_range.all():
+                row = int(np.flatnonzero(~in_range)[0])
+                self._raise_illegal(row, int(given[row]))
+            out = np.array(given, dtype=np.int64)
         row = int(first_illegal_row(self.legal_masks(), out))
         if row >= 0:
             self._raise_illegal(row, int(out[row]))
@@ -423,67 +441,81 @@ class VectorGame:
         self._rows.run(scores_batch_into, scores_batch_parallel, self._states, self._map.tables, scores)
         return scores
 
-    def _result(self, row: int) -> tuple[np.ndarray, np.ndarray]:
-        """Row ``row``'s finished game: its final scores and its ranking (first place first), int64 each."""
-        state, tables = self._states[row], self._map.tables
-        scores = np.zeros(self._num_players, dtype=np.int64)
-        score_totals(state, tables, scores)
-        order = np.zeros(self._num_players, dtype=np.int64)
-        ranking(state, tables, order)
-        return scores, order
-
-    def _step_rewards(self, results: Results) -> np.ndarray:
-        """Every row's rewards of this step; ``results`` holds the finished rows' (scores, ranking)."""
+    def _step_rewards(self, finished: np.ndarray) -> np.ndarray:
+        """Every row's rewards of this step; ``finished``: the rows whose game ended (their results are kept)."""
         rewards = np.zeros((self._n, self._num_players), dtype=np.float32)
         if self.reward == "score_delta":
             scores = self.scores()
+            scores[finished] = self._final_scores[finished]  # those rows are already in their next games
             rewards[:] = scores - self._scores
             self._scores = scores
+            self._scores[finished] = 0
         else:
-            for row, (scores, order) in results.items():
-                rewards[row] = rewards_of_result(scores, order, self.reward)
+            for row in finished:
+                rewards[row] = rewards_of_result(self._final_scores[row], self._final_ranks[row], self.reward)
         return rewards
 
-    def _finish_and_reset(self, finished: np.ndarray, results: Results) -> dict[str, Any]:
-        """The infos of this step's finished rows, then their next games; ``results``: their (scores, ranking)."""
+    def _infos(self, finished: np.ndarray) -> dict[str, Any]:
+        """The infos of a step whose games of rows ``finished`` ended (placeholders in the other rows)."""
         final_scores = np.zeros((self._n, self._num_players), dtype=np.int64)
-        final_obs = np.full(self._n, None, dtype=object)
-        final_info = np.full(self._n, None, dtype=object)
+        final_obs = np.empty(self._n, dtype=object)  # None everywhere
+        final_info = np.empty(self._n, dtype=object)
         infos: dict[str, Any] = {
             "_final": self.dones.copy(),
             "final_scores": final_scores,
             "final_observation": final_obs,
             "final_info": final_info,
         }
-        seats = np.arange(self._num_players, dtype=np.int64)
-        for row in finished:
-            scores, order = results[int(row)]
-            state = self._states[row].copy()
-            final_scores[row] = scores
-            obs = np.empty((self._num_players, self.obs_size), dtype=np.float32)
-            observe_batch_into(np.repeat(state[None, :], self._num_players, axis=0), self._map.tables, seats, obs)
-            final_obs[row] = obs
+        if not finished.size:
+            return infos
+        p = self._num_players
+        states = self._final_states[finished]
+        final_scores[finished] = self._final_scores[finished]
+        views = np.empty((len(finished) * p, self.obs_size), dtype=np.float32)  # every seat's view of each game
+        seats = np.tile(np.arange(p, dtype=np.int64), len(finished))
+        observe_batch_into(np.repeat(states, p, axis=0), self._map.tables, seats, views)
+        for j, row in enumerate(finished):
+            state = read_only_view(states[j])
+            final_obs[row] = views[j * p : (j + 1) * p]
             final_info[row] = {
-                "final_scores": scores.copy(),
-                "winner": int(order[0]),
-                "ranking": [int(p) for p in order],
-                "seed": self.game_seed(row, int(self.game_counts[row])),
+                "final_scores": self._final_scores[row].copy(),
+                "winner": int(self._final_ranks[row, 0]),
+                "ranking": self._final_ranks[row].tolist(),
+                "seed": self.game_seed(int(row), int(self.game_counts[row]) - 1),
                 "decisions": int(state[DECISION_COUNT]),
-                "state": read_only_view(state),
+                "state": state,
             }
             if self._opponents is not None:
                 final_info[row]["learner_seat"] = int(self._opponents.learner_seats[row])
-            self._next_game(row)
         return infos
+
+    def _start_opponents(self, rows: np.ndarray, out: np.ndarray | None) -> None:
+        """The opponents of ``rows``' new games (set up by the step) are seeded and play up to the learner.
+
+        Their observations in ``out`` (if any) are then written again: the step observed
+        the rows before their opponents played.
+        """
+        for row in rows:
+            self._new_opponents(int(row))
+            self._opponents_play(int(row))
+        if out is not None:
+            states = self._states[rows]
+            fresh = np.empty((len(rows), self.obs_size), dtype=np.float32)
+            observe_batch_into(states, self._map.tables, states[:, CURRENT_PLAYER].astype(np.int64), fresh)
+            out[rows] = fresh
+
+    def _opponents_play(self, row: int) -> None:
+        """Row ``row``'s opponents (if any) decide until the learner must (its mask is its position's)."""
+        if self._opponents is not None:
+            self._opponents.play(self._states, self._map.tables, self._masks, slice(row, row + 1))
+            self._opponents.check()
 
     def _next_game(self, row: int) -> None:
         """Row ``row`` starts its next game: set up, its mask computed, its opponents played up to the caller."""
         self.game_counts[row] += 1
         self._new_game(row)
         legal_masks(self._states[row : row + 1], self._map.tables, self._masks[row : row + 1])
-        if self._opponents is not None:
-            self._opponents.play(self._states, self._map.tables, self._masks, slice(row, row + 1))
-            self._opponents.check()
+        self._opponents_play(row)
 
     def restart(self, rows: np.ndarray) -> None:
         """Abandon the games of ``rows`` (no result, no reward) and start each row's next game.

@@ -231,9 +231,10 @@ def apply_batch(states, m, actions, masks):
 
 @njit
 def first_illegal_row(masks, actions):
-    """The first row whose action (already within ``0..NUM_ACTIONS-1``) is not legal in its mask, or -1."""
+    """The first row whose action is not an index of its mask or not legal there, or -1."""
     for i in range(actions.shape[0]):
-        if not masks[i, actions[i]]:
+        a = actions[i]
+        if a < 0 or a >= masks.shape[1] or not masks[i, a]:
             return i
     return -1
 

@@ -262,3 +262,22 @@ def seed_into(words, g):
     next64(g)
     g[STATE_HI], g[STATE_LO] = add_128(g[STATE_HI], g[STATE_LO], seed_hi, seed_lo)
     next64(g)
+
+
+#: the largest seed :func:`seed_int64_into` takes (compiled seeds are int64)
+MAX_INT64_SEED = 2**63 - 1
+
+
+@njit
+def seed_int64_into(seed, g):
+    """:func:`seed_into` for an int64 ``seed >= 0``: its words (as :func:`seed_words` splits it) worked out here.
+
+    What a compiled batch uses to start a row's next game without a Python call.
+    """
+    value = np.uint64(seed)
+    high = value >> _S32
+    words = np.empty(1 if high == _U0 else 2, dtype=np.uint64)
+    words[0] = value & _MASK32
+    if high != _U0:
+        words[1] = high
+    seed_into(words, g)

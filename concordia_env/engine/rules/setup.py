@@ -13,6 +13,7 @@ seed the same state.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -154,6 +155,21 @@ class SetupPlan:
     #: the Nile marker's first province (Aegyptus), or -1
     nile_start: int
 
+    def deal_args(self) -> tuple[Any, ...]:
+        """The plan as :func:`deal` takes it after the start player, in its order."""
+        return (
+            self.letter_cities,
+            self.letter_tokens,
+            self.letter_starts,
+            self.marker_provinces,
+            self.marker_cities,
+            self.marker_starts,
+            self.deck_cards,
+            self.deck_starts,
+            self.capital,
+            self.nile_start,
+        )
+
 
 _PLANS: dict[str, SetupPlan] = {}
 
@@ -204,27 +220,41 @@ def new_state(
     start_player: int | None = None,
 ) -> np.ndarray:
     """Set up a new game (docs/rules.md §2)."""
+    s, start, plan = setup_args(m, num_players, intermediate_scoring, display_costs, start_player)
+    deal(s, pcg64.seeded(seed), num_players, start, *plan)
+    return s
+
+
+def setup_args(
+    m: Map,
+    num_players: int,
+    intermediate_scoring: bool = False,
+    display_costs: str = "standard",
+    start_player: int | None = None,
+) -> tuple[np.ndarray, int, tuple[Any, ...]]:
+    """What a setup needs besides the seed: the :func:`empty_state`, the start player (-1: drawn), the plan.
+
+    The plan is :func:`deal`'s arguments after the start player (:meth:`SetupPlan.deal_args`).
+    :func:`new_state` deals into the empty state; a batch keeps it as the template that
+    :func:`start_game` copies for each row's next game.
+    """
     s = empty_state(m, num_players, intermediate_scoring, display_costs)
     if start_player is not None and not 0 <= start_player < num_players:
         raise ValueError(f"start_player must be in 0..{num_players - 1}, got {start_player}")
-    plan = setup_plan(m)
-    deal(
-        s,
-        pcg64.seeded(seed),
-        num_players,
-        -1 if start_player is None else int(start_player),
-        plan.letter_cities,
-        plan.letter_tokens,
-        plan.letter_starts,
-        plan.marker_provinces,
-        plan.marker_cities,
-        plan.marker_starts,
-        plan.deck_cards,
-        plan.deck_starts,
-        plan.capital,
-        plan.nile_start,
-    )
-    return s
+    return s, -1 if start_player is None else int(start_player), setup_plan(m).deal_args()
+
+
+@njit
+def start_game(s, template, seed, start_player, plan):
+    """``s`` becomes the game of int64 ``seed``: :func:`new_state`'s setup, compiled.
+
+    ``template``, ``start_player`` and ``plan`` are :func:`setup_args`'; ``tests/test_setup_compiled.py``
+    checks that both give the same state.
+    """
+    s[:] = template
+    g = np.empty(pcg64.STATE_WORDS, dtype=np.uint64)
+    pcg64.seed_int64_into(seed, g)
+    deal(s, g, template[NUM_PLAYERS], start_player, *plan)
 
 
 @njit
