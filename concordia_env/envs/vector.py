@@ -177,7 +177,6 @@ class VectorGame:
         #: what a row's next game is set up from (``rules.setup.start_game``): the empty state, start player, plan
         self._template, self._start_player, self._plan = setup_args(self._map, self._num_players, **game_options)
         self.reward = check_reward(reward)
-        self._game_options = game_options
         self._states = np.empty((self._n, STATE_SIZE), dtype=np.int32)
         self._states_view = read_only_view(self._states)
         self.game_counts = np.zeros(self._n, dtype=np.int64)

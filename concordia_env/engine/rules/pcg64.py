@@ -264,10 +264,6 @@ def seed_into(words, g):
     next64(g)
 
 
-#: the largest seed :func:`seed_int64_into` takes (compiled seeds are int64)
-MAX_INT64_SEED = 2**63 - 1
-
-
 @njit
 def seed_int64_into(seed, g):
     """:func:`seed_into` for an int64 ``seed >= 0``: its words (as :func:`seed_words` splits it) worked out here.
