@@ -31,7 +31,7 @@ $(STAMP_RUN): pyproject.toml
 	touch $(STAMP_RUN)
 
 run: $(STAMP_RUN)
-	$(VENV)/bin/concordia train afterstate --config afterstate_quick
+	$(VENV)/bin/concordia train expert --config expert_quick
 
 test: $(STAMP)
 	$(PY) -m ruff check .

@@ -246,6 +246,22 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
         ExpertRun.open(run.run_dir, {"label_simulations": 4})
 
 
+def test_make_run_trains_with_a_shipped_expert_config() -> None:
+    """``make run`` is ``concordia train expert --config expert_quick``: the config ships and is valid."""
+    import re
+
+    from concordia_env.training.config import find_config
+
+    recipe = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    command = re.search(r"concordia train expert --config (\S+)", recipe)
+    assert command is not None, recipe
+    config = ExpertConfig.load(find_config(command.group(1)))
+    config.validate()
+    assert config.map == "italia" and config.num_players == 2 and config.init_model is None  # from scratch
+    assert config.time_limit_minutes is not None and config.time_limit_minutes <= 11  # make run's 15 minutes
+    assert {"random", "heuristic"} <= set(config.final_eval_games)  # its targets: >= 95% and >= 70%
+
+
 # ---------------------------------------------------------------------- the models
 def _play_out(game: Game, agent: LearnedAgent) -> None:
     while not game.is_over():

@@ -22,7 +22,8 @@ again from where the game is.
   project's MCTS over whole turns (:mod:`concordia_env.agents.mcts`), where the first estimate of every
   turn option for the player choosing it is the model's score instead of the heuristic
   evaluation; the rollouts and the rest of the search are MCTS's own. The network decides
-  where the few simulations go and which close call wins;
+  where the few simulations go and which close call wins. ``prior_visits`` (1 by default) is
+  how many of the search's visits the model's first estimate counts as;
 * ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
   the best one, with probability ``epsilon`` per decision (training's exploration);
 * ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
@@ -48,7 +49,7 @@ from concordia_env.strategy.players import LEARNED, CompiledPlayer
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
-from .mcts import MCTSAgent
+from .mcts import MAX_PRIOR_VISITS, PRIOR_VISITS, MCTSAgent
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
 #: the models shipped in the package, by the player count they were trained for
@@ -94,6 +95,7 @@ class LearnedAgent(Agent):
         record: bool = False,
         simulations: int = 0,
         time_per_move: float | None = None,
+        prior_visits: float = PRIOR_VISITS,
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
@@ -115,6 +117,7 @@ class LearnedAgent(Agent):
             time_per_move = float_option(
                 time_per_move, "time_per_move", 0.0, MAX_TIME_PER_MOVE, agent=agent, low_open=True
             )
+        prior_visits = float_option(prior_visits, "prior_visits", 0.0, MAX_PRIOR_VISITS, agent=agent, low_open=True)
         self.simulations = simulations
         self.time_per_move = time_per_move
         self._search: ModelGuidedSearch | None = None
@@ -126,8 +129,11 @@ class LearnedAgent(Agent):
                 seed=seed,
                 simulations=max(1, simulations),
                 time_per_move=time_per_move,
+                prior_visits=prior_visits,
                 strict=self.strict,
             )
+        elif prior_visits != PRIOR_VISITS:
+            raise ValueError("prior_visits applies to the search (simulations or time_per_move)")
         self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
         self._plan: TurnPlan | None = None
         #: (player, candidates, index played) for every decision taken, when recording

@@ -85,7 +85,7 @@ ROLLOUT_PARAMS = strategy.params_array(rollout=ROLLOUT_SETTINGS)
 ROLLOUT_PARAMS.flags.writeable = False
 #: turns played by a rollout with rollout_rounds=None (far more than any game lasts)
 UNLIMITED_TURNS = strategy.UNLIMITED_TURNS
-#: the first estimate of a child counts as this many visits
+#: the first estimate of a child counts as this many visits, by default (option ``prior_visits``)
 PRIOR_VISITS = PRIOR
 #: a time-limited search runs the compiled simulations in batches of about this many seconds
 BATCH_SECONDS = 0.01
@@ -95,6 +95,7 @@ MAX_EXPLORATION = 100.0
 MAX_ROLLOUT_ROUNDS = 1_000
 MAX_VALUE_SCALE = 1e6
 MAX_DETERMINIZATIONS = 1_000
+MAX_PRIOR_VISITS = 1e6
 
 
 class SearchStatistics(NamedTuple):
@@ -123,6 +124,8 @@ class MCTSAgent(Agent):
       turns, ``None`` to the end of the game) and ``evaluation`` (``"heuristic"``,
       ``"score"``): how a simulation is scored;
     * ``value_scale``: VP of margin that count as a clear lead (tanh scale);
+    * ``prior_visits``: how many visits the first estimate of a new option counts as (the
+      search's trust in it against its own simulations; 1 by default);
     * ``determinizations``: independent trees, each with its own shuffled stack;
     * ``strict``: see :class:`concordia_env.agents.base.Agent` (also passed to the rules of thumb it plans with).
     """
@@ -142,6 +145,7 @@ class MCTSAgent(Agent):
         evaluation: str = "heuristic",
         value_scale: float = 30.0,
         determinizations: int = 1,
+        prior_visits: float = PRIOR_VISITS,
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
@@ -158,6 +162,7 @@ class MCTSAgent(Agent):
         evaluation = choice_option(evaluation, "evaluation", EVALUATIONS, agent=agent)
         value_scale = float_option(value_scale, "value_scale", 0.0, MAX_VALUE_SCALE, agent=agent, low_open=True)
         determinizations = int_option(determinizations, "determinizations", 1, MAX_DETERMINIZATIONS, agent=agent)
+        prior_visits = float_option(prior_visits, "prior_visits", 0.0, MAX_PRIOR_VISITS, agent=agent, low_open=True)
         self.simulations = simulations
         self.time_per_move = time_per_move
         self.exploration = exploration
@@ -166,6 +171,7 @@ class MCTSAgent(Agent):
         self.evaluation = evaluation
         self.value_scale = value_scale
         self.determinizations = determinizations
+        self.prior_visits = prior_visits
         self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
         self._noise = strategy.new_rng(0)
         self._plan: TurnPlan | None = None
@@ -211,7 +217,13 @@ class MCTSAgent(Agent):
     def _settings(self, num_players: int) -> np.ndarray:
         turns = None if self.rollout_rounds is None else self.rollout_rounds * num_players
         return strategy.search_settings(
-            self.exploration, self.value_scale, self.rollout, turns, self.evaluation, pause=self.guided
+            self.exploration,
+            self.value_scale,
+            self.rollout,
+            turns,
+            self.evaluation,
+            pause=self.guided,
+            prior_visits=self.prior_visits,
         )
 
     def _search(self, game: Game) -> TurnPlan:

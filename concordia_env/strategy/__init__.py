@@ -357,12 +357,15 @@ def search_settings(
     rollout_turns: int | None,
     evaluation: str,
     pause: bool = False,
+    prior_visits: float = search.PRIOR_VISITS,
 ) -> np.ndarray:
     """The settings array of :func:`simulate` (:mod:`.search`), checked.
 
     ``rollout``: ``"heuristic"`` (the rollout policy), ``"random"`` or ``"none"``;
     ``rollout_turns``: turns a rollout plays (None: to the end of the game); ``evaluation``:
-    ``"heuristic"`` or ``"score"``; ``pause``: stop after every expansion (guided estimates).
+    ``"heuristic"`` or ``"score"``; ``pause``: stop after every expansion (guided estimates);
+    ``prior_visits``: how many visits a new child's first estimate counts as (> 0): how long
+    the search trusts it against its own simulations.
     """
     if rollout not in SEARCH_ROLLOUTS:
         raise ValueError(f"rollout must be one of {sorted(SEARCH_ROLLOUTS)}, got {rollout!r}")
@@ -376,6 +379,9 @@ def search_settings(
     turns = UNLIMITED_TURNS if rollout_turns is None else int(rollout_turns)
     if not 1 <= turns <= UNLIMITED_TURNS:
         raise ValueError(f"rollout_turns must be in 1..{UNLIMITED_TURNS} (or None: to the end), got {rollout_turns!r}")
+    prior_visits = float(prior_visits)
+    if not (np.isfinite(prior_visits) and prior_visits > 0):
+        raise ValueError(f"prior_visits must be a finite number > 0, got {prior_visits!r}")
     out = np.zeros(search.NUM_SETTINGS, dtype=np.float64)
     out[search.S_EXPLORATION] = exploration
     out[search.S_VALUE_SCALE] = value_scale
@@ -383,6 +389,7 @@ def search_settings(
     out[search.S_ROLLOUT_TURNS] = turns
     out[search.S_EVALUATION] = SEARCH_EVALUATIONS[evaluation]
     out[search.S_PAUSE] = float(bool(pause))
+    out[search.S_PRIOR_VISITS] = prior_visits
     return out
 
 
@@ -479,7 +486,7 @@ def simulate(
     tree = _tree(tree)
     guide = _model(model)
     sets = np.ascontiguousarray(settings, dtype=np.float64)
-    if sets.shape != (search.NUM_SETTINGS,):
+    if sets.shape != (search.NUM_SETTINGS,) or not sets[search.S_PRIOR_VISITS] > 0:
         raise ValueError("settings are made by strategy.search_settings()")
     m, p, r, g = _tables(tables), _params(params), _params(rollout_params), _rng(rng)
     if status is None:

@@ -17,7 +17,8 @@ One simulation (:func:`simulate`):
    again: from the selected node it follows every player's best move (by first estimate)
    round to them, expanding each node on the way. Expanding a node asks the core for its
    turn options (:func:`.options.turn_options`); every option becomes a child whose first
-   estimate, worth ``PRIOR_VISITS`` visits, is the evaluation of its afterstate.
+   estimate, worth ``settings[S_PRIOR_VISITS]`` visits (``PRIOR_VISITS`` by default), is the
+   evaluation of its afterstate (or the learned model's, below).
 3. **Rollout.** From that leaf the rollout policy (:mod:`.rollout`: the heuristic's own
    planner with noise on the card choice and cheaper settings) or uniformly random play
    goes on for a number of turns; the position reached is scored by the evaluation, by
@@ -81,7 +82,7 @@ from .options import turn_options
 from .planner import apply
 from .rollout import random_rollout, rollout, score_estimate
 
-#: the first estimate of a child counts as this many visits
+#: the first estimate of a child counts as this many visits, by default (``settings[S_PRIOR_VISITS]``)
 PRIOR_VISITS = 1.0
 #: turns played by a rollout "to the end of the game" (far more than any game lasts)
 UNLIMITED_TURNS = 1_000_000
@@ -96,6 +97,7 @@ S_ROLLOUT = _S.field("ROLLOUT", doc="ROLLOUT_NONE, ROLLOUT_POLICY or ROLLOUT_RAN
 S_ROLLOUT_TURNS = _S.field("ROLLOUT_TURNS", doc="turns a rollout plays (every player's)")
 S_EVALUATION = _S.field("EVALUATION", doc="EVALUATION_HEURISTIC or EVALUATION_SCORE, where a rollout stops")
 S_PAUSE = _S.field("PAUSE", doc="1: stop after every expansion (guided first estimates)")
+S_PRIOR_VISITS = _S.field("PRIOR_VISITS", doc="visits a child's first estimate counts as (> 0)")
 NUM_SETTINGS = _S.size
 SETTINGS_LAYOUT = _S
 ROLLOUT_NONE, ROLLOUT_POLICY, ROLLOUT_RANDOM = 0, 1, 2
@@ -299,7 +301,7 @@ def guided_estimates(afterstates, m, vals, mover, remaining, scale, model, out):
 
 @njit
 def expand(tree, m, params, settings, node, s, status, model):
-    """Give ``node`` (position ``s``) its children: the turn options, first estimates worth ``PRIOR_VISITS``.
+    """Give ``node`` (position ``s``) its children: the turn options, first estimates worth ``S_PRIOR_VISITS`` visits.
 
     The first estimates are the heuristic's, or the learned ``model``'s where one is given
     (:func:`guided_estimates`). The node's position is kept (its children replay from it);
@@ -332,6 +334,7 @@ def expand(tree, m, params, settings, node, s, status, model):
             squash(vals[k], n, settings[S_VALUE_SCALE], estimates[k])
     if is_guided(model):
         guided_estimates(afterstates, m, vals, s[CURRENT_PLAYER], remaining, settings[S_VALUE_SCALE], model, estimates)
+    prior = settings[S_PRIOR_VISITS]
     for k in range(count):
         child = first + k
         after = afterstates[k]
@@ -342,9 +345,9 @@ def expand(tree, m, params, settings, node, s, status, model):
         tree.first_child[child] = -1
         tree.num_children[child] = 0
         tree.slot[child] = -1
-        tree.visits[child] = PRIOR_VISITS
+        tree.visits[child] = prior
         for p in range(MAX_PLAYERS):
-            tree.value[child, p] = PRIOR_VISITS * estimates[k, p] if p < n else 0.0
+            tree.value[child, p] = prior * estimates[k, p] if p < n else 0.0
         # the turn from the node's position: the option's plan, its first actions included
         start = tree.counts[C_PLAN]
         tree.plan_start[child] = start

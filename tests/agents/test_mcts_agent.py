@@ -160,6 +160,21 @@ def test_the_learned_search_starts_every_option_from_the_models_estimate() -> No
     assert np.allclose(estimates[:, 1 - mover], 1 - expected, atol=1e-5)
 
 
+def test_prior_visits_reach_the_search_and_weigh_its_root_statistics() -> None:
+    """``prior_visits`` is the weight of every option's first estimate: the root's visits add up to it."""
+    game = Game.new("italia", 2, seed=3)
+    for spec in ("mcts:simulations=7,prior_visits=3", "learned:simulations=7,prior_visits=3"):
+        agent = agents.from_spec(spec)
+        search = agent if isinstance(agent, MCTSAgent) else agent._search
+        assert search.prior_visits == 3.0
+        agent.act(game)
+        stats = search.last_search()
+        count = len(stats.first)
+        # every root option starts at 3 visits; each of the 7 simulations passes through one of them
+        assert np.isclose(stats.visits.sum(), 3.0 * count + 7) and (stats.visits >= 3.0).all()
+    assert agents.make("mcts").prior_visits == 1.0 == agents.make("learned", simulations=2)._search.prior_visits
+
+
 def test_the_learned_search_is_reproducible() -> None:
     first = agents.make("learned", seed=0, simulations=6)
     second = agents.make("learned", seed=0, simulations=6)

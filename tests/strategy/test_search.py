@@ -156,8 +156,44 @@ def test_first_estimates_steer_the_walk() -> None:
     assert int(np.argmax(visits)) == favourite and visits[favourite] == 1 + 5
 
 
+@pytest.mark.parametrize("prior", [0.25, 1.0, 4.0])
+def test_prior_visits_weigh_the_first_estimates(prior: float) -> None:
+    """Every new child starts with ``prior_visits`` visits holding its first estimate; simulations add one each.
+
+    With no rollout a leaf's value is its first estimate, so a child's mean stays that
+    estimate whatever the weight, while the visits of the children a simulation passed
+    through are the weight plus the simulations that went there.
+    """
+    game = played("italia", 2, seed=5, turns=2)
+    base = strategy.search_settings(0.1, 30.0, "none", None, "heuristic")
+    settings = strategy.search_settings(0.1, 30.0, "none", None, "heuristic", prior_visits=prior)
+    assert settings[search.S_PRIOR_VISITS] == prior and base[search.S_PRIOR_VISITS] == search.PRIOR_VISITS
+    tree = searched(game, 1, seed=3, settings=settings)
+    first, count = int(tree.first_child[0]), int(tree.num_children[0])
+    visits = tree.visits[first : first + count]
+    assert np.isclose(visits.sum(), count * prior + 1)  # one simulation went through one root child
+    n = int(tree.counts[search.C_NODES])
+    unvisited = np.flatnonzero(tree.visits[:n] == prior)
+    assert len(unvisited) > count - 1
+    reference = searched(game, 1, seed=3, settings=base)  # the same tree shape, the estimates weighed 1
+    n_ref = int(reference.counts[search.C_NODES])
+    assert n_ref == n
+    means = tree.value[:n] / tree.visits[:n, None]
+    ref_means = reference.value[:n] / reference.visits[:n, None]
+    assert np.allclose(means[unvisited], ref_means[unvisited])
+
+
 def test_bad_input_is_refused_before_compiled_code() -> None:
     game = Game.new("italia", 2, 0)
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="prior_visits"):
+            strategy.search_settings(0.1, 30.0, "none", 1, "heuristic", prior_visits=bad)
+    settings = strategy.search_settings(0.1, 30.0, "none", 1, "heuristic")
+    settings[search.S_PRIOR_VISITS] = 0.0  # a hand-made array: refused before the search divides by it
+    with pytest.raises(ValueError, match="search_settings"):
+        strategy.simulate(
+            strategy.search_tree(game.state), game.map.tables, None, ROLLOUT_PARAMS, settings, strategy.new_rng(0), 1
+        )
     with pytest.raises(ValueError, match="rollout"):
         strategy.search_settings(0.1, 30.0, "greedy", 1, "heuristic")
     with pytest.raises(ValueError, match="evaluation"):
