@@ -54,6 +54,24 @@ def test_a_training_evaluation_is_a_tournament_with_the_tournament_s_seeds(tmp_p
     assert result.games == 4 and result.wins == sum(r.winner == r.seats.index(LEARNER) for r in records)
 
 
+def test_an_evaluation_of_other_weights_is_not_read_back(tmp_path: Path) -> None:
+    """The same evaluation asked again reads its games back; one named by other weights plays its own."""
+    from concordia_env.training.evaluate import weights_digest
+
+    db = tmp_path / "eval.db"
+    kwargs = {"map": "italia", "num_players": 2, "seed": 5, "index": 0, "max_turns": 60, "db": db}
+    one, other = actor(1), actor(2)
+    v1, v2 = (weights_digest([*a.weights, *a.biases]) for a in (one, other))
+    assert v1 != v2 == weights_digest([*other.weights, *other.biases])
+    first = evaluate(one, "random", 2, given_version=v1, **kwargs)
+    again = evaluate(other, "random", 2, given_version=v1, **kwargs)  # read back: what v1 means is the caller's word
+    assert (again.wins, again.mean_vp, again.mean_opponent_vp) == (first.wins, first.mean_vp, first.mean_opponent_vp)
+    evaluate(other, "random", 2, given_version=v2, **kwargs)
+    with Store(db) as store:
+        versions = sorted(t.config["given_version"] for t in store.tournaments())
+    assert versions == sorted([v1, v2])
+
+
 def test_every_evaluation_game_replays_by_its_id_even_one_stopped_at_the_cap(tmp_path: Path, capsys) -> None:
     db = tmp_path / "eval.db"
     capped = evaluate(actor(1), "random", 2, map="italia", num_players=2, seed=0, index=0, max_turns=5, db=db)

@@ -227,6 +227,34 @@ def test_resume_after_an_interrupted_iteration_ends_as_an_uninterrupted_run(
     _same_run(run.run_dir, straight.run_dir)
 
 
+def test_a_run_resumed_for_more_iterations_evaluates_its_new_model(tmp_path: Path) -> None:
+    """The final evaluation after ``--resume --iterations N`` plays the new model on the same seeds.
+
+    Evaluation games are kept in the run's ``evaluations.db`` and read back when the same
+    tournament is asked for again (an interrupted evaluation goes on); the tournament is named
+    by the model's weights, so the new model's final evaluation is not the old one's games.
+    """
+    from concordia_env.tools.store import Store
+    from concordia_env.training.evaluate import weights_digest
+
+    run = ExpertRun.create(_config(tmp_path, iterations=1, final_eval_games={"random": 2}))
+    run.train()
+    run.finish("completed")
+    first = AfterstateModel.load(run.model_path)
+    resumed = ExpertRun.open(run.run_dir, {"iterations": 2})
+    resumed.train()
+    resumed.finish("completed")
+    second = AfterstateModel.load(resumed.model_path)
+    assert weights_digest(first.compiled) != weights_digest(second.compiled)
+    with Store(run.run_dir / ExpertRun.EVAL_DB) as store:
+        finals = store.tournaments()
+        games = {t.tournament_id: store.games(t.tournament_id) for t in finals}
+    assert len(finals) == 2 and all(len(g) == 2 for g in games.values())  # each model played its own games
+    (a, b) = games.values()
+    assert [r.seed for r in a] == [r.seed for r in b]  # on the same seeds
+    assert {t.config["given_version"] for t in finals} == {weights_digest(m.compiled) for m in (first, second)}
+
+
 def test_config_refuses_nonsense(tmp_path: Path) -> None:
     for changes in (
         {"backend": "spark"},

@@ -88,6 +88,14 @@ def test_tournament_id_ignores_the_number_of_games_only():
     assert a.tournament_id == TournamentConfig(games=99, **ITALIA_2P).tournament_id
     assert a.tournament_id != TournamentConfig(games=10, seed=1, **ITALIA_2P).tournament_id
     assert a.tournament_id != TournamentConfig(games=10, agents=("random",), map="italia", players=2).tournament_id
+    # what given agent objects are (a learner's weights) names a tournament of its own; None adds nothing
+    versioned = TournamentConfig(games=10, given_version="1f2e", **ITALIA_2P)
+    assert (
+        versioned.tournament_id
+        != a.tournament_id
+        != TournamentConfig(games=10, given_version="9c", **ITALIA_2P).tournament_id
+    )
+    assert "given_version" not in a.identity() and versioned.identity()["given_version"] == "1f2e"
 
 
 def test_agent_specs_take_keyword_options():

@@ -104,6 +104,11 @@ class TournamentConfig:
     display_costs: str = "standard"
     #: stop a game after this many turns and score it as it stands (None: play every game to its end)
     max_turns: int | None = None
+    #: what the agent objects given to :func:`run_tournament` are, e.g. a digest of a learner's
+    #: weights: part of the id, so that a results file never reads back games that other
+    #: objects played under the same names (a training run's final evaluation after more
+    #: iterations); None: the agents are built from their specs
+    given_version: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "agents", tuple(self.agents))
@@ -115,12 +120,13 @@ class TournamentConfig:
             raise ValueError(f"max_turns must be >= 1 or None, got {self.max_turns}")
 
     def identity(self) -> dict[str, Any]:
-        """The fields that decide the games (all but ``games``; ``max_turns`` only when set, so that the
-        ids of tournaments without a cap stay what they were)."""
+        """The fields that decide the games (all but ``games``; ``max_turns`` and ``given_version`` only
+        when set, so that the ids of tournaments without them stay what they were)."""
         out = asdict(self)
         out.pop("games")
-        if self.max_turns is None:
-            out.pop("max_turns")
+        for optional in ("max_turns", "given_version"):
+            if out[optional] is None:
+                out.pop(optional)
         out["agents"] = list(self.agents)
         return out
 
@@ -183,13 +189,14 @@ def duel(
     games: int,
     seed: int,
     max_turns: int | None = None,
+    given_version: str | None = None,
     **game_options: Any,
 ) -> TournamentConfig:
     """An evaluation: ``agent`` against ``opponent`` in every other seat, in each seat equally often.
 
     The entries are the agent and ``players - 1`` copies of the opponent, so the schedule
     rotates one seating through every seat (``schedule_block``): a multiple of ``players``
-    games balances the seats exactly.
+    games balances the seats exactly. ``given_version``: see :class:`TournamentConfig`.
     """
     return TournamentConfig(
         agents=(agent, *[opponent] * (players - 1)),
@@ -198,6 +205,7 @@ def duel(
         games=games,
         seed=seed,
         max_turns=max_turns,
+        given_version=given_version,
         **game_options,
     )
 

@@ -87,7 +87,7 @@ from concordia_env.agents.learned import LearnedAgent
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
-from .evaluate import EvalResult, eval_result, eval_seed
+from .evaluate import EvalResult, eval_result, eval_seed, weights_digest
 from .report import plot_learning_curve
 
 SELF = "self"
@@ -607,10 +607,13 @@ class Run:
         """The greedy learner against ``opponent`` in every other seat: evaluation number ``index``.
 
         The current model (``model.npz``) plays as an agent object in the seats named
-        ``LEARNER``; the games go to ``evaluations.db``.
+        ``LEARNER``; the games go to ``evaluations.db``, in a tournament named by the model's
+        weights (``given_version``): an interrupted evaluation goes on where it stopped, and
+        the final evaluation of a run resumed for more iterations plays the new model.
         """
         start = time.perf_counter()
         c = self.config
+        model = AfterstateModel.load(self.model_path)
         config = duel(
             LEARNER,
             opponent,
@@ -619,8 +622,9 @@ class Run:
             games=games,
             seed=eval_seed(c.seed, index),
             max_turns=c.eval_max_turns,
+            given_version=weights_digest(model.compiled),  # games of another model are not read back
         )
-        learner = LearnedAgent(model=AfterstateModel.load(self.model_path))
+        learner = LearnedAgent(model=model)
         played = run_tournament(config, db=self.run_dir / self.EVAL_DB, workers=c.workers, given={LEARNER: learner})
         seconds = time.perf_counter() - start
         self.state.eval_seconds += seconds

@@ -35,8 +35,10 @@ default one per learner seat) are written there as self-contained HTML replays
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -146,11 +148,15 @@ def evaluate(
     replay_games: int | None = None,
     db: str | Path = ":memory:",
     workers: int = 1,
+    given_version: str | None = None,
 ) -> EvalResult:
     """Play ``games`` games of the policy against ``opponent`` in every other seat.
 
     The games are a tournament (:func:`~concordia_env.tools.tournament.duel`) stored in
     ``db`` (a results file keeps them for ``concordia replay``; the default keeps nothing).
+    Games of the same tournament already in ``db`` are read back, not played again (an
+    interrupted evaluation goes on): a run that evaluates another policy with the same seeds
+    passes its ``given_version`` (:func:`weights_digest`), which makes it a tournament of its own.
     With ``replay_dir``, the first ``replay_games`` games (default: one per seat) are also
     written there as HTML replays.
     """
@@ -163,6 +169,7 @@ def evaluate(
         games=games,
         seed=eval_seed(seed, index),
         max_turns=max_turns,
+        given_version=given_version,
         **(game_options or {}),
     )
     played = run_tournament(config, db=db, workers=workers, given={LEARNER: ActorAgent(as_actor(policy))})
@@ -173,6 +180,21 @@ def evaluate(
         for i, record in enumerate(played.records[:count]):
             html_replay(record).write(Path(replay_dir) / f"vs-{_file_safe(opponent)}-game{i:03d}.html")
     return result
+
+
+def weights_digest(arrays: Iterable[np.ndarray]) -> str:
+    """A short digest of a model's weights (dtype, shape and bytes of each array, in order).
+
+    A training run names its learner's evaluations by it (``given_version``): the final
+    evaluation of a run resumed for more iterations plays the new model on the same seeds
+    instead of reading back the games the old one played.
+    """
+    digest = hashlib.sha1()
+    for array in arrays:
+        a = np.ascontiguousarray(array)
+        digest.update(f"{a.dtype.str}{a.shape}".encode())
+        digest.update(a.tobytes())
+    return digest.hexdigest()[:16]
 
 
 def eval_result(opponent: str, records: list[GameRecord], learner: str, seconds: float) -> EvalResult:

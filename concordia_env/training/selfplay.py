@@ -93,7 +93,7 @@ from concordia_env.engine.observation import player_scores
 from concordia_env.envs.gym_env import SingleAgentEnv
 
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve
-from .evaluate import EVAL_DB, EvalResult, evaluate
+from .evaluate import EVAL_DB, EvalResult, evaluate, weights_digest
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
 from .pool import POOL_FILE, OpponentPool, PoolOpponent, write_json_atomic
 from .report import CURVE_FILE, plot_learning_curve, write_report
@@ -484,6 +484,7 @@ class Run:
             max_turns=self.config.eval_max_turns,
             replay_dir=replay_dir,
             db=self.run_dir / EVAL_DB,
+            given_version=weights_digest(p.detach().cpu().numpy() for p in model.policy.state_dict().values()),
         )
 
     def game_options(self) -> dict[str, Any]:
