@@ -6,7 +6,7 @@
     concordia web --vs learned                                 # play in the browser (127.0.0.1:8765)
     concordia replay results/tournament.db 17 --html game.html # replay a stored game
     concordia tournament --agents random heuristic mcts:200 --games 400
-    concordia train afterstate --config afterstate_quick       # a training script and a shipped config
+    concordia train expert --config expert_quick               # a training script and a shipped config
     concordia bench throughput                                 # a benchmark
     concordia demo --map imperium --players 4                  # one random game, printed
 

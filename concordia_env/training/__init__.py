@@ -1,8 +1,10 @@
 """Training for concordia-env, one script per method (config at the top, the loop in plain sight).
 
-* ``concordia train afterstate --config afterstate_quick``: afterstate
-  value iteration, the learner that beats the heuristic (:mod:`concordia_env.training.afterstate`; the
-  ``learned`` agent; ``docs/training.md``).
+* ``concordia train expert --config expert_quick`` (``make run``): expert iteration, the
+  ``learned`` agent's network taught by the tree search (:mod:`concordia_env.training.expert_iteration`;
+  ``docs/training.md``).
+* ``concordia train afterstate --config afterstate_long``: afterstate value iteration, the same
+  network learned from the games' outcomes (:mod:`concordia_env.training.afterstate`).
 * ``concordia train selfplay --config quick``: MaskablePPO over the flat
   actions against an opponent pool (:mod:`concordia_env.training.selfplay`).
 * ``concordia train rllib``: multi-agent PPO on RLlib / Ray (:mod:`concordia_env.training.rllib`).
