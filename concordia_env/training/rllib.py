@@ -76,7 +76,7 @@ from concordia_env.integrations.rllib import fixed_policy_spec
 from concordia_env.tools.report import Z_95
 
 from .config import read_config
-from .evaluate import EVAL_DB, evaluate
+from .evaluate import EVAL_DB, evaluate, weights_digest
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 
 #: the name under which make_env is registered with ray.tune.registry
@@ -458,6 +458,7 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
             seed=config.seed,
             index=config.iterations,
             db=run_dir / EVAL_DB,
+            given_version=weights_digest([*actor.weights, *actor.biases]),  # another actor's games are not read back
         )
         summary["eval"] = dataclasses.asdict(result)
         print(
