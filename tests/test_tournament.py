@@ -293,3 +293,29 @@ def test_strength_bars_judge_the_rate_and_the_time_budget():
     assert judge(mcts_bar, summary("mcts:1", 6, 10, 900.0))[0]
     passed, line = judge(mcts_bar, summary("mcts:1", 6, 10, 1500.0))
     assert not passed and "OVER" in line
+
+
+def test_a_spec_that_reads_a_model_names_the_model_in_the_tournament_id(tmp_path, monkeypatch):
+    from concordia_env.agents import spec_version
+    from concordia_env.agents.learned import shipped_model_path
+
+    # `learned` plays whichever model is shipped for the table: its bytes are part of the id
+    shipped = TournamentConfig(agents=("learned", "heuristic"), map="italia", players=2, games=4)
+    digest = shipped.identity()["files"]["learned"]
+    assert digest == spec_version("learned", 2) and len(digest) == 16
+    assert spec_version("learned", 4) != digest  # another player count, another shipped model
+    assert shipped_model_path(2).is_file()
+    # agents that read no file leave the id as it was
+    assert "files" not in TournamentConfig(games=4, **ITALIA_2P).identity()
+    assert spec_version("mcts:150", 2) is None and spec_version("no-such-agent", 2) is None
+    # a model file at a path: another file under the same spec is another tournament
+    model = tmp_path / "model.npz"
+    model.write_bytes(shipped_model_path(2).read_bytes())
+    spec = f"learned:path={str(model)!r}"
+    config = TournamentConfig(agents=(spec, "heuristic"), map="italia", players=2, games=4)
+    first = config.tournament_id
+    assert config.identity()["files"][spec] == digest
+    model.write_bytes(shipped_model_path(3).read_bytes())
+    assert config.tournament_id != first  # the id is read when the tournament starts
+    # a path with nothing there: no digest (building the agent says what is missing)
+    assert spec_version("learned:path='/no/such/model.npz'", 2) is None

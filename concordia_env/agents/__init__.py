@@ -32,9 +32,11 @@ A value may not itself contain a comma outside brackets or quotes.
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from concordia_env.envs import opponents
@@ -86,10 +88,43 @@ def make(name: str, **options: Any) -> Agent:
     return _checked_agent(name, _foreign_builder(name)(spec_of(name, options)))
 
 
+def _own_class(name: str) -> type[Agent]:
+    """The class of one of this package's agent names."""
+    module_name, cls_name = _REGISTRY[name].split(":")
+    cls: type[Agent] = getattr(importlib.import_module(module_name), cls_name)
+    return cls
+
+
+def spec_version(spec: str, num_players: int) -> str | None:
+    """A digest of the files the agent of ``spec`` reads at a table of ``num_players`` (its model), or None.
+
+    ``learned`` names whichever model is shipped for the player count and ``policy:path``
+    whatever file lies at the path: the spec alone does not say what plays. The digest (16
+    hex digits of the SHA-1 of the files' bytes) does, for a tournament's id. None for an agent
+    that reads no file, another package's agent, or a file that is not there (building the
+    agent then fails with its own message).
+    """
+    if not isinstance(spec, str):
+        return None
+    name, _ = opponents.split_spec(spec)
+    if name not in _REGISTRY:
+        return None
+    try:
+        _, options = parse_spec(spec)
+        files = _own_class(name).files_read(options, num_players)
+    except (ValueError, FileNotFoundError):
+        return None
+    digest = hashlib.sha1()
+    for path in files:
+        if not Path(path).is_file():
+            return None
+        digest.update(Path(path).read_bytes())
+    return digest.hexdigest()[:16] if files else None
+
+
 def _make_own(name: str, options: dict[str, Any]) -> Agent:
     """An agent of this package: its class, checked against the options first."""
-    module_name, cls_name = _REGISTRY[name].split(":")
-    cls = getattr(importlib.import_module(module_name), cls_name)
+    cls = _own_class(name)
     try:
         inspect.signature(cls).bind(**options)
     except TypeError as exc:  # an option the class does not take: say which agent and which options
@@ -215,4 +250,14 @@ def from_spec(spec: str, **extra: Any) -> Agent:
 for _name in _REGISTRY:
     opponents.register(_name, from_spec)
 
-__all__ = ["Agent", "IllegalPlanError", "from_spec", "make", "names", "parse_spec", "register", "spec_of"]
+__all__ = [
+    "Agent",
+    "IllegalPlanError",
+    "from_spec",
+    "make",
+    "names",
+    "parse_spec",
+    "register",
+    "spec_of",
+    "spec_version",
+]

@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import warnings
 from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -66,6 +68,17 @@ class Agent(ABC):
         self.strict = strict_by_default() if strict is None else strict
         #: illegal plans replaced by the first legal action so far (always 0 in strict mode)
         self.fallbacks = 0
+
+    @classmethod
+    def files_read(cls, options: dict[str, Any], num_players: int) -> list[Path]:
+        """The files an agent built with ``options`` for a game of ``num_players`` would read (a model).
+
+        A tournament names its games by the agents' specs *and* these files' contents
+        (:meth:`concordia_env.tools.tournament.TournamentConfig.identity`), so that a results
+        file never reads back games that another model played under the same spec (``learned``
+        after a new model is shipped). Most agents read none.
+        """
+        return []
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game; reseed the agent's randomness."""

@@ -21,9 +21,12 @@ again from where the game is.
 * ``simulations`` > 0 (or ``time_per_move`` in seconds) plays with a search instead: the
   project's MCTS over whole turns (:mod:`concordia_env.agents.mcts`), where the first estimate of every
   turn option for the player choosing it is the model's score instead of the heuristic
-  evaluation; the rollouts and the rest of the search are MCTS's own. The network decides
-  where the few simulations go and which close call wins. ``prior_visits`` (1 by default) is
-  how many of the search's visits the model's first estimate counts as;
+  evaluation. At a 2-player table the model also scores every simulation where it stops (no
+  rollout), and its first estimate of an option counts as 10 visits (:data:`TWO_PLAYER_SEARCH`:
+  82% against ``mcts`` at equal simulations, where MCTS's own settings gave 50%); with more
+  players the search keeps MCTS's settings (a heuristic rollout of one round, 1 visit).
+  ``rollout``, ``rollout_rounds`` and ``prior_visits`` (how many of the search's visits the
+  model's first estimate counts as) set them at every table, as ``mcts``'s options do;
 * ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
   the best one, with probability ``epsilon`` per decision (training's exploration);
 * ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
@@ -36,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +53,7 @@ from concordia_env.strategy.players import LEARNED, CompiledPlayer
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
-from .mcts import MAX_PRIOR_VISITS, PRIOR_VISITS, MCTSAgent
+from .mcts import MAX_PRIOR_VISITS, MCTSAgent
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
 #: the models shipped in the package, by the player count they were trained for
@@ -59,6 +63,17 @@ SHIPPED_MODELS = {
     4: "learned-imperium-4p.npz",
     5: "learned-imperium-5p.npz",
 }
+#: the rounds of a search's rollout unless told (MCTS's own default)
+DEFAULT_ROLLOUT_ROUNDS = 1
+#: the search's settings at a 2-player table, unless the options say otherwise. There the model's
+#: estimate is both players' (the opponent's is its complement), and it judges a position better
+#: than a round of the rollout policy does: simulations are scored by the model alone (no rollout)
+#: and its first estimate of an option counts as 10 visits. Measured in 2-player Italia, 150
+#: simulations against ``mcts:150``, 200 games each (docs/benchmarks.md): MCTS's settings
+#: (heuristic rollout, 1 visit) 50.0%; 3, 10, 30, 100 visits 56.0, 66.5, 66.0, 60.5%; no rollout
+#: and 10 visits 82.0%. With more players the others keep the heuristic's estimates, so there the
+#: search keeps MCTS's settings.
+TWO_PLAYER_SEARCH: dict[str, Any] = {"rollout": "none", "prior_visits": 10.0}
 #: the highest sampling temperature (scores are margins of order 1: far beyond any useful value)
 MAX_TEMPERATURE = 1e3
 #: the model of the 2-player game, the README's main example
@@ -85,6 +100,16 @@ class LearnedAgent(Agent):
 
     name = "learned"
 
+    @classmethod
+    def files_read(cls, options: dict[str, Any], num_players: int) -> list[Path]:
+        """The model file: ``path=`` if given, else the shipped model of this player count."""
+        path = options.get("path")
+        if isinstance(path, (str, Path)):
+            return [Path(path)]
+        if options.get("model") is not None:
+            return []
+        return [shipped_model_path(num_players)]
+
     def __init__(
         self,
         seed: int | None = None,
@@ -95,7 +120,9 @@ class LearnedAgent(Agent):
         record: bool = False,
         simulations: int = 0,
         time_per_move: float | None = None,
-        prior_visits: float = PRIOR_VISITS,
+        prior_visits: float | None = None,
+        rollout: str | None = None,
+        rollout_rounds: int | None = DEFAULT_ROLLOUT_ROUNDS,
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
@@ -117,23 +144,33 @@ class LearnedAgent(Agent):
             time_per_move = float_option(
                 time_per_move, "time_per_move", 0.0, MAX_TIME_PER_MOVE, agent=agent, low_open=True
             )
-        prior_visits = float_option(prior_visits, "prior_visits", 0.0, MAX_PRIOR_VISITS, agent=agent, low_open=True)
+        if prior_visits is not None:
+            prior_visits = float_option(prior_visits, "prior_visits", 0.0, MAX_PRIOR_VISITS, agent=agent, low_open=True)
         self.simulations = simulations
         self.time_per_move = time_per_move
         self._search: ModelGuidedSearch | None = None
         if simulations > 0 or time_per_move is not None:
             if self.record or self.temperature > 0:
                 raise ValueError("record and temperature apply to the search-free agent (simulations=0)")
+            given = {"rollout": rollout, "prior_visits": prior_visits}
             self._search = ModelGuidedSearch(
                 self.model_for,
                 seed=seed,
                 simulations=max(1, simulations),
                 time_per_move=time_per_move,
-                prior_visits=prior_visits,
+                rollout_rounds=rollout_rounds,
                 strict=self.strict,
+                two_player={k: v for k, v in TWO_PLAYER_SEARCH.items() if given[k] is None},
+                **{k: v for k, v in given.items() if v is not None},
             )
-        elif prior_visits != PRIOR_VISITS:
-            raise ValueError("prior_visits applies to the search (simulations or time_per_move)")
+        else:
+            for option, value, default in (
+                ("prior_visits", prior_visits, None),
+                ("rollout", rollout, None),
+                ("rollout_rounds", rollout_rounds, DEFAULT_ROLLOUT_ROUNDS),
+            ):
+                if value != default:
+                    raise ValueError(f"{option} applies to the search (simulations or time_per_move)")
         self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
         self._plan: TurnPlan | None = None
         #: (player, candidates, index played) for every decision taken, when recording
@@ -213,16 +250,39 @@ class ModelGuidedSearch(MCTSAgent):
     The model predicts the chooser's final margin; it is squashed like every MCTS value
     (``0.5 + 0.5·tanh(margin / value_scale)``). In a 2-player game the opponent's estimate is
     its complement; with more players the others keep the heuristic's estimates. An option
-    that ends the game keeps its result. The model runs inside the compiled search
+    that ends the game keeps its result. ``two_player`` may set ``rollout`` and
+    ``prior_visits`` for 2-player tables apart from the other options (what the ``learned``
+    agent does, :data:`TWO_PLAYER_SEARCH`); expert iteration's teacher takes its options as
+    given. The model runs inside the compiled search
     (:func:`concordia_env.strategy.search.guided_estimates`), so a guided simulation costs
     about what a plain one does.
     """
 
     name = "learned-search"
 
-    def __init__(self, model_for: Callable[[Game], AfterstateModel], **options: object) -> None:
+    def __init__(
+        self,
+        model_for: Callable[[Game], AfterstateModel],
+        two_player: dict[str, Any] | None = None,
+        **options: object,
+    ) -> None:
         super().__init__(**options)  # type: ignore[arg-type]
         self.model_for = model_for
+        #: ``rollout`` and ``prior_visits`` at 2-player tables where they differ from the options'
+        #: (the ``learned`` agent's :data:`TWO_PLAYER_SEARCH`); empty: the same at every table
+        self.two_player = dict(two_player or {})
+        unknown = set(self.two_player) - {"rollout", "prior_visits"}
+        if unknown:
+            raise ValueError(f"two_player sets rollout and prior_visits only, got {sorted(unknown)}")
+        if self.two_player:  # checked like the options themselves
+            MCTSAgent(simulations=1, **self.two_player)
+
+    def table_options(self, num_players: int) -> tuple[str, float]:
+        rollout, prior_visits = super().table_options(num_players)
+        if num_players == 2:
+            rollout = self.two_player.get("rollout", rollout)
+            prior_visits = float(self.two_player.get("prior_visits", prior_visits))
+        return rollout, prior_visits
 
     def search_model(self, game: Game) -> ModelArrays:
         return self.model_for(game).compiled

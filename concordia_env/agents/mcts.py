@@ -214,16 +214,21 @@ class MCTSAgent(Agent):
         self._plan = self._search(game)
         return self.checked(game, self._plan.actions[0], legal)
 
+    def table_options(self, num_players: int) -> tuple[str, float]:
+        """The rollout and the prior visits of a search at a table of ``num_players`` (a subclass may vary them)."""
+        return self.rollout, self.prior_visits
+
     def _settings(self, num_players: int) -> np.ndarray:
         turns = None if self.rollout_rounds is None else self.rollout_rounds * num_players
+        rollout, prior_visits = self.table_options(num_players)
         return strategy.search_settings(
             self.exploration,
             self.value_scale,
-            self.rollout,
+            rollout,
             turns,
             self.evaluation,
             pause=self.guided,
-            prior_visits=self.prior_visits,
+            prior_visits=prior_visits,
         )
 
     def _search(self, game: Game) -> TurnPlan:

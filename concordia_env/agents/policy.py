@@ -61,6 +61,15 @@ class PolicyAgent(Agent):
 
     name = "policy"
 
+    @classmethod
+    def files_read(cls, options: dict[str, Any], num_players: int) -> list[Path]:
+        """The saved policy (``path``, or ``path`` with ``.zip`` as the constructor finds it)."""
+        path = options.get("path")
+        if not isinstance(path, (str, Path)):
+            return []
+        path = Path(path)
+        return [path.with_suffix(".zip") if not path.is_file() and path.with_suffix(".zip").is_file() else path]
+
     def __init__(
         self,
         seed: int | None = None,

@@ -38,8 +38,9 @@ game is stored, so any evaluation game is replayed by its id (``concordia replay
 
 **Resuming.** Games are written to SQLite (:mod:`concordia_env.tools.store`) one transaction each,
 keyed by ``(tournament id, game index)``. The tournament id is a hash of everything that
-decides the games (agents, map, players, seed, options) but not of ``--games``: running
-again with the same arguments plays only the missing games, and a larger ``--games``
+decides the games (agents, map, players, seed, options, and the contents of the model files
+the specs read: ``learned``'s shipped model, a ``policy:path``'s file) but not of ``--games``:
+running again with the same arguments plays only the missing games, and a larger ``--games``
 extends a finished tournament. The id does not cover the agents' code: after changing an
 agent, use another ``--db`` (or ``--seed``) so that old and new games are not pooled.
 
@@ -121,13 +122,23 @@ class TournamentConfig:
 
     def identity(self) -> dict[str, Any]:
         """The fields that decide the games (all but ``games``; ``max_turns`` and ``given_version`` only
-        when set, so that the ids of tournaments without them stay what they were)."""
+        when set, so that the ids of tournaments without them stay what they were).
+
+        ``files``: the digest of what each spec that reads a file reads at this table
+        (:func:`concordia_env.agents.spec_version`: ``learned``'s shipped model, a ``policy``'s
+        file), present only when some spec reads one. A new shipped model is a new tournament,
+        so a stored ladder is never read back as the new model's games.
+        """
         out = asdict(self)
         out.pop("games")
         for optional in ("max_turns", "given_version"):
             if out[optional] is None:
                 out.pop(optional)
         out["agents"] = list(self.agents)
+        files = {spec: agents.spec_version(spec, self.players) for spec in self.agent_names()}
+        files = {spec: digest for spec, digest in files.items() if digest is not None}
+        if files:
+            out["files"] = files
         return out
 
     @property
@@ -256,9 +267,11 @@ class GameTask:
 def tasks_for(
     config: TournamentConfig, indices: Iterable[int], given: Mapping[str, Agent] | None = None
 ) -> list[GameTask]:
+    """The tasks of the games ``indices`` (the id is computed once: it reads the agents' model files)."""
+    tid = config.tournament_id
     return [
         GameTask(
-            tournament_id=config.tournament_id,
+            tournament_id=tid,
             game_index=i,
             seed=game_seed(config.seed, i),
             map=config.map,

@@ -15,7 +15,11 @@ each decision it scores the afterstates of the pending decision's *turn options*
 :class:`~concordia_env.agents.afterstate.AfterstateModel` and plays the best. The teacher is
 the tree search over the same turn options (:mod:`concordia_env.agents.mcts`, compiled), by
 default with the current network as its first estimate of every option
-(:class:`~concordia_env.agents.learned.ModelGuidedSearch`, what ``learned:simulations=N`` plays).
+(:class:`~concordia_env.agents.learned.ModelGuidedSearch`), with MCTS's rollout and prior weight
+unless ``teacher_options`` set them: what ``learned:simulations=N,rollout=heuristic,prior_visits=1``
+plays (the ``learned`` agent's own search drops the rollout at 2 players,
+:data:`~concordia_env.agents.learned.TWO_PLAYER_SEARCH`; ``teacher_options: {rollout: none,
+prior_visits: 10}`` teaches with that search).
 One *iteration*:
 
 1. **Play.** ``games_per_iteration`` games in a pool of ``workers`` (``multiprocessing``, or

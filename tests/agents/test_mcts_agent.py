@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 from builders import (
     clear_colonists,
     new_game,
@@ -20,6 +21,7 @@ from builders import (
 )
 
 from concordia_env import Game, agents, strategy
+from concordia_env.agents.learned import ModelGuidedSearch
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.engine.cards import CARD_DECK
 from concordia_env.engine.rules.hidden import shuffle_hidden_stack
@@ -173,6 +175,39 @@ def test_prior_visits_reach_the_search_and_weigh_its_root_statistics() -> None:
         # every root option starts at 3 visits; each of the 7 simulations passes through one of them
         assert np.isclose(stats.visits.sum(), 3.0 * count + 7) and (stats.visits >= 3.0).all()
     assert agents.make("mcts").prior_visits == 1.0 == agents.make("learned", simulations=2)._search.prior_visits
+
+
+def test_the_learned_search_takes_mcts_rollout_options() -> None:
+    """At 2 players the model scores the simulations (no rollout, 10 visits); the options say otherwise."""
+    from concordia_env.agents.learned import TWO_PLAYER_SEARCH
+
+    default = agents.from_spec("learned:simulations=12,seed=1")._search
+    assert TWO_PLAYER_SEARCH == {"rollout": "none", "prior_visits": 10.0}
+    assert default.table_options(2) == ("none", 10.0)
+    assert default.table_options(3) == default.table_options(5) == ("heuristic", 1.0)  # MCTS's own
+    # an option given is used at every table; the one not given keeps the table's default
+    assert agents.from_spec("learned:simulations=12,rollout=heuristic")._search.table_options(2) == ("heuristic", 10.0)
+    assert agents.from_spec("learned:simulations=12,prior_visits=3")._search.table_options(2) == ("none", 3.0)
+    assert agents.from_spec("learned:simulations=12,prior_visits=3")._search.table_options(4) == ("heuristic", 3.0)
+    # the settings reach the search: three searches of one position, three sets of root statistics
+    game = Game.new("italia", 2, seed=5)
+    values = []
+    for spec in ("learned:simulations=12,seed=1", "learned:simulations=12,rollout=heuristic,prior_visits=1,seed=1"):
+        agent = agents.from_spec(spec)
+        assert agent.act(game) in game.legal_actions()
+        values.append(agent._search.last_search())
+    longer = agents.from_spec("learned:simulations=12,rollout=heuristic,prior_visits=1,rollout_rounds=2,seed=1")
+    longer.act(game)
+    assert longer._search.rollout_rounds == 2
+    assert not np.allclose(values[0].values, values[1].values)
+    assert not np.allclose(values[1].values, longer._search.last_search().values)
+    # with 10 visits per first estimate, the root's visits add up to 10 per option plus the simulations
+    assert np.isclose(values[0].visits.sum(), 10.0 * len(values[0].first) + 12)
+    # two_player sets the rollout and the prior weight only, checked like the options
+    with pytest.raises(ValueError, match="two_player"):
+        ModelGuidedSearch(lambda g: None, two_player={"exploration": 1.0})
+    with pytest.raises(ValueError, match="rollout"):
+        ModelGuidedSearch(lambda g: None, two_player={"rollout": "everything"})
 
 
 def test_the_learned_search_is_reproducible() -> None:

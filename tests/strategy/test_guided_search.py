@@ -7,7 +7,7 @@ import pytest
 
 from concordia_env import Game, agents, strategy
 from concordia_env.agents.afterstate import MARGIN_SCALE, AfterstateModel, batch_features
-from concordia_env.agents.learned import ModelGuidedSearch, shipped_model_path
+from concordia_env.agents.learned import TWO_PLAYER_SEARCH, ModelGuidedSearch, shipped_model_path
 from concordia_env.agents.mcts import ROLLOUT_PARAMS
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import search
@@ -71,7 +71,8 @@ def test_the_compiled_guide_searches_like_estimates_set_at_every_pause(map_name:
     game = played(map_name, players, seed=7, turns=3)
     net = model(players)
     compiled = agents.make("learned", seed=5, simulations=40, path=str(shipped_model_path(players)))
-    reference = PythonGuided(lambda game: net, seed=5, simulations=40)
+    # the learned agent's table settings (2 players: no rollout, 10 visits), the same for both
+    reference = PythonGuided(lambda game: net, seed=5, simulations=40, two_player=TWO_PLAYER_SEARCH)
     for agent in (compiled, reference):
         agent.reset(11)
     search_agent = compiled._search
