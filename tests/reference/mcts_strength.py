@@ -34,6 +34,7 @@ without playing. Each line gives an agent's wins per seat played with the 95% Wi
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import time
 from collections.abc import Sequence
 
@@ -158,7 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         done = 0
         while done in finished:
             done += 1
-        config = TournamentConfig(**{**config.identity(), "agents": config.agents, "games": done})
+        config = dataclasses.replace(config, games=done)
     result = run_tournament(config, db=args.db, workers=args.workers, progress=False, keep_actions=False)
     print_summary(title, result)
     return 0
