@@ -316,6 +316,8 @@ def test_a_spec_that_reads_a_model_names_the_model_in_the_tournament_id(tmp_path
     first = config.tournament_id
     assert config.identity()["files"][spec] == digest
     model.write_bytes(shipped_model_path(3).read_bytes())
-    assert config.tournament_id != first  # the id is read when the tournament starts
+    assert config.tournament_id == first  # one config, one id: the files are read once
+    again = TournamentConfig(agents=(spec, "heuristic"), map="italia", players=2, games=4)
+    assert again.tournament_id != first and again == config  # the same fields, another model
     # a path with nothing there: no digest (building the agent says what is missing)
     assert spec_version("learned:path='/no/such/model.npz'", 2) is None

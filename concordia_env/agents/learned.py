@@ -3,7 +3,8 @@
 ``concordia_env.agents.make("learned")`` plays at once with the models shipped in the package, one per
 player count (``agents/models/``: 2-player Italia, made by
 ``concordia train afterstate --config afterstate_long`` and then taught by the search with
-``concordia train expert --config expert_italia2`` and ``--config expert_italia2c``; 3-, 4- and 5-player Imperium, by
+``concordia train expert --config expert_italia2``, ``expert_italia2c`` and ``expert_italia2d``;
+3-, 4- and 5-player Imperium, by
 ``concordia train afterstate --config afterstate_imperium3`` (``4``, ``5``), each warm-started
 from a model of another player count; see ``docs/training.md``). A game uses the shipped model
 of its player count (on any map: the features carry no map), or of the nearest one. ``path=`` loads one model for every

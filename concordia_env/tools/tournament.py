@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import hashlib
 import json
 import os
@@ -135,11 +136,19 @@ class TournamentConfig:
             if out[optional] is None:
                 out.pop(optional)
         out["agents"] = list(self.agents)
-        files = {spec: agents.spec_version(spec, self.players) for spec in self.agent_names()}
-        files = {spec: digest for spec, digest in files.items() if digest is not None}
-        if files:
-            out["files"] = files
+        if self.files:
+            out["files"] = dict(self.files)
         return out
+
+    @functools.cached_property
+    def files(self) -> dict[str, str]:
+        """The digest of the files each spec reads (:func:`concordia_env.agents.spec_version`), read once.
+
+        Read when first asked for and then kept, so that one tournament has one id from its
+        start to its report even if a model file is replaced while it plays.
+        """
+        versions = {spec: agents.spec_version(spec, self.players) for spec in self.agent_names()}
+        return {spec: digest for spec, digest in versions.items() if digest is not None}
 
     @property
     def tournament_id(self) -> str:
@@ -267,7 +276,7 @@ class GameTask:
 def tasks_for(
     config: TournamentConfig, indices: Iterable[int], given: Mapping[str, Agent] | None = None
 ) -> list[GameTask]:
-    """The tasks of the games ``indices`` (the id is computed once: it reads the agents' model files)."""
+    """The tasks of the games ``indices``."""
     tid = config.tournament_id
     return [
         GameTask(
