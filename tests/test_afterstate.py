@@ -16,6 +16,7 @@ import pytest
 
 from concordia_env import Game, agents
 from concordia_env.agents.afterstate import (
+    FEATURE_COUNTS,
     NUM_FEATURES,
     UTILITY_INDEX,
     AfterstateModel,
@@ -25,6 +26,7 @@ from concordia_env.agents.afterstate import (
 )
 from concordia_env.agents.heuristic import HeuristicAgent
 from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
+from concordia_env.strategy.afterstate import REMAINING_INDEX
 from concordia_env.training.afterstate import AfterstateConfig, AfterstateNet, Run, lambda_returns, main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,6 +128,15 @@ def test_torch_net_and_numpy_model_agree() -> None:
     with torch.no_grad():
         expected = net(torch.as_tensor(x)).numpy()
     assert np.allclose(net.export({}).predict(x), expected, atol=1e-5)
+    # a version-1 net reads the first entries of the (newest version's) rows the buffers hold
+    old = AfterstateNet([8], num_features=FEATURE_COUNTS[1])
+    torch.nn.init.normal_(old.mlp[-1].weight)
+    with torch.no_grad():
+        expected = old(torch.as_tensor(x)).numpy()
+    exported = old.export({})
+    assert exported.features_version == 1
+    assert np.allclose(exported.predict(x), expected, atol=1e-5)
+    assert np.allclose(exported.predict(x[:, : FEATURE_COUNTS[1]]), expected, atol=1e-5)
 
 
 def test_rollout_value_is_reproducible() -> None:
@@ -255,6 +266,8 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
         _config(tmp_path, opponent_shares={"nobody": 1.0})
     with pytest.raises(ValueError):
         _config(tmp_path, num_players=7)
+    with pytest.raises(ValueError, match="features_version"):
+        _config(tmp_path, features_version=0)
     with pytest.raises(ValueError, match="cannot change"):
         run = Run.create(_config(tmp_path, iterations=1, eval_every=0))
         run.checkpoint()
@@ -324,7 +337,7 @@ def test_batched_features_equal_the_one_by_one_reference(map_name: str, players:
                 expected = reference_features(option.game, option.values, player, remaining)
                 got = afterstate_features(option.game, option.values, player, remaining)
                 np.testing.assert_array_equal(got, expected)
-                row_expected = reference_features(option.game, option.values, player, row[-1])
+                row_expected = reference_features(option.game, option.values, player, row[REMAINING_INDEX])
                 np.testing.assert_array_equal(row, row_expected)
             checked += 1
         game.step(int(rng.choice(game.legal_actions())))

@@ -265,6 +265,8 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
         {"label_temperature": 0.0},
         {"opponent_shares": {"nobody": 1.0}},
         {"num_players": 7},
+        {"features_version": 3},
+        {"features_version": "2"},
     ):
         with pytest.raises((ValueError, TypeError)):
             _config(tmp_path, **changes)
@@ -272,6 +274,35 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
     run.checkpoint()
     with pytest.raises(ValueError, match="cannot change"):
         ExpertRun.open(run.run_dir, {"label_simulations": 4})
+
+
+def test_a_version_1_model_warm_starts_a_version_2_run(tmp_path: Path) -> None:
+    """The shipped (version-1) model, widened: the first model scores as it did, training moves the new weights."""
+    shipped = AfterstateModel.load(shipped_model_path(2))
+    assert shipped.features_version == 1
+    config = _config(tmp_path, features_version=2, init_model=str(shipped_model_path(2)), hidden=[128, 128])
+    start = AfterstateModel.load(ExpertRun.create(config).model_path)
+    assert start.features_version == 2
+    np.testing.assert_array_equal(start.weights[0][: shipped.num_features], shipped.weights[0])
+    assert not start.weights[0][shipped.num_features :].any()
+    run_dir = _run(tmp_path, "--features_version", "2", "--init_model", str(shipped_model_path(2)),
+                   "--hidden", "[128, 128]", "--iterations", "1")  # fmt: skip
+    trained = AfterstateModel.load(run_dir / "model.npz")
+    assert trained.features_version == 2 and trained.weights[0][shipped.num_features :].any()
+    with pytest.raises(ValueError, match="layers"):  # a version-2 model does not narrow into a version-1 run
+        ExpertRun.create(_config(tmp_path, init_model=str(run_dir / "model.npz"), hidden=[128, 128]))
+
+
+@pytest.mark.parametrize(
+    "path", sorted((ROOT / "concordia_env" / "training" / "configs").glob("expert_*.yaml")), ids=lambda p: p.stem
+)
+def test_every_shipped_expert_config_is_valid_and_its_warm_start_fits(path: Path, tmp_path: Path) -> None:
+    config = ExpertConfig.load(path)
+    config.validate()
+    if config.init_model is not None:
+        init = AfterstateModel.load(ROOT / config.init_model)
+        assert [w.shape[1] for w in init.weights[:-1]] == list(config.hidden)
+        assert init.features_version <= config.features_version
 
 
 def test_make_run_trains_with_a_shipped_expert_config() -> None:

@@ -35,7 +35,11 @@ and whose houses) is left out on purpose: with the few thousand games a 2-core m
 in an hour, a network that sees the board one-hot memorises each game's outcome from its
 unique city layout instead of learning what a position is worth (measured: held-out error
 rose from the first epoch on). What the board means for a player reaches the network
-through its score parts and through the heuristic's estimate below.
+through its score parts, through the heuristic's estimate below and, from feature version
+2 on, through counts that read the same on every map: every seat's houses per good, the
+places per good its Architect could build in now, and its best province for a Prefect.
+A model reads the features of its version (its first layer's width); every version's
+features begin with the previous one's.
 
 Last come the heuristic evaluation's estimates of every player's final VP
 (:mod:`concordia_env.strategy.evaluation`, already computed for each turn option) and the
@@ -72,6 +76,8 @@ from concordia_env.engine.state_check import compiled_state
 
 # the feature layout has one home, the compiled scorer's module (this numpy code is its reference)
 from concordia_env.strategy.afterstate import (
+    BOARD_INDEX,
+    FEATURE_COUNTS,
     FEATURES_VERSION,
     MARGIN_SCALE,
     NUM_FEATURES,
@@ -79,6 +85,8 @@ from concordia_env.strategy.afterstate import (
     UTILITY_INDEX,
     VALUE_SCALE,
     ModelArrays,
+    board_features,
+    features_version,
     pack_model,
 )
 
@@ -104,20 +112,28 @@ def afterstate_features(game: Game, values: np.ndarray, player: int, remaining: 
 
 
 def batch_features(
-    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+    afterstates: np.ndarray,
+    tables: np.ndarray,
+    values: np.ndarray,
+    player: int,
+    remaining: float,
+    width: int = NUM_FEATURES,
 ) -> np.ndarray:
     """The feature vectors of the afterstates of one decision (one row each), all at once.
 
     ``afterstates`` are states the engine produced (the turn options' rows, or games'
     states), all of the map whose ``tables`` are given; ``values[i]`` every player's
-    estimated final VP in row i. One compiled call observes every row.
+    estimated final VP in row i. One compiled call observes every row. ``width`` is a
+    length in ``FEATURE_COUNTS`` (the newest version's by default): an older version's
+    vectors are the first entries of a newer one's.
     """
+    features_version(width)  # ValueError for a width no version has
     states = compiled_state(np.ascontiguousarray(afterstates, dtype=np.int32))  # game.state is read-only
     vals = np.asarray(values, dtype=np.float64)
     rows, n = vals.shape
     obs = np.empty((rows, OBS_SIZE), dtype=np.float32)
     observe_batch_into(states, tables, np.full(rows, player, dtype=np.int64), obs)
-    out = np.empty((rows, NUM_FEATURES), dtype=np.float32)
+    out = np.empty((rows, width), dtype=np.float32)
     k = len(OBSERVATION_COLUMNS)
     np.take(obs, OBSERVATION_COLUMNS, axis=1, out=out[:, :k])
     out[:, k:] = 0.0
@@ -130,6 +146,9 @@ def batch_features(
     else:
         out[:, k + MAX_PLAYERS] = vals[:, player] / MARGIN_SCALE
     out[:, k + MAX_PLAYERS + 2] = remaining
+    if width > BOARD_INDEX:
+        for i in range(rows):
+            board_features(states[i], tables, player, out[i])
     return out
 
 
@@ -158,20 +177,50 @@ class AfterstateModel:
     def __post_init__(self) -> None:
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in self.weights]
         self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in self.biases]
-        if not self.weights or self.weights[0].shape[0] != NUM_FEATURES:
-            got = self.weights[0].shape[0] if self.weights else None
-            raise ValueError(f"an afterstate model takes {NUM_FEATURES} features, this one takes {got}")
+        if not self.weights or self.weights[0].ndim != 2:
+            raise ValueError("an afterstate model has at least one 2-D weight matrix")
+        features_version(self.weights[0].shape[0])  # ValueError: a width no feature version has
         if self.weights[-1].shape[1] != 1:
             raise ValueError("an afterstate model has one output")
 
+    @property
+    def num_features(self) -> int:
+        """How many features the model reads (its first layer's inputs)."""
+        return int(self.weights[0].shape[0])
+
+    @property
+    def features_version(self) -> int:
+        """The feature version the model reads (see :data:`FEATURE_COUNTS`)."""
+        return features_version(self.num_features)
+
     @classmethod
-    def heuristic_only(cls, hidden: tuple[int, ...] = (64, 64), seed: int = 0) -> AfterstateModel:
+    def heuristic_only(
+        cls, hidden: tuple[int, ...] = (64, 64), seed: int = 0, version: int = FEATURES_VERSION
+    ) -> AfterstateModel:
         """An untrained model (MLP output zero): it ranks turns exactly like the heuristic's utility."""
+        if version not in FEATURE_COUNTS:
+            raise ValueError(f"features version must be one of {tuple(FEATURE_COUNTS)}, got {version!r}")
         rng = np.random.default_rng(seed)
-        sizes = [NUM_FEATURES, *hidden, 1]
+        sizes = [FEATURE_COUNTS[version], *hidden, 1]
         weights = [rng.normal(0, np.sqrt(2 / i), (i, o)) for i, o in itertools.pairwise(sizes)]
         weights[-1][:] = 0.0
         return cls(weights, [np.zeros(o) for o in sizes[1:]])
+
+    def widened(self, version: int) -> AfterstateModel:
+        """This model reading the features of a later ``version``, with zero weights on the new ones.
+
+        It scores every option exactly as this model does (the new entries are multiplied by
+        zero), so training can start from it and learn what the new features add.
+        """
+        if version not in FEATURE_COUNTS or FEATURE_COUNTS[version] < self.num_features:
+            raise ValueError(
+                f"a version-{self.features_version} model widens to a version in {tuple(FEATURE_COUNTS)} "
+                f"at least as new, not {version!r}"
+            )
+        first = np.zeros((FEATURE_COUNTS[version], self.weights[0].shape[1]), dtype=np.float32)
+        first[: self.num_features] = self.weights[0]
+        meta = {**self.metadata, "widened_from_features_version": self.features_version}
+        return AfterstateModel([first, *self.weights[1:]], list(self.biases), self.a, self.b, meta)
 
     @functools.cached_property
     def compiled(self) -> ModelArrays:
@@ -183,9 +232,15 @@ class AfterstateModel:
         return pack_model(self.weights, self.biases, self.a, self.b)
 
     def predict(self, features: np.ndarray) -> np.ndarray:
-        """Predicted final margin (units of MARGIN_SCALE) for each row of ``features``."""
+        """Predicted final margin (units of MARGIN_SCALE) for each row of ``features``.
+
+        Rows may be longer than the model's version (a newer version's features): it reads
+        its first :attr:`num_features` entries.
+        """
         x = np.asarray(features, dtype=np.float32)
-        h = x
+        if x.shape[-1] < self.num_features:
+            raise ValueError(f"this model reads {self.num_features} features, the rows have {x.shape[-1]}")
+        h = x[..., : self.num_features]
         last = len(self.weights) - 1
         for k, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
             h = h @ w + b
@@ -204,7 +259,7 @@ class AfterstateModel:
     def _write(self, f: Any) -> None:
         arrays: dict[str, Any] = {f"w{k}": w for k, w in enumerate(self.weights)}
         arrays |= {f"b{k}": b for k, b in enumerate(self.biases)}
-        meta = {**self.metadata, "features_version": FEATURES_VERSION, "num_features": NUM_FEATURES}
+        meta = {**self.metadata, "features_version": self.features_version, "num_features": self.num_features}
         np.savez(f, a=np.float32(self.a), b=np.float32(self.b), metadata=np.array(json.dumps(meta)), **arrays)
 
     def to_bytes(self) -> bytes:
@@ -215,7 +270,7 @@ class AfterstateModel:
 
     @classmethod
     def load(cls, path: str | Path) -> AfterstateModel:
-        """Read a model written by :meth:`save`; a file of another feature layout is refused."""
+        """Read a model written by :meth:`save`; a file of a feature version this code lacks is refused."""
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no afterstate model at {path}")
@@ -239,12 +294,17 @@ class AfterstateModel:
                 a, b = float(data["a"]), float(data["b"])
         except (KeyError, ValueError, OSError, EOFError) as err:
             raise ValueError(f"{name} is not an afterstate model file: {err}") from err
-        if meta.get("features_version") != FEATURES_VERSION:
+        version = meta.get("features_version")
+        if version not in FEATURE_COUNTS or not weights or np.shape(weights[0])[0] != FEATURE_COUNTS[version]:
             raise ValueError(
-                f"{name} was made for features version {meta.get('features_version')}, "
-                f"this code computes version {FEATURES_VERSION}"
+                f"{name} was made for features version {version!r}, "
+                f"this code computes versions {tuple(FEATURE_COUNTS)} ({_width_names()} features)"
             )
         return cls(weights, biases, a, b, meta)
+
+
+def _width_names() -> str:
+    return ", ".join(str(count) for count in FEATURE_COUNTS.values())
 
 
 # --------------------------------------------------------------------------- candidates
@@ -299,7 +359,7 @@ class Candidates:
 
     @property
     def features(self) -> np.ndarray:
-        """(len(options), NUM_FEATURES) float32: every option's features, computed when first asked for."""
+        """(len(options), NUM_FEATURES) float32: every option's features (newest version), made when first asked for."""
         if self._features is None:
             raw = self.raw
             self._features = batch_features(raw.afterstates, self.tables, raw.values, self.player, self.remaining)
@@ -364,6 +424,8 @@ def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.ra
 
 
 __all__ = [
+    "FEATURES_VERSION",
+    "FEATURE_COUNTS",
     "MARGIN_SCALE",
     "NUM_FEATURES",
     "OBSERVATION_COLUMNS",

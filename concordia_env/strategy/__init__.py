@@ -548,16 +548,23 @@ def root_statistics(tree: Tree) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def afterstate_features(
-    afterstates: np.ndarray, tables: np.ndarray, values: np.ndarray, player: int, remaining: float
+    afterstates: np.ndarray,
+    tables: np.ndarray,
+    values: np.ndarray,
+    player: int,
+    remaining: float,
+    width: int = NUM_FEATURES,
 ) -> np.ndarray:
     """The learned agent's feature vectors of the afterstates of one decision (float32, one row each), compiled.
 
     ``afterstates`` are engine states of the map whose ``tables`` are given (the rows of
-    :func:`turn_options`), ``values[k]`` every player's estimated final VP in row k (see
+    :func:`turn_options`), ``values[k]`` every player's estimated final VP in row k;
+    ``width`` one of ``afterstate.FEATURE_COUNTS`` (the newest version's by default; see
     :mod:`.afterstate`).
     """
+    afterstate.features_version(width)  # ValueError for a width no version has
     states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
-    out = np.empty((len(states), NUM_FEATURES), dtype=np.float32)
+    out = np.empty((len(states), width), dtype=np.float32)
     afterstate.option_features(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, out)
     return out
 

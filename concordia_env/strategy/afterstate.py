@@ -18,12 +18,23 @@ lets the strategy import it and nothing else of the engine beyond the rules and 
 
 Features
 --------
-For the player who chose the turn, in this order (``FEATURES_VERSION`` 1):
+For the player who chose the turn, in this order (version 1, :data:`FEATURE_COUNTS`):
 the observation entries of :data:`HEADER_FIELDS` and, for every relative seat (observer
 first), of :data:`PLAYER_FIELDS`; the evaluation's estimated final VP of every relative
 seat divided by ``VALUE_SCALE`` (0 for seats the game does not have); then
 :data:`EXTRA_FEATURES`: ``u`` (own estimate minus the opponents' mean, by ``MARGIN_SCALE``),
 the lead over the best opponent (same scale) and the share of the game left.
+
+Version 2 appends a summary of the board for every relative seat (observer first, zeros for
+seats the game does not have; :data:`BOARD_LAYOUT`): the seat's houses in cities of each
+good, the places of each good an Architect of the seat could build in now, and the most
+its houses would produce in one province a Prefect may choose. The board itself is not a
+feature (which city holds which good changes every game, and a network that sees it
+one-hot memorises games instead of positions): these counts say what it means, the same
+on every map. A version's features begin with the previous version's, so a model reads
+the first ``shapes[0, 0]`` entries: a version-1 model plays unchanged beside a version-2
+one, and a version-1 model widened with zero weights for the new entries
+(``AfterstateModel.widened``) scores exactly as it did.
 
 Model arrays
 ------------
@@ -38,6 +49,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from concordia_env.engine.cards import GOOD_PRICE, NUM_GOODS
+from concordia_env.engine.layout import Layout
+from concordia_env.engine.maps import M_CITY_PROVINCE, M_NUM_CITIES, M_NUM_PROVINCES, MAX_CITIES, MAX_PROVINCES
 from concordia_env.engine.observation import (
     O_PLAYERS,
     OBS_LAYOUT,
@@ -47,7 +61,8 @@ from concordia_env.engine.observation import (
     fill_observation,
 )
 from concordia_env.engine.rules import njit
-from concordia_env.engine.state import MAX_PLAYERS, NUM_PLAYERS
+from concordia_env.engine.rules.facts import architect_steps, is_buildable_place, reachable_places
+from concordia_env.engine.state import BONUS_COIN_SIDE, CITY_GOOD, HOUSES, MAX_PLAYERS, NUM_PLAYERS
 
 #: VP of margin per unit of the model's output (and of ``u``)
 MARGIN_SCALE = 30.0
@@ -82,7 +97,12 @@ PLAYER_FIELDS = (
 )
 #: features after the observation part: u, margin over the best opponent, share of the game left
 EXTRA_FEATURES = ("utility", "lead_over_best", "remaining")
-FEATURES_VERSION = 1
+#: houses of one good per unit of HOUSES_BY_GOOD
+HOUSES_SCALE = 5.0
+#: places of one good per unit of REACH_BY_GOOD
+REACH_SCALE = 5.0
+#: sestertii (goods at their price) per unit of BEST_PRODUCTION
+PRODUCTION_SCALE = 20.0
 
 
 def _columns() -> np.ndarray:
@@ -107,8 +127,47 @@ VALUES_INDEX = len(OBSERVATION_COLUMNS)
 UTILITY_INDEX = VALUES_INDEX + MAX_PLAYERS
 LEAD_INDEX = UTILITY_INDEX + 1
 REMAINING_INDEX = UTILITY_INDEX + 2
-#: length of a feature vector
-NUM_FEATURES = VALUES_INDEX + MAX_PLAYERS + len(EXTRA_FEATURES)
+#: where version 2's board summary begins (the length of a version-1 feature vector)
+BOARD_INDEX = UTILITY_INDEX + len(EXTRA_FEATURES)
+
+# --------------------------------------------------------------------------- v2: the board, per seat
+_B = Layout()
+B_HOUSES_BY_GOOD = _B.field(
+    "HOUSES_BY_GOOD", NUM_GOODS, doc=f"the seat's houses in cities of each good, ÷{HOUSES_SCALE:g}"
+)
+B_REACH_BY_GOOD = _B.field(
+    "REACH_BY_GOOD",
+    NUM_GOODS,
+    doc=(
+        "places of each good where an Architect of the seat could build now (``reachable_places`` with "
+        f"its ``architect_steps``; none of its houses there), ÷{REACH_SCALE:g}"
+    ),
+)
+B_BEST_PRODUCTION = _B.field(
+    "BEST_PRODUCTION",
+    doc=(
+        "the most the seat's houses produce in one province whose bonus marker shows its goods side "
+        f"(what a Prefect may choose), the goods at their price, ÷{PRODUCTION_SCALE:g}"
+    ),
+)
+#: the board summary's entries per relative seat, and their layout
+BOARD_SEAT_SIZE = _B.size
+BOARD_LAYOUT = _B
+
+#: length of a feature vector of each version (a version's features begin with the previous one's)
+FEATURE_COUNTS: dict[int, int] = {1: BOARD_INDEX, 2: BOARD_INDEX + MAX_PLAYERS * BOARD_SEAT_SIZE}
+#: the newest version, and the length of its feature vector (what new models take)
+FEATURES_VERSION = max(FEATURE_COUNTS)
+NUM_FEATURES = FEATURE_COUNTS[FEATURES_VERSION]
+
+
+def features_version(width: int) -> int:
+    """The feature version whose vectors have ``width`` entries (``ValueError`` for another width)."""
+    for version, count in FEATURE_COUNTS.items():
+        if count == width:
+            return version
+    counts = ", ".join(f"{count} (version {version})" for version, count in FEATURE_COUNTS.items())
+    raise ValueError(f"a model takes {counts} features, not {width}")
 
 
 class ModelArrays(NamedTuple):
@@ -130,7 +189,7 @@ def pack_model(weights: list[np.ndarray], biases: list[np.ndarray], a: float, b:
     if shapes.ndim != 2 or shapes.shape[1] != 2:
         raise ValueError("every weight matrix of a model is 2-D (inputs × outputs)")
     if not layers_chain(shapes):
-        raise ValueError(f"a model takes {NUM_FEATURES} features through chained layers to one output")
+        raise ValueError(f"a model takes {_WIDTHS} features through chained layers to one output")
     parts = []
     for w, bias, (_, cols) in zip(weights, biases, shapes, strict=True):
         if np.shape(bias) != (cols,):
@@ -144,7 +203,12 @@ def pack_model(weights: list[np.ndarray], biases: list[np.ndarray], a: float, b:
 
 def layers_chain(shapes: np.ndarray) -> bool:
     """Whether layers of these (inputs, outputs) take the features through each other to one output."""
-    return bool(shapes[0, 0] == NUM_FEATURES and shapes[-1, 1] == 1 and np.all(shapes[1:, 0] == shapes[:-1, 1]))
+    first = int(shapes[0, 0])
+    return bool(first in FEATURE_COUNTS.values() and shapes[-1, 1] == 1 and np.all(shapes[1:, 0] == shapes[:-1, 1]))
+
+
+#: the feature counts a model may take, for messages
+_WIDTHS = " or ".join(str(count) for count in FEATURE_COUNTS.values())
 
 
 def checked_arrays(model: object) -> ModelArrays:
@@ -170,7 +234,7 @@ def checked_arrays(model: object) -> ModelArrays:
     ):
         raise ValueError(problem)
     if not layers_chain(shapes) or np.any(shapes <= 0):
-        raise ValueError(f"{problem}: {NUM_FEATURES} features through chained layers to one output")
+        raise ValueError(f"{problem}: {_WIDTHS} features through chained layers to one output")
     if flat.size != int((shapes[:, 0] * shapes[:, 1] + shapes[:, 1]).sum()):
         raise ValueError(f"{problem}: the weights do not match the layer shapes")
     return model
@@ -183,11 +247,59 @@ def no_model() -> ModelArrays:
 
 # --------------------------------------------------------------------------- compiled
 @njit
+def seat_board(s, m, q, reach, out, at):
+    """Seat q's board summary (:data:`BOARD_LAYOUT`) into ``out[at : at + BOARD_SEAT_SIZE]``.
+
+    ``reach`` is scratch of at least the map's place count. A place counts towards
+    REACH_BY_GOOD where an Architect could take a colonist next to it (``reachable_places``,
+    the best case of its steps) and q may build there (a city without q's house); the
+    production of a province counts q's houses only (the bonus marker's good is the same
+    whoever holds the houses).
+    """
+    houses = np.zeros(NUM_GOODS)
+    places = np.zeros(NUM_GOODS)
+    production = np.zeros(MAX_PROVINCES)
+    reachable_places(s, m, q, architect_steps(s, q), reach)
+    for c in range(m[M_NUM_CITIES]):
+        if not is_buildable_place(m, c):
+            continue
+        g = s[CITY_GOOD + c]
+        if s[HOUSES + q * MAX_CITIES + c] == 1:
+            houses[g] += 1.0
+            production[m[M_CITY_PROVINCE + c]] += GOOD_PRICE[g]
+        elif reach[c]:
+            places[g] += 1.0
+    for g in range(NUM_GOODS):
+        out[at + B_HOUSES_BY_GOOD + g] = houses[g] / HOUSES_SCALE
+        out[at + B_REACH_BY_GOOD + g] = places[g] / REACH_SCALE
+    best = 0.0
+    for v in range(m[M_NUM_PROVINCES]):
+        if s[BONUS_COIN_SIDE + v] == 0 and production[v] > best:
+            best = production[v]
+    out[at + B_BEST_PRODUCTION] = best / PRODUCTION_SCALE
+
+
+@njit
+def board_features(s, m, player, out):
+    """Every relative seat's board summary (observer first) into ``out[BOARD_INDEX:]``; zeros for absent seats."""
+    n = s[NUM_PLAYERS]
+    reach = np.empty(m[M_NUM_CITIES], dtype=np.bool_)
+    for j in range(MAX_PLAYERS):
+        at = BOARD_INDEX + j * BOARD_SEAT_SIZE
+        if j < n:
+            seat_board(s, m, (player + j) % n, reach, out, at)
+        else:
+            for i in range(BOARD_SEAT_SIZE):
+                out[at + i] = 0.0
+
+
+@njit
 def option_features(afterstates, m, vals, player, remaining, columns, out):
     """The feature vector of every afterstate (row k) for ``player`` into ``out[k]`` (see "Features").
 
     ``vals[k, q]`` is every player's estimated final VP in afterstate k (float64);
-    ``remaining`` the share of the game left at the decision. The arithmetic follows
+    ``remaining`` the share of the game left at the decision. ``out``'s width says the
+    version: a version-1 row stops before the board summary. The arithmetic follows
     ``agents.afterstate.batch_features`` step for step (float64, then stored as float32).
     """
     obs = np.empty(OBS_SIZE, dtype=np.float32)
@@ -214,6 +326,8 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
         row[ncols + MAX_PLAYERS] = (vals[k, player] - others / (n - 1)) / MARGIN_SCALE
         row[ncols + MAX_PLAYERS + 1] = (vals[k, player] - best_other) / MARGIN_SCALE
         row[ncols + MAX_PLAYERS + 2] = remaining
+        if row.shape[0] > BOARD_INDEX:
+            board_features(s, m, player, row)
 
 
 @njit
@@ -255,7 +369,7 @@ def mlp_scores(x, flat, shapes, ab, out):
 @njit
 def score_options(afterstates, m, vals, player, remaining, columns, flat, shapes, ab):
     """The model's score of every afterstate of one decision (float32, one per row)."""
-    x = np.empty((afterstates.shape[0], NUM_FEATURES), dtype=np.float32)
+    x = np.empty((afterstates.shape[0], shapes[0, 0]), dtype=np.float32)
     option_features(afterstates, m, vals, player, remaining, columns, x)
     out = np.empty(afterstates.shape[0], dtype=np.float32)
     mlp_scores(x, flat, shapes, ab, out)

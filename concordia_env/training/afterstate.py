@@ -81,9 +81,17 @@ from torch import nn
 from tqdm import tqdm
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, rollout_value
+from concordia_env.agents.afterstate import (
+    FEATURE_COUNTS,
+    MARGIN_SCALE,
+    NUM_FEATURES,
+    UTILITY_INDEX,
+    AfterstateModel,
+    rollout_value,
+)
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent
+from concordia_env.strategy.afterstate import features_version
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
@@ -131,11 +139,12 @@ class AfterstateConfig(ConfigBase):
     epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
 
     hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
+    features_version: int = _f(1, "the feature version the model reads (agents.afterstate.FEATURE_COUNTS)")
     init_model: str | None = _f(
         None,
         "start from this saved model instead of the heuristic's ranking (a warm start, e.g. the shipped "
         "concordia_env/agents/models/learned-italia-2p.npz for another map or player count; "
-        "its layers must match 'hidden')",
+        "its layers must match 'hidden'; a model of an older features_version is widened)",
     )
     learning_rate: float = _f(1e-3, "AdamW learning rate")
     weight_decay: float = _f(1e-4, "AdamW weight decay")
@@ -174,6 +183,7 @@ class AfterstateConfig(ConfigBase):
             raise ValueError(f"td_lambda must be in 0..1, got {self.td_lambda}")
         if not self.hidden or any(int(n) <= 0 for n in self.hidden):
             raise ValueError(f"hidden must be a non-empty list of positive sizes, got {self.hidden}")
+        check_features_version(self.features_version)
         shares = self.opponent_shares
         if not shares or any(v < 0 for v in shares.values()) or sum(shares.values()) <= 0:
             raise ValueError(f"opponent_shares must be non-negative weights, not all zero, got {shares}")
@@ -184,13 +194,25 @@ class AfterstateConfig(ConfigBase):
         Game.new(self.map, self.num_players, 0)  # a map / player count the rules refuse fails now
 
 
+def check_features_version(version: Any) -> int:
+    """``version`` if it is a feature version this code computes, else ``ValueError``."""
+    if isinstance(version, bool) or not isinstance(version, int) or version not in FEATURE_COUNTS:
+        raise ValueError(f"features_version must be one of {tuple(FEATURE_COUNTS)}, got {version!r}")
+    return version
+
+
 # ---------------------------------------------------------------------- the network (torch twin of the numpy model)
 class AfterstateNet(nn.Module):
-    """``a·u + b + MLP(x)``, trained here and exported to :class:`AfterstateModel` for play."""
+    """``a·u + b + MLP(x)``, trained here and exported to :class:`AfterstateModel` for play.
 
-    def __init__(self, hidden: list[int]) -> None:
+    The rows it is given hold the newest version's features (what the buffers store); the
+    MLP reads the first ``num_features`` of them, its version's.
+    """
+
+    def __init__(self, hidden: list[int], num_features: int = NUM_FEATURES) -> None:
         super().__init__()
-        sizes = [NUM_FEATURES, *[int(h) for h in hidden]]
+        self.num_features = num_features
+        sizes = [num_features, *[int(h) for h in hidden]]
         layers: list[nn.Module] = []
         for i, o in itertools.pairwise(sizes):
             layers += [nn.Linear(i, o), nn.ReLU()]
@@ -202,10 +224,16 @@ class AfterstateNet(nn.Module):
         self.b = nn.Parameter(torch.tensor(0.0))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.a * x[:, UTILITY_INDEX] + self.b + self.mlp(x).squeeze(-1)
+        return self.a * x[:, UTILITY_INDEX] + self.b + self.mlp(x[:, : self.num_features]).squeeze(-1)
 
     def load_model(self, model: AfterstateModel) -> None:
-        """Take the weights of a saved model (a warm start); its layer sizes must be this net's."""
+        """Take the weights of a saved model (a warm start); its layer sizes must be this net's.
+
+        A model of an older feature version is widened first (zero weights on the new
+        features: it starts out scoring as it did).
+        """
+        if model.num_features < self.num_features:
+            model = model.widened(features_version(self.num_features))
         linears = [m for m in self.mlp if isinstance(m, nn.Linear)]
         shapes = [tuple(m.weight.shape[::-1]) for m in linears]
         given = [tuple(w.shape) for w in model.weights]
@@ -376,7 +404,7 @@ class Run:
         self.run_dir = Path(run_dir)
         self.config = config
         self.state = state
-        self.net = AfterstateNet(config.hidden)
+        self.net = AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version])
         self.optimizer = torch.optim.AdamW(
             self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
@@ -387,7 +415,7 @@ class Run:
         # a missing or mismatched warm-start model is refused before anything is written
         init = None if config.init_model is None else AfterstateModel.load(config.init_model)
         if init is not None:
-            AfterstateNet(config.hidden).load_model(init)
+            AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version]).load_model(init)
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
         suffix = 1

@@ -101,7 +101,16 @@ from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.mcts import MCTSAgent
 
-from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command
+from .afterstate import (
+    FINAL_EVAL_INDEX,
+    HOLDOUT_EVERY,
+    SEED_BOUND,
+    SELF,
+    Run,
+    RunState,
+    check_features_version,
+    run_command,
+)
 from .config import ConfigBase, _f, add_override_arguments
 from .evaluate import EvalResult
 from .report import plot_learning_curve
@@ -156,8 +165,11 @@ class ExpertConfig(ConfigBase):
     outcome_weight: float = _f(0.2, "weight of the outcome loss (played options against the final margin)")
 
     hidden: list = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layer sizes of the MLP"})
+    features_version: int = _f(1, "the feature version the model reads (agents.afterstate.FEATURE_COUNTS)")
     init_model: str | None = _f(
-        None, "start from this saved model (e.g. a shipped one); its layers must match 'hidden'"
+        None,
+        "start from this saved model (e.g. a shipped one); its layers must match 'hidden'; "
+        "a model of an older features_version is widened (zero weights on the new features)",
     )
     learning_rate: float = _f(5e-4, "AdamW learning rate")
     weight_decay: float = _f(1e-4, "AdamW weight decay")
@@ -211,6 +223,7 @@ class ExpertConfig(ConfigBase):
             raise ValueError("eval_every and eval_games must be >= 0")
         if not self.hidden or any(int(n) <= 0 for n in self.hidden):
             raise ValueError(f"hidden must be a non-empty list of positive sizes, got {self.hidden}")
+        check_features_version(self.features_version)
         shares = self.opponent_shares
         if not shares or any(v < 0 for v in shares.values()) or sum(shares.values()) <= 0:
             raise ValueError(f"opponent_shares must be non-negative weights, not all zero, got {shares}")
