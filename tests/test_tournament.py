@@ -270,8 +270,12 @@ def test_strength_bars_judge_the_rate_and_the_time_budget():
     by_key = {bar.key: bar for bar in learned}
     imperium = {"learned-imperium3", "learned-imperium", "learned-imperium5"}
     other_maps = {"learned-aegyptus", "learned-aegyptus4", "learned-creta", "learned-creta4"}
-    assert set(by_key) == {"learned-random", "learned-heuristic", "learned-mcts"} | imperium | other_maps
+    duels = {"learned-random", "learned-heuristic", "learned-mcts", "learned-mcts150"}
+    assert set(by_key) == duels | imperium | other_maps
     assert by_key["learned-mcts"].config.agents == ("learned", "mcts:1")
+    # the fixed budget: 150 simulations, whatever the time budget of bar 2
+    assert by_key["learned-mcts150"].config.agents == ("learned", "mcts:150")
+    assert (by_key["learned-mcts150"].config.games, by_key["learned-mcts150"].min_win_rate) == (200, 0.5)
     assert Counter(by_key["learned-imperium"].config.agents) == {"learned": 1, "heuristic": 3}
     for key, players, rate in (("learned-imperium3", 3, 0.55), ("learned-imperium5", 5, 0.38)):
         assert Counter(by_key[key].config.agents) == {"learned": 1, "heuristic": players - 1}

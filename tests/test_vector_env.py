@@ -32,6 +32,7 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         ("learned", "italia", 2, 1, "rank"),
         (["learned", "random", "heuristic"], "imperium", 4, 2, "win"),
         (["heuristic:opponent_weight=0.5", "learned"], "aegyptus", 3, 1, "score_delta"),
+        (["learned:replan=False", "learned"], "italia", 3, 2, "win"),  # following its plan, and deciding afresh
     ],
 )
 def test_each_row_plays_the_single_agent_env_s_game(

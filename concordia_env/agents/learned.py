@@ -10,14 +10,19 @@ from a model of another player count; see ``docs/training.md``). A game uses the
 of its player count (on any map: the features carry no map), or of the nearest one. ``path=`` loads one model for every
 game (``learned:runs/afterstate-…/model.npz`` on a command line).
 
-At each decision that is not already planned, the agent asks the heuristic's documented
-generator for the turn options of the pending decision on a determinized copy of the game
-(:func:`concordia_env.agents.afterstate.candidates`), scores every option's afterstate with the model and
-plays the best one: its first action now, the rest of that turn as that option planned it
-(the rest of a turn never depends on the hidden stack, so the plan fits the real game,
-:func:`concordia_env.agents.heuristic.follow`). When the game leaves the plan (another player keeps other goods
-after an overflow, a card that comes up differs from the determinized draw), it decides
-again from where the game is.
+At every decision with a choice, the agent asks the heuristic's documented generator for
+the turn options of the pending decision on a determinized copy of the game
+(:func:`concordia_env.agents.afterstate.candidates`: every legal action, each followed to
+the end of the turn by the rules of thumb), scores every option's afterstate with the model
+and plays the best one's first action. At the turn's next decision it decides again, so the
+model, not a rule of thumb, chooses where to build, what to buy and what to trade
+(``replan``, the default since 2026-12-04: without search it took the agent from 26.5% to
+over 50% against ``mcts:150``, docs/benchmarks.md). ``replan=False`` plays the rest of the
+chosen turn as that option planned it (the rest of a turn never depends on the hidden
+stack, so the plan fits the real game, :func:`concordia_env.agents.heuristic.follow`), and
+decides again only where the game leaves the plan (another player keeps other goods after
+an overflow, a card that comes up differs from the determinized draw): what the training
+runs before that date played and measured.
 
 * ``simulations`` > 0 (or ``time_per_move`` in seconds) plays with a search instead: the
   project's MCTS over whole turns (:mod:`concordia_env.agents.mcts`), where the first estimate of every
@@ -28,6 +33,8 @@ again from where the game is.
   players the search keeps MCTS's settings (a heuristic rollout of one round, 1 visit).
   ``rollout``, ``rollout_rounds`` and ``prior_visits`` (how many of the search's visits the
   model's first estimate counts as) set them at every table, as ``mcts``'s options do;
+* ``replan`` (search-free play; default True): decide at every decision, see above. The
+  search follows the plan of the move it chose, as ``mcts`` does;
 * ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
   the best one, with probability ``epsilon`` per decision (training's exploration);
 * ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
@@ -49,7 +56,7 @@ from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy.afterstate import ModelArrays
-from concordia_env.strategy.players import LEARNED, CompiledPlayer
+from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer
 
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
@@ -124,6 +131,7 @@ class LearnedAgent(Agent):
         prior_visits: float | None = None,
         rollout: str | None = None,
         rollout_rounds: int | None = DEFAULT_ROLLOUT_ROUNDS,
+        replan: bool = True,
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
@@ -140,6 +148,8 @@ class LearnedAgent(Agent):
         self.temperature = float_option(temperature, "temperature", 0.0, MAX_TEMPERATURE, agent=agent)
         self.epsilon = float_option(epsilon, "epsilon", 0.0, 1.0, agent=agent)
         self.record = bool_option(record, "record", agent=agent)
+        #: decide at every decision (True) or follow the chosen turn's plan (search-free play)
+        self.replan = bool_option(replan, "replan", agent=agent)
         simulations = int_option(simulations, "simulations", 0, MAX_SIMULATIONS, agent=agent)
         if time_per_move is not None:
             time_per_move = float_option(
@@ -201,7 +211,8 @@ class LearnedAgent(Agent):
         """
         if self._search is not None or self.temperature > 0 or self.record:
             raise ValueError(f"{self!r}: only the greedy learned agent (no search, temperature or record) is compiled")
-        return CompiledPlayer(LEARNED, self._rules.params, self.model_for_players(num_players).compiled)
+        kind = LEARNED if self.replan else LEARNED_PLANNED
+        return CompiledPlayer(kind, self._rules.params, self.model_for_players(num_players).compiled)
 
     def compiled_state(self) -> tuple[np.ndarray, np.ndarray]:
         """The generator states of a compiled twin after ``reset``: numpy's (for each decision's seed), no noise."""
@@ -221,7 +232,7 @@ class LearnedAgent(Agent):
         legal = game.legal_actions()
         if len(legal) == 1:
             return int(legal[0])
-        planned = None if self._plan is None else self._plan.next_action(game)
+        planned = None if self._plan is None or self.replan else self._plan.next_action(game)
         if planned is not None:
             return self.checked(game, planned, legal)
         cands = candidates(game, self._rules, self.rng)

@@ -17,6 +17,9 @@ another), the targets of the learning issue (``docs/training.md``):
 3. ``learned-random`` — vs ``random``, 2-player Italia, 200 games: at least 95%;
 4. ``learned-heuristic`` — vs ``heuristic``, 2-player Italia, 400 games: at least 80%;
 5. ``learned-mcts`` — vs ``mcts`` at 1 s per move, 2-player Italia, 100 games: at least 50%;
+   ``learned-mcts150`` — vs ``mcts:150``, the fixed budget equal to the 1 s per move of the
+   MCTS before the compiled core (118–156 simulations, docs/benchmarks.md), 200 games: at
+   least 50%;
 6. ``learned-imperium3``, ``learned-imperium``, ``learned-imperium5`` — vs (n − 1) ×
    ``heuristic`` in n-player Imperium (the shipped model of that player count), 200 games
    each: at least 55%, 45% and 38% (1/n is equal strength);
@@ -78,12 +81,15 @@ LEARNED_GAMES = {
     "learned-random": 200,
     "learned-heuristic": 400,
     "learned-mcts": 100,
+    "learned-mcts150": 200,
     **{imperium_key(n): 200 for n in LEARNED_MIN_IMPERIUM},
     **{other_map_key(map, n): 200 for map, counts in OTHER_MAPS.items() for n in counts},
 }
 #: the MCTS budget: seconds of thinking per move
 MCTS_SECONDS_PER_MOVE = 1.0
 DEFAULT_MCTS_SPEC = f"mcts:time_per_move={MCTS_SECONDS_PER_MOVE}"
+#: the fixed-budget yardstick: the simulations the MCTS before the compiled core ran in 1 s per move
+YARDSTICK_MCTS_SPEC = "mcts:150"
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,12 @@ def strength_bars(
         duel("learned-random", "random", "vs random, Italia 2 players", LEARNED_MIN_VS_RANDOM),
         duel("learned-heuristic", "heuristic", "vs heuristic, Italia 2 players", LEARNED_MIN_VS_HEURISTIC),
         duel("learned-mcts", mcts_spec, f"vs {mcts_spec}, Italia 2 players", LEARNED_MIN_VS_MCTS),
+        duel(
+            "learned-mcts150",
+            YARDSTICK_MCTS_SPEC,
+            f"vs {YARDSTICK_MCTS_SPEC}, Italia 2 players",
+            LEARNED_MIN_VS_MCTS,
+        ),
         *(
             duel(
                 imperium_key(n),

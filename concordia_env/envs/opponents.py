@@ -60,7 +60,7 @@ from concordia_env.engine.state import STATE_SIZE
 from concordia_env.strategy import NUM_PARAMS
 from concordia_env.strategy.afterstate import OBSERVATION_COLUMNS, ModelArrays, no_model
 from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
-from concordia_env.strategy.players import LEARNED, SEED_BOUND, CompiledPlayer, play_rows
+from concordia_env.strategy.players import LEARNED_KINDS, SEED_BOUND, CompiledPlayer, play_rows
 
 #: the entry-point group that names agent builders (see the module docstring)
 ENTRY_POINT_GROUP = "concordia_env.agents"
@@ -199,7 +199,7 @@ class CompiledOpponents:
         self.params = np.ascontiguousarray(np.stack([p.params for p in players]), dtype=np.float64)
         if self.params.shape != (slots, NUM_PARAMS):
             raise ValueError(f"a compiled player's params are {NUM_PARAMS} numbers (strategy.params_array)")
-        given = [p.model for p in players if p.kind == LEARNED]
+        given = [p.model for p in players if p.kind in LEARNED_KINDS]
         models = [model for model in given if isinstance(model, ModelArrays)]
         if len(models) != len(given):
             raise ValueError("a compiled learned player brings its model's arrays")

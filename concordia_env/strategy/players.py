@@ -15,10 +15,12 @@ playing rows against the same games through ``SingleAgentEnv``.
   the game with its own noise generator (:mod:`.hidden`, :mod:`.noise`) and either chooses
   the best turn option (:mod:`.options`; the decisions that look ahead) and follows that
   turn on the real game (:func:`follow`), or takes the planner's answer (:mod:`.planner`).
-* ``learned`` (:data:`LEARNED`): ``LearnedAgent.act`` without search or sampling. At a
-  decision that is neither forced nor planned it draws a seed from its numpy generator,
-  determinizes with it, takes every turn option, scores every afterstate with the model
-  (:mod:`.afterstate`) and follows the best-scored turn.
+* ``learned`` (:data:`LEARNED`): ``LearnedAgent.act`` without search or sampling. At every
+  decision that is not forced it draws a seed from its numpy generator, determinizes with
+  it, takes every turn option of the pending decision, scores every afterstate with the
+  model (:mod:`.afterstate`) and plays the best-scored turn's first action (the agent's
+  ``replan``, its default). :data:`LEARNED_PLANNED` is ``replan=False``: a decision its
+  chosen turn foresaw follows the plan, as the heuristic does.
 
 What a player keeps between decisions lives in arrays the batch owns, one entry per row
 and opponent slot: the numpy generator's state (``rng``, :data:`~concordia_env.engine.rules.pcg64.STATE_WORDS`
@@ -56,8 +58,10 @@ from .params import P_OPPONENT_WEIGHT
 from .planner import STATUS_ILLEGAL, apply, decide, is_lookahead_phase
 
 #: the compiled players, by kind number
-RANDOM, HEURISTIC, LEARNED = 0, 1, 2
-KINDS = {"random": RANDOM, "heuristic": HEURISTIC, "learned": LEARNED}
+RANDOM, HEURISTIC, LEARNED, LEARNED_PLANNED = 0, 1, 2, 3
+KINDS = {"random": RANDOM, "heuristic": HEURISTIC, "learned": LEARNED, "learned-planned": LEARNED_PLANNED}
+#: the kinds that play with a learned model
+LEARNED_KINDS = (LEARNED, LEARNED_PLANNED)
 #: the bound of ``agents.base.draw_seed``: ``rng.integers(SEED_BOUND)``
 SEED_BOUND = 2**63 - 1
 
@@ -138,11 +142,11 @@ def choose_and_follow(
 ):
     """Take every turn option of the determinized ``sim``, pick one, and plan to follow it on ``s``.
 
-    The heuristic picks the best utility, the learned player the best score; returns the
+    The heuristic picks the best utility, the learned players the best score; returns the
     chosen turn's first action (-1 if not even that is legal on ``s``).
     """
     _, afterstates, vals, plans, lengths = turn_options(sim, m, params, remaining, status)
-    if kind == LEARNED:
+    if is_learned(kind):
         flat, shapes, ab, columns = model
         scores = score_options(afterstates, m, vals, player, remaining, columns, flat, shapes, ab)
         choice = np.argmax(scores)
@@ -154,20 +158,26 @@ def choose_and_follow(
 
 
 @njit
+def is_learned(kind):
+    """Whether a compiled player of ``kind`` plays with a learned model (:data:`LEARNED_KINDS`)."""
+    return kind == LEARNED or kind == LEARNED_PLANNED
+
+
+@njit
 def strategy_act(s, m, kind, mask, count, params, model, rng, noise, cursor, pos, actions, plan_len, status):
     """``HeuristicAgent.act`` or ``LearnedAgent.act`` (see the module docstring); -1 for a failed plan."""
     if count == 1:
         return nth_legal(mask, 0)
     sim = np.empty_like(s)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    if plan_len[0] > 0:
+    if plan_len[0] > 0 and kind != LEARNED:  # the replanning learned player decides every time
         planned = planned_action(s, m, cursor, pos, actions, plan_len[0], scratch)
         if planned >= 0:
             return planned
     plan_len[0] = 0
     player = s[CURRENT_PLAYER]
     sim[:] = s
-    if kind == LEARNED:
+    if is_learned(kind):
         own_noise = np.empty(1, dtype=np.uint64)
         own_noise[0] = np.uint64(integers(rng, SEED_BOUND))  # strategy.new_rng(draw_seed(rng))
         determinize(sim, own_noise)

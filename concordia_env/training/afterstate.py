@@ -137,6 +137,11 @@ class AfterstateConfig(ConfigBase):
     rollout_rounds: int = _f(1, "rounds each target rollout plays before the position is scored")
     outcome_weight: float = _f(1.0, "weight of the outcome (lambda-return) loss beside the rollout loss")
     epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
+    replan: bool = _f(
+        False,
+        "the learner decides at every decision (the learned agent's default since 2026-12-04) instead of "
+        "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
+    )
 
     hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
     features_version: int = _f(1, "the feature version the model reads (agents.afterstate.FEATURE_COUNTS)")
@@ -273,6 +278,7 @@ class GameTask:
     rollout_rounds: int
     map: str
     num_players: int
+    replan: bool = False
 
 
 _MODELS: dict[tuple[str, int], AfterstateModel] = {}
@@ -304,7 +310,7 @@ def play_training_game(task: GameTask) -> dict[str, np.ndarray]:
         if p in task.learner_seats:
             seats.append(
                 LearnedAgent(int(seeds[p + 1]), model=_model(task.model_path), temperature=task.temperature,
-                             epsilon=task.epsilon, record=True)
+                             epsilon=task.epsilon, record=True, replan=task.replan)
             )  # fmt: skip
         else:
             agent = agents.from_spec(task.opponent)
@@ -498,7 +504,7 @@ class Run:
             opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
             seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
             out.append(GameTask(int(seed), i, opponent, seats, str(self.model_path), c.temperature, c.epsilon,
-                                c.rollout_samples, c.rollout_rounds, c.map, c.num_players))  # fmt: skip
+                                c.rollout_samples, c.rollout_rounds, c.map, c.num_players, c.replan))  # fmt: skip
         return out
 
     def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
@@ -652,7 +658,7 @@ class Run:
             max_turns=c.eval_max_turns,
             given_version=weights_digest(model.compiled),  # games of another model are not read back
         )
-        learner = LearnedAgent(model=model)
+        learner = LearnedAgent(model=model, replan=c.replan)
         played = run_tournament(config, db=self.run_dir / self.EVAL_DB, workers=c.workers, given={LEARNER: learner})
         seconds = time.perf_counter() - start
         self.state.eval_seconds += seconds

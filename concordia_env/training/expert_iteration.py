@@ -151,6 +151,11 @@ class ExpertConfig(ConfigBase):
     )
     temperature: float = _f(0.05, "the student's exploration softmax temperature, in units of MARGIN_SCALE VP")
     epsilon: float = _f(0.3, "probability that a student decision samples from the softmax instead of the best")
+    replan: bool = _f(
+        False,
+        "the student decides at every decision (the learned agent's default since 2026-12-04) instead of "
+        "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
+    )
 
     teacher: str = _f("learned", "the labelling search: 'learned' (the current network as first estimate) or 'mcts'")
     teacher_options: dict = field(
@@ -334,7 +339,12 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
         if p in spec.learner_seats:
             seats.append(
                 LearnedAgent(
-                    int(seeds[p + 1]), model=model, temperature=s["temperature"], epsilon=s["epsilon"], record=True
+                    int(seeds[p + 1]),
+                    model=model,
+                    temperature=s["temperature"],
+                    epsilon=s["epsilon"],
+                    record=True,
+                    replan=s["replan"],
                 )
             )
         else:
@@ -503,6 +513,7 @@ class ExpertRun(Run):
                 "num_players",
                 "temperature",
                 "epsilon",
+                "replan",
                 "teacher",
                 "teacher_options",
                 "label_share",
