@@ -21,3 +21,10 @@ def test_costs_are_ratios_to_the_engine_per_decision_or_per_simulation(tmp_path:
     assert rows["mcts:3"]["target"] == agent_speed.TARGETS["mcts"]
     for row in rows.values():
         assert row["count"] > 0 and row["seconds"] > 0 and row["ratio"] > 0
+
+
+def test_the_learned_target_is_the_plan_following_agent_s() -> None:
+    assert agent_speed.target_of("learned:replan=False", "learned") == 10.0
+    assert agent_speed.target_of("learned", "learned") is None  # deciding at every decision: measured, no target
+    assert agent_speed.target_of("heuristic", "heuristic") == 7.0
+    assert agent_speed.target_of("mcts:30", "mcts") == 20.0

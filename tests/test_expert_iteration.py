@@ -143,6 +143,19 @@ def test_a_game_gives_one_group_of_rows_per_student_decision() -> None:
     assert len(np.unique(rows["margin"])) == 1  # the decider's final margin
 
 
+def test_a_replanning_student_is_labelled_at_its_turns_later_decisions_too() -> None:
+    """``replan``: the student decides (and may be labelled) at every decision with a choice, not only turn starts."""
+    model = AfterstateModel.load(shipped_model_path(2))
+    spec = GameSpec(seed=3, game_id=7, opponent="heuristic", learner_seats=[1])
+    groups = {}
+    for replan in (False, True):
+        settings = {**ExpertConfig.load(TINY_CONFIG).to_dict(), "label_share": 0.5, "replan": replan}
+        rows = play_game(spec, settings, model)
+        groups[replan] = len(np.unique(rows["step"]))
+        assert np.all(np.isfinite(rows["target"][rows["weight"] > 0]))
+    assert groups[True] > groups[False]
+
+
 def test_models_travel_as_bytes_and_are_decoded_once_per_worker() -> None:
     model = AfterstateModel.load(shipped_model_path(2))
     data = model.to_bytes()
