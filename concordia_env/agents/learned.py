@@ -16,8 +16,10 @@ the turn options of the pending decision on a determinized copy of the game
 the end of the turn by the rules of thumb), scores every option's afterstate with the model
 and plays the best one's first action. At the turn's next decision it decides again, so the
 model, not a rule of thumb, chooses where to build, what to buy and what to trade
-(``replan``, the default since 2026-12-04: without search it took the agent from 26.5% to
-over 50% against ``mcts:150``, docs/benchmarks.md). ``replan=False`` plays the rest of the
+(``replan``, the default since 2026-12-04: without search it took the agent from 28.0% to
+51.5% against ``mcts:150`` on the same seeds, and gained 14–18 points in 3- to 5-player
+Imperium; on Aegyptus and Creta, where no model was trained, it lost 3.5–7.5: see
+docs/benchmarks.md). ``replan=False`` plays the rest of the
 chosen turn as that option planned it (the rest of a turn never depends on the hidden
 stack, so the plan fits the real game, :func:`concordia_env.agents.heuristic.follow`), and
 decides again only where the game leaves the plan (another player keeps other goods after

@@ -27,8 +27,8 @@ The learned agent's target was set for the agent that follows its chosen turn
 (``learned:replan=False``), which scores turn options only where a turn begins or leaves
 its plan. The ``learned`` agent decides at every decision since 2026-12-04 (``replan``): it
 scores options about three times as often and costs about that much more per decision
-(docs/agents.md), a cost chosen for its strength (without search, 58.5% against
-``mcts:150`` where the plan-following agent won 30.5%); it is measured beside the other,
+(docs/agents.md), a cost chosen for its strength (without search, 51.5% against
+``mcts:150`` where the plan-following agent won 28.0%); it is measured beside the other,
 with no target of its own.
 """
 
