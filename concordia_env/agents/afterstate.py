@@ -78,6 +78,7 @@ from concordia_env.engine.state_check import compiled_state
 from concordia_env.strategy.afterstate import (
     BOARD_INDEX,
     FEATURE_COUNTS,
+    FEATURE_WIDTHS,
     FEATURES_VERSION,
     MARGIN_SCALE,
     NUM_FEATURES,
@@ -86,6 +87,7 @@ from concordia_env.strategy.afterstate import (
     VALUE_SCALE,
     ModelArrays,
     board_features,
+    check_features_version,
     features_version,
     pack_model,
 )
@@ -198,10 +200,8 @@ class AfterstateModel:
         cls, hidden: tuple[int, ...] = (64, 64), seed: int = 0, version: int = FEATURES_VERSION
     ) -> AfterstateModel:
         """An untrained model (MLP output zero): it ranks turns exactly like the heuristic's utility."""
-        if version not in FEATURE_COUNTS:
-            raise ValueError(f"features version must be one of {tuple(FEATURE_COUNTS)}, got {version!r}")
         rng = np.random.default_rng(seed)
-        sizes = [FEATURE_COUNTS[version], *hidden, 1]
+        sizes = [FEATURE_COUNTS[check_features_version(version)], *hidden, 1]
         weights = [rng.normal(0, np.sqrt(2 / i), (i, o)) for i, o in itertools.pairwise(sizes)]
         weights[-1][:] = 0.0
         return cls(weights, [np.zeros(o) for o in sizes[1:]])
@@ -212,7 +212,7 @@ class AfterstateModel:
         It scores every option exactly as this model does (the new entries are multiplied by
         zero), so training can start from it and learn what the new features add.
         """
-        if version not in FEATURE_COUNTS or FEATURE_COUNTS[version] < self.num_features:
+        if FEATURE_COUNTS[check_features_version(version)] < self.num_features:
             raise ValueError(
                 f"a version-{self.features_version} model widens to a version in {tuple(FEATURE_COUNTS)} "
                 f"at least as new, not {version!r}"
@@ -297,14 +297,9 @@ class AfterstateModel:
         version = meta.get("features_version")
         if version not in FEATURE_COUNTS or not weights or np.shape(weights[0])[0] != FEATURE_COUNTS[version]:
             raise ValueError(
-                f"{name} was made for features version {version!r}, "
-                f"this code computes versions {tuple(FEATURE_COUNTS)} ({_width_names()} features)"
+                f"{name} was made for features version {version!r}, this code computes {FEATURE_WIDTHS} features"
             )
         return cls(weights, biases, a, b, meta)
-
-
-def _width_names() -> str:
-    return ", ".join(str(count) for count in FEATURE_COUNTS.values())
 
 
 # --------------------------------------------------------------------------- candidates

@@ -161,13 +161,23 @@ FEATURES_VERSION = max(FEATURE_COUNTS)
 NUM_FEATURES = FEATURE_COUNTS[FEATURES_VERSION]
 
 
+#: the feature counts a model may take, for messages
+FEATURE_WIDTHS = ", ".join(f"{count} (version {version})" for version, count in FEATURE_COUNTS.items())
+
+
 def features_version(width: int) -> int:
     """The feature version whose vectors have ``width`` entries (``ValueError`` for another width)."""
     for version, count in FEATURE_COUNTS.items():
         if count == width:
             return version
-    counts = ", ".join(f"{count} (version {version})" for version, count in FEATURE_COUNTS.items())
-    raise ValueError(f"a model takes {counts} features, not {width}")
+    raise ValueError(f"a model takes {FEATURE_WIDTHS} features, not {width}")
+
+
+def check_features_version(version: object) -> int:
+    """``version`` if it is a feature version this code computes (an int key of FEATURE_COUNTS), else ``ValueError``."""
+    if isinstance(version, bool) or not isinstance(version, int) or version not in FEATURE_COUNTS:
+        raise ValueError(f"features_version must be one of {tuple(FEATURE_COUNTS)}, got {version!r}")
+    return version
 
 
 class ModelArrays(NamedTuple):
@@ -189,7 +199,7 @@ def pack_model(weights: list[np.ndarray], biases: list[np.ndarray], a: float, b:
     if shapes.ndim != 2 or shapes.shape[1] != 2:
         raise ValueError("every weight matrix of a model is 2-D (inputs × outputs)")
     if not layers_chain(shapes):
-        raise ValueError(f"a model takes {_WIDTHS} features through chained layers to one output")
+        raise ValueError(f"a model takes {FEATURE_WIDTHS} features through chained layers to one output")
     parts = []
     for w, bias, (_, cols) in zip(weights, biases, shapes, strict=True):
         if np.shape(bias) != (cols,):
@@ -205,10 +215,6 @@ def layers_chain(shapes: np.ndarray) -> bool:
     """Whether layers of these (inputs, outputs) take the features through each other to one output."""
     first = int(shapes[0, 0])
     return bool(first in FEATURE_COUNTS.values() and shapes[-1, 1] == 1 and np.all(shapes[1:, 0] == shapes[:-1, 1]))
-
-
-#: the feature counts a model may take, for messages
-_WIDTHS = " or ".join(str(count) for count in FEATURE_COUNTS.values())
 
 
 def checked_arrays(model: object) -> ModelArrays:
@@ -234,7 +240,7 @@ def checked_arrays(model: object) -> ModelArrays:
     ):
         raise ValueError(problem)
     if not layers_chain(shapes) or np.any(shapes <= 0):
-        raise ValueError(f"{problem}: {_WIDTHS} features through chained layers to one output")
+        raise ValueError(f"{problem}: {FEATURE_WIDTHS} features through chained layers to one output")
     if flat.size != int((shapes[:, 0] * shapes[:, 1] + shapes[:, 1]).sum()):
         raise ValueError(f"{problem}: the weights do not match the layer shapes")
     return model

@@ -160,7 +160,7 @@ def choose_and_follow(
 @njit
 def is_learned(kind):
     """Whether a compiled player of ``kind`` plays with a learned model (:data:`LEARNED_KINDS`)."""
-    return kind == LEARNED or kind == LEARNED_PLANNED
+    return kind in LEARNED_KINDS
 
 
 @njit

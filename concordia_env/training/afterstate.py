@@ -91,7 +91,7 @@ from concordia_env.agents.afterstate import (
 )
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent
-from concordia_env.strategy.afterstate import features_version
+from concordia_env.strategy.afterstate import check_features_version, features_version
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
@@ -197,13 +197,6 @@ class AfterstateConfig(ConfigBase):
             if spec != SELF and agents.parse_spec(spec)[0] not in agents.names():
                 raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(agents.names())}")
         Game.new(self.map, self.num_players, 0)  # a map / player count the rules refuse fails now
-
-
-def check_features_version(version: Any) -> int:
-    """``version`` if it is a feature version this code computes, else ``ValueError``."""
-    if isinstance(version, bool) or not isinstance(version, int) or version not in FEATURE_COUNTS:
-        raise ValueError(f"features_version must be one of {tuple(FEATURE_COUNTS)}, got {version!r}")
-    return version
 
 
 # ---------------------------------------------------------------------- the network (torch twin of the numpy model)

@@ -100,17 +100,9 @@ from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, UTILITY_
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.mcts import MCTSAgent
+from concordia_env.strategy.afterstate import check_features_version
 
-from .afterstate import (
-    FINAL_EVAL_INDEX,
-    HOLDOUT_EVERY,
-    SEED_BOUND,
-    SELF,
-    Run,
-    RunState,
-    check_features_version,
-    run_command,
-)
+from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command
 from .config import ConfigBase, _f, add_override_arguments
 from .evaluate import EvalResult
 from .report import plot_learning_curve
