@@ -7,9 +7,13 @@
    shipped models and configs) and the ``concordia`` command, and no other top-level name;
 3. makes a fresh virtual environment in a temporary folder and installs the wheel there with
    its core dependencies only (pip's cache is reused, so a second run downloads nothing);
-4. runs, from a folder outside the checkout (so nothing of the checkout can be imported), every
+4. times ``import concordia_env`` there (twice: the first import writes Python's bytecode
+   cache) and ``concordia --help``, and prints the times: the installed package must not pay
+   what a checkout does not (a cache-stamp walk that once parsed numpy's and numba's sources
+   from ``site-packages`` made every import take 24-41 s);
+5. runs, from a folder outside the checkout (so nothing of the checkout can be imported), every
    ``python`` block of README.md whose imports are the package, the standard library and the
-   core dependencies, and ``concordia --help``.
+   core dependencies.
 
 The README blocks that need an extra (Stable-Baselines3, say) are named in the output; the
 check fails if fewer than two blocks ran. Exits non-zero on the first failure, with its output.
@@ -91,6 +95,13 @@ def top_level_imports(code: str) -> set[str]:
     return found
 
 
+def timed(cmd: list[str], cwd: Path) -> float:
+    """Wall-clock seconds ``cmd`` takes (it must succeed)."""
+    start = time.perf_counter()
+    run(cmd, cwd, timeout=BLOCK_SECONDS)
+    return time.perf_counter() - start
+
+
 def readme_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)
 
@@ -107,6 +118,11 @@ def main() -> None:
         run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], tmp_dir)
         work = tmp_dir / "work"
         work.mkdir()
+        first_import = timed([str(python), "-c", f"import {PACKAGE}"], work)
+        second_import = timed([str(python), "-c", f"import {PACKAGE}"], work)
+        print(
+            f"import {PACKAGE} in the fresh venv: {first_import:.1f} s the first time, {second_import:.1f} s the second"
+        )
         allowed = import_names(core) | {PACKAGE} | set(sys.stdlib_module_names)
         ran, skipped = 0, []
         for index, block in enumerate(readme_blocks()):
@@ -120,7 +136,9 @@ def main() -> None:
             if not out.strip():
                 sys.exit(f"FAILED: README block {index} printed nothing")
             ran += 1
+        start_help = time.perf_counter()
         helped = run([str(concordia), "--help"], work, timeout=120)
+        print(f"concordia --help in the fresh venv: {time.perf_counter() - start_help:.1f} s")
         missing = [name for name in SUBCOMMANDS if name not in helped]
         if missing:
             sys.exit(f"FAILED: concordia --help does not list {missing}")

@@ -87,3 +87,42 @@ def test_functions_compiled_elsewhere_keep_numba_s_own_locators() -> None:
     ours = [cls for cls in impl._locator_classes if issubclass(cls, _jit._PackageStampMixin)]
     assert ours
     assert all(cls.from_function(plain, __file__) is None for cls in ours)
+
+
+def test_the_dependency_walk_never_leaves_the_package(tmp_path: Path) -> None:
+    """Installed from a wheel, the package's parent is ``site-packages``: the walk must not follow numpy or numba there.
+
+    The copy lies beside stand-ins for numpy and numba whose sources do not even parse, so a
+    walk that opened one of them would raise; every file reached must lie in the package.
+    """
+    site = tmp_path / "site-packages"
+    copy = site / "concordia_env"
+    shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("numpy", "numba", "math", "concordia"):
+        (site / name).mkdir()
+        (site / name / "__init__.py").write_text("this is not python (\n")
+    compiled = [p for p in copy.rglob("*.py") if "njit" in p.read_text() and "_jit" in p.read_text()]
+    assert len(compiled) >= 10
+    for py_file in compiled:
+        deps = _jit.dependency_files(py_file, site)
+        assert deps and all(dep.is_relative_to(copy) for dep in deps), py_file
+        assert _jit.dependency_digest(py_file, site, copy / "engine" / "data")
+
+
+def test_each_file_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    _jit.imported_files.cache_clear()
+    parsed: list[str] = []
+    real_parse = _jit.ast.parse
+
+    def counting_parse(source, *args, **kwargs):
+        parsed.append(source)
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(_jit.ast, "parse", counting_parse)
+    root = PACKAGE_DIR.parent
+    first = _jit.dependency_files(PACKAGE_DIR / "engine/rules/engine.py", root)
+    count = len(parsed)
+    assert count == len(first)
+    _jit.dependency_files(PACKAGE_DIR / "engine/rules/legal.py", root)
+    _jit.dependency_files(PACKAGE_DIR / "engine/rules/engine.py", root)
+    assert len(parsed) - count <= 1  # legal.py's own imports are all reached from engine.py already

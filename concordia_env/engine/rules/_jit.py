@@ -12,8 +12,9 @@ functions it calls, so after an edit of ``engine/rules/scoring.py`` the cached `
 the unchanged ``rules/engine.py`` would silently keep the old scoring (seen during
 development; ``git pull`` into an editable install does the same). Functions compiled
 here are therefore stamped with a digest of what their code depends on: the defining file,
-every project module it imports, directly or through others (followed through the import
-statements of the source, as far as the files lie in the checkout), and the package's data
+every module of the package it imports, directly or through others (followed through the
+import statements of the source, never outside the package: not into numpy or numba, whether
+the package lies in a checkout or in ``site-packages``), and the package's data
 files (card and map tables are compiled in as constants). An edit of ``engine/rules/scoring.py``
 recompiles every function that reaches it; an edit of a renderer, an environment or a
 docstring elsewhere recompiles nothing.
@@ -44,14 +45,20 @@ def _module_file(root: Path, name: str) -> Path | None:
     return None
 
 
-def imported_files(py_file: Path, root: Path) -> set[Path]:
-    """The project files ``py_file`` imports (every import statement, relative ones resolved).
+@functools.cache
+def imported_files(py_file: Path, root: Path) -> frozenset[Path]:
+    """The files of ``py_file``'s own package that it imports (every import statement, relative ones resolved).
 
+    ``root`` is the folder that holds the package, and the package is the top folder of
+    ``py_file`` under it. Only names inside that package are looked up: ``import numpy`` is
+    never resolved, whatever else lies beside the package (in an installed wheel ``root`` is
+    ``site-packages``, where following numpy and numba would parse hundreds of their files).
     ``from package import name`` counts the submodule ``package/name.py`` when there is one,
-    else the package's ``__init__``; modules outside ``root`` (numpy, numba) are left out.
+    else the package's ``__init__``. Each file is parsed at most once per process.
     """
     tree = ast.parse(py_file.read_text())
-    package = py_file.relative_to(root).with_suffix("").parts[:-1]
+    parts = py_file.relative_to(root).with_suffix("").parts
+    top, package = parts[0], parts[:-1]
     names: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -63,14 +70,16 @@ def imported_files(py_file: Path, root: Path) -> set[Path]:
             names.append(module)
     found = set()
     for name in names:
-        path = _module_file(root, name) if name else None
+        if name.split(".")[0] != top:
+            continue
+        path = _module_file(root, name)
         if path is not None:
             found.add(path)
-    return found
+    return frozenset(found)
 
 
 def dependency_files(py_file: Path, root: Path) -> list[Path]:
-    """``py_file`` and every project file it reaches through imports, sorted."""
+    """``py_file`` and every file of its package it reaches through imports, sorted."""
     seen = {py_file}
     todo = [py_file]
     while todo:
@@ -84,7 +93,8 @@ def dependency_files(py_file: Path, root: Path) -> list[Path]:
 def dependency_digest(py_file: str | Path, root: Path | None = None, data_dir: Path = _DATA_DIR) -> str:
     """SHA-256 over the sources ``py_file`` depends on (``dependency_files``) and the package data.
 
-    ``root`` is the folder imports are resolved from (the checkout: the parent of the package).
+    ``root`` is the folder that holds the package (the checkout, or ``site-packages`` for an
+    installed wheel); the walk stays inside the package either way.
     """
     path = Path(py_file).resolve()
     root = _PACKAGE_DIR.parent if root is None else root.resolve()
