@@ -152,8 +152,14 @@ def concordia_aec(map_name: str = "imperium", num_players: int = ENGINE_PLAYERS)
 
 
 # --------------------------------------------------------------------------- engine, gym, vector
-def engine_runner(map_name: str, num_players: int = ENGINE_PLAYERS, seed: int = 0) -> Runner:
-    """Raw ``Game`` decisions: legal_actions() and step() with a numpy random choice."""
+def engine_chunk(map_name: str, num_players: int = ENGINE_PLAYERS, seed: int = 0) -> Callable[[], tuple[int, int]]:
+    """The bare engine's decisions, ``CLOCK_EVERY`` at a time: ``legal_actions()`` + ``step()``, random draws batched.
+
+    The random index comes from uniforms drawn ``CLOCK_EVERY`` at a time, so that the cost is
+    the engine's, not numpy's per-call ``rng.choice`` (which costs more than a decision).
+    Returns (decisions, games finished) per call. The one denominator of the engine's cost,
+    here and in ``concordia bench agent_speed``.
+    """
     rng = np.random.default_rng(seed)
     game, game_seed = Game.new(map_name, num_players, seed=seed), seed
 
@@ -169,6 +175,12 @@ def engine_runner(map_name: str, num_players: int = ENGINE_PLAYERS, seed: int = 
             game.step(legal[int(u * len(legal))])
         return CLOCK_EVERY, games
 
+    return chunk
+
+
+def engine_runner(map_name: str, num_players: int = ENGINE_PLAYERS, seed: int = 0) -> Runner:
+    """Raw ``Game`` decisions (:func:`engine_chunk`) for about ``seconds`` of wall time."""
+    chunk = engine_chunk(map_name, num_players, seed)
     return lambda seconds: timed(seconds, chunk)
 
 

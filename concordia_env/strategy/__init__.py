@@ -28,9 +28,9 @@ their shape and normalise their types (int32 and float64, contiguous and writabl
 read-only ``game.state`` is copied; Python ints and floats), so that nothing reaches
 compiled code in a type it was not compiled for (no recompilation at run time) or of a
 size it would read past. The rollouts change a state
-in place: they take a game's own writable array (``game._state`` of a clone, inside the
-package), never the read-only ``game.state``. They do not check the *values* of the state
-(``Game(state, map)`` does): pass states of games. The package imports only the
+in place: they take a writable array (a copy, ``numpy.array(game.state)``, made back into a
+game by ``game.with_state(state, check=False)``), never the read-only ``game.state``. They do
+not check the *values* of the state (``Game(state, map)`` does): pass states of games. The package imports only the
 engine (rules, state, cards, maps, actions, and the compiled observation, whose columns
 are the learned scorer's features), never ``Game`` or an environment, so that a batched
 environment can run compiled opponents inside its batch (:mod:`.players`).
@@ -131,7 +131,7 @@ def _state(state: np.ndarray) -> np.ndarray:
 
 
 def _own_state(state: np.ndarray) -> np.ndarray:
-    """The state a rollout changes in place: a game's own array (``game._state``), never a copy or a view of one."""
+    """The state a rollout changes in place: a writable int32 array (never the read-only ``game.state``)."""
     s = state
     if not (
         isinstance(s, np.ndarray)
