@@ -101,7 +101,7 @@ from .vector import VectorGame
 
 
 def make_refused(**kwargs: Any) -> NoReturn:
-    """``gymnasium.make("ConcordiaVector-v1")``'s entry point: the id names a vector env, which ``make`` cannot build."""
+    """The entry point of ``gymnasium.make("ConcordiaVector-v1")``: a vector env, which ``make`` cannot build."""
     raise gymnasium.error.Error(
         'ConcordiaVector-v1 is a vector environment: create it with gymnasium.make_vec("ConcordiaVector-v1", '
         'num_envs=64, opponents="heuristic"); gymnasium.make("Concordia-v1") is the single-game environment'
