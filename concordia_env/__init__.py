@@ -58,6 +58,7 @@ for _env_id, _version in GYM_VECTOR_ENV_IDS.items():
         _register_gym_env(
             id=_env_id,
             vector_entry_point="concordia_env.envs.vector_env:ConcordiaVectorEnv",
+            entry_point="concordia_env.envs.vector_env:make_refused",  # make() says to use make_vec()
             kwargs={"observation_version": _version},
         )
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
+from gymnasium.spaces import Box
+from gymnasium.utils.passive_env_checker import _check_box_observation_space
 
 import concordia_env.engine.observation as O
 from concordia_env import Game
@@ -20,15 +24,22 @@ from concordia_env.engine.cards import (
 )
 from concordia_env.engine.state import (
     COLONISTS_PER_PLAYER,
+    INCOMING,
     LOC_STOREHOUSE,
     MAX_CITIES,
     MAX_PLAYERS,
     NUM_PHASES,
+    NUM_PLAYERS,
+    P_INTERMEDIATE_VP,
+    P_MONEY,
     PATH_LOC_BASE,
     PHASE_ARCHITECT_MOVE,
     STACK,
     STACK_SIZE,
+    TURN_COUNT,
+    player_base,
 )
+from concordia_env.engine.state_check import COUNTER_LIMIT, MAX_INCOMING
 
 
 def played(map: str = "imperium", num_players: int = 4, seed: int = 0, decisions: int = 150) -> Game:
@@ -51,6 +62,27 @@ def block(obs: np.ndarray, k: int) -> np.ndarray:
 
 def field(obs: np.ndarray, offset: int, length: int = 1) -> np.ndarray:
     return obs[offset : offset + length]
+
+
+def test_every_bound_is_finite_and_holds_the_counters_at_their_limit() -> None:
+    """No infinite upper bound (Gymnasium's check_env warns of them); a state at COUNTER_LIMIT still fits."""
+    for version in O.OBSERVATION_VERSIONS:
+        low, high = O.observation_bounds(version)
+        assert np.all(np.isfinite(high)) and np.all(high > 0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _check_box_observation_space(Box(low, high, dtype=np.float32))
+    game = played("imperium", 4, seed=2, decisions=60)
+    state = game.state.copy()
+    state[TURN_COUNT] = COUNTER_LIMIT
+    state[INCOMING : INCOMING + int(state[NUM_PLAYERS]) * NUM_GOODS] = MAX_INCOMING
+    for p in range(int(state[NUM_PLAYERS])):
+        base = player_base(p)
+        state[base + P_MONEY] = state[base + P_INTERMEDIATE_VP] = COUNTER_LIMIT
+    rich = Game(state, game.map)
+    for p in range(4):
+        obs = rich.observation(p)
+        assert np.all(obs <= O.OBS_HIGH) and block(obs, 0)[O.Q_MONEY] > 1e6
 
 
 @pytest.mark.parametrize("map_name", maps.MAP_NAMES)

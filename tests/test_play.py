@@ -179,3 +179,27 @@ def test_a_whole_game_from_piped_input_is_saved_and_replays(tmp_path):
     from concordia_env.tools.replay import main as replay_main
 
     assert replay_main([str(db), str(record.game_id), "--no-color"]) == 0
+
+
+def test_the_prompt_names_the_numbers_and_the_letters_of_its_menu():
+    game = next(g for g in _positions("imperium", 4, seed=5, limit=3000) if len(numbered(group_choices(g))) > 40)
+    groups = group_choices(game)
+    prompts: list[str] = []
+    ask_human(game, lambda prompt: prompts.append(prompt) or "1", io.StringIO(), color=False)
+    folded = re.findall(r"\[([a-z])\] ", menu_text(groups))  # the groups the menu shows as [x] headings
+    assert folded
+    assert f"1-{len(numbered(groups))}: take it" in prompts[0]
+    assert f"{'/'.join(folded)}: list that group" in prompts[0] and "q: quit" in prompts[0]
+    assert "letter:" not in prompts[0]
+    small = Game.new("italia", 2, 0)  # a short menu folds nothing: no letters to offer
+    ask_human(small, lambda prompt: prompts.append(prompt) or "1", io.StringIO(), color=False)
+    assert "list that group" not in prompts[-1] and f"1-{len(numbered(group_choices(small)))}:" in prompts[-1]
+
+
+@pytest.mark.parametrize(("answers", "status"), [("q\n", 0), ("", 1)])
+def test_quitting_with_q_exits_0_and_input_that_ends_first_exits_1(answers: str, status: int):
+    cmd = [sys.executable, "-m", "concordia_env.tools.cli", "play", "--map", "italia", "--players", "2"]
+    cmd += ["--vs", "random", "--seat", "0", "--seed", "3", "--no-color"]
+    done = subprocess.run(cmd, cwd=ROOT, input=answers, capture_output=True, text=True, timeout=300)
+    assert done.returncode == status, done.stdout[-2000:] + done.stderr
+    assert "the unfinished game is not saved" in done.stdout

@@ -209,6 +209,28 @@ def test_a_failing_agent_names_the_game_it_failed_in(monkeypatch):
         run_tournament(config)
 
 
+def test_the_first_decision_s_loading_is_not_counted_as_thinking():
+    """An agent whose first decision in a process is slow (numba loading its compiled code) is warmed up untimed."""
+
+    class SlowFirst(Agent):
+        name = "slow-first"
+        loaded = False  # per process, as numba's compiled code is
+
+        def act(self, game: Game) -> int:
+            if not SlowFirst.loaded:
+                time.sleep(1.0)
+                SlowFirst.loaded = True
+            return int(game.legal_actions()[0])
+
+    config = TournamentConfig(games=2, agents=("random", "slow-first"), map="italia", players=2)
+    result = run_tournament(config, given={"slow-first": SlowFirst()})
+    (slow,) = [a for a in result.summary["agents"] if a["agent"] == "slow-first"]
+    assert slow["ms_per_decision"] < 100, "the one-second first call was counted in a game"
+    played = TournamentConfig(games=2, agents=("heuristic", "random"), map="italia", players=2)
+    direct = [tournament.play_game(task) for task in tasks_for(played, range(2))]  # no warm-up
+    assert outcomes(run_tournament(played).records) == outcomes(direct), "the warm-up changed no decision"
+
+
 # ---------------------------------------------------------------------- statistics and reports
 def test_wilson_interval_matches_known_values():
     low, high = wilson_interval(0, 10)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -155,6 +157,26 @@ def test_throughput_benchmark_runs(tmp_path) -> None:
     assert rows["connect_four_v3 (AEC)"]["ratio"] == 1.0
     assert all(r["steps"] > 0 and r["steps_per_second"] > 0 for r in rows.values())
     assert {"engine creta 4p", "engine, all maps", "VectorGame(8) creta 4p", "AEC env creta 4p"} <= set(rows)
+    assert all(r["cpu_seconds"] > 0 for r in rows.values() if r["threads"])
+
+
+def test_a_throughput_run_on_a_busy_machine_says_the_load_is_the_likely_cause() -> None:
+    """A line that got a small share of its CPUs, or a load average above the CPU count, gives the note."""
+    from concordia_env.benchmarks.throughput import Result, busy_note, measure
+
+    def idle(seconds: float) -> tuple[int, int, float]:  # waits instead of computing: what a starved line sees
+        time.sleep(seconds)
+        return 1, 0, seconds
+
+    starved = measure("two threads", idle, 0.05, threads=2)
+    assert starved.cpu_share is not None and starved.cpu_share < 0.5
+    quiet = Result("engine", steps=10, seconds=1.0, cpu_seconds=0.98)
+    elsewhere = Result("SubprocVecEnv(2)", steps=10, seconds=1.0, threads=0)  # its work is in other processes
+    assert busy_note([quiet, elsewhere], load=0.5, cpus=2) is None
+    note = busy_note([quiet, starved, elsewhere], load=0.5, cpus=2)
+    assert note is not None and "likely the load" in note and "two threads" in note and "MISS" in note
+    note = busy_note([quiet], load=3.7, cpus=2)
+    assert note is not None and "load average 3.7 on 2 CPUs" in note
 
 
 def test_sample_actions_are_legal_and_reproducible() -> None:

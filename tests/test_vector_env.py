@@ -159,6 +159,14 @@ def test_only_compiled_agents_play_inside_a_batch() -> None:
 
 
 # ---------------------------------------------------------------------- Gymnasium's vector API
+def test_gymnasium_make_of_the_vector_id_says_to_use_make_vec() -> None:
+    with pytest.raises(gymnasium.error.Error, match=r"gymnasium\.make_vec\(\"ConcordiaVector-v1\""):
+        gymnasium.make("ConcordiaVector-v1")
+    env = gymnasium.make_vec("ConcordiaVector-v1", num_envs=2)  # the vector entry point is still the default
+    assert isinstance(env.unwrapped, ConcordiaVectorEnv)
+    env.close()
+
+
 def test_gymnasium_vector_env_contract() -> None:
     env = gymnasium.make_vec("ConcordiaVector-v1", num_envs=5, opponents="heuristic", max_turns=40)
     assert isinstance(env, gymnasium.vector.VectorEnv) and env.num_envs == 5

@@ -40,6 +40,13 @@ target: a ratio to the peer (engine ≥ 20×, AEC ≥ 3×, VectorGame(256) ≥ 3
 line of the same run (2 threads ≥ 1.7× one thread; the vector env ≥ 10× the
 ``SubprocVecEnv``). Machines differ; the ratios are what to compare. ``--check`` exits with
 status 1 if a target is missed.
+
+**A busy machine.** Every line also records the CPU time this process got while it ran.
+When a line got less than ``BUSY_SHARE`` of the CPUs it uses (one, or both threads'), or
+the load average exceeds the CPU count, the report ends with a note naming that evidence:
+other work was running, the lines compared with each other met different conditions (a
+line on two threads needs both cores, so a background job moves it most), and a MISS is
+then more likely the load's doing than the code's. Run again on a quiet machine.
 """
 
 from __future__ import annotations
@@ -74,6 +81,8 @@ ROUNDS = 4
 THREADS = 2
 #: the processes of the SubprocVecEnv line (one per core)
 SUBPROC_ENVS = 2
+#: a line that got less than this share of the CPUs it uses ran beside other work
+BUSY_SHARE = 0.8
 
 
 @dataclass
@@ -87,6 +96,17 @@ class Result:
     #: the line ``target`` is a ratio to (None: the peer)
     versus: str | None = None
     versus_ratio: float | None = None
+    #: CPU time this process got while the line ran, and the CPUs the line can use (0: its
+    #: work runs in other processes, so this process's CPU time says nothing of the load)
+    cpu_seconds: float = 0.0
+    threads: int = 1
+
+    @property
+    def cpu_share(self) -> float | None:
+        """The share of its CPUs the line got (about 1 on a quiet machine; None when unknown)."""
+        if not self.threads or self.seconds <= 0:
+            return None
+        return self.cpu_seconds / (self.seconds * self.threads)
 
     @property
     def steps_per_second(self) -> float:
@@ -267,25 +287,29 @@ def subproc_runner(
 
 
 # --------------------------------------------------------------------------- report
-def measure(name: str, runner: Runner, seconds: float) -> Result:
+def measure(name: str, runner: Runner, seconds: float, threads: int = 1) -> Result:
     runner(min(WARMUP_SECONDS, seconds))
+    cpu = time.process_time()
     steps, games, elapsed = runner(seconds)
-    return Result(name=name, steps=steps, seconds=elapsed, games=games)
+    cpu = time.process_time() - cpu
+    return Result(name=name, steps=steps, seconds=elapsed, games=games, cpu_seconds=cpu, threads=threads)
 
 
-def measure_interleaved(lines: Sequence[tuple[str, Runner]], seconds: float, rounds: int = ROUNDS) -> list[Result]:
+def measure_interleaved(lines: Sequence[tuple[str, Runner, int]], seconds: float, rounds: int = ROUNDS) -> list[Result]:
     """Lines that are compared with each other, measured in turn ``rounds`` times and pooled.
 
     A line measured only after another meets whatever the machine does meanwhile; taking
     turns in short slices gives both the same conditions (a line on two threads needs both
     cores, so a background job on a 2-core machine moves it most).
     """
-    results = [Result(name=name, steps=0, seconds=0.0) for name, _ in lines]
-    for _, runner in lines:
+    results = [Result(name=name, steps=0, seconds=0.0, threads=threads) for name, _, threads in lines]
+    for _, runner, _ in lines:
         runner(WARMUP_SECONDS)
     for _ in range(rounds):
-        for result, (_, runner) in zip(results, lines, strict=True):
+        for result, (_, runner, _) in zip(results, lines, strict=True):
+            cpu = time.process_time()
             steps, games, elapsed = runner(seconds / rounds)
+            result.cpu_seconds += time.process_time() - cpu
             result.steps += steps
             result.games += games
             result.seconds += elapsed
@@ -303,6 +327,7 @@ def run(seconds: float, map_names: Sequence[str], batch: int, envs: int = 64) ->
         engine_total.steps += r.steps
         engine_total.seconds += r.seconds
         engine_total.games += r.games
+        engine_total.cpu_seconds += r.cpu_seconds
         results.append(r)
     results.append(engine_total)
     results.append(measure(f"AEC env {map_names[0]} {ENGINE_PLAYERS}p", concordia_aec(map_names[0]), seconds))
@@ -312,8 +337,8 @@ def run(seconds: float, map_names: Sequence[str], batch: int, envs: int = 64) ->
     results.append(measure(f"{label}, no obs", vector_runner(batch, map_names[0], observe=False), seconds))
     one_thread, two = measure_interleaved(
         [
-            (label, vector_runner(batch, map_names[0])),
-            (f"{label}, {THREADS} threads", vector_runner(batch, map_names[0], threads=THREADS)),
+            (label, vector_runner(batch, map_names[0]), 1),
+            (f"{label}, {THREADS} threads", vector_runner(batch, map_names[0], threads=THREADS), THREADS),
         ],
         seconds,
     )
@@ -323,16 +348,17 @@ def run(seconds: float, map_names: Sequence[str], batch: int, envs: int = 64) ->
     results += [one_thread, two]
     if envs > 0 and importlib.util.find_spec("stable_baselines3") is not None:
         subproc, close = subproc_runner()
-        baseline = measure(f"SubprocVecEnv({SUBPROC_ENVS}) heuristic italia 2p", subproc, seconds)
+        baseline = measure(f"SubprocVecEnv({SUBPROC_ENVS}) heuristic italia 2p", subproc, seconds, threads=0)
         close()
-        vector_env = measure(f"vector env({envs}) heuristic italia 2p", vector_env_runner(envs), seconds)
+        vector_env = measure(f"vector env({envs}) heuristic italia 2p", vector_env_runner(envs), seconds, THREADS)
         vector_env.target, vector_env.versus = VECTOR_ENV_TARGET, baseline.name
         results += [baseline, vector_env]
     again = measure("connect_four_v3 (AEC)", peer_runner, seconds / 2)
-    peer.steps, peer.games, peer.seconds = (
+    peer.steps, peer.games, peer.seconds, peer.cpu_seconds = (
         peer.steps + again.steps,
         peer.games + again.games,
         peer.seconds + again.seconds,
+        peer.cpu_seconds + again.cpu_seconds,
     )
     by_name = {r.name: r for r in results}
     for r in results:
@@ -363,6 +389,38 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
+def busy_note(results: Sequence[Result], load: float | None, cpus: int) -> str | None:
+    """A note when the run likely met other work (see "A busy machine" above); None on a quiet machine.
+
+    ``load``: the 1-minute load average at the end of the run (None where the system has none).
+    """
+    starved = [r for r in results if r.cpu_share is not None and r.cpu_share < BUSY_SHARE]
+    loaded = load is not None and load > cpus
+    if not starved and not loaded:
+        return None
+    evidence = []
+    if loaded:
+        evidence.append(f"load average {load:.1f} on {cpus} CPUs")
+    if starved:
+        worst = min(starved, key=lambda r: r.cpu_share or 0.0)
+        share = worst.cpu_share or 0.0
+        evidence.append(
+            f"{len(starved)} of {len(results)} lines got less than {BUSY_SHARE:.0%} of their CPUs "
+            f"(least: {worst.name}, {share:.0%} of {worst.threads})"
+        )
+    return (
+        f"note: the machine was busy ({'; '.join(evidence)}): other work shared the CPUs, so a MISS in this run "
+        "is likely the load, not the code; run again on a quiet machine"
+    )
+
+
+def _load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # a system without a load average
+        return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia bench throughput", description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="wall time per measurement (default 3)")
@@ -385,8 +443,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         with open(args.json, "w") as f:
             json.dump({"seconds": args.seconds, "results": rows}, f, indent=1)
     missed = [r.name for r in results if r.target is not None and achieved(r) < r.target]
+    note = busy_note(results, _load_average(), os.cpu_count() or 1)
     if missed:
-        print(f"targets missed: {', '.join(missed)}")
+        print(f"targets missed: {', '.join(missed)}" + (" (the machine was busy: see below)" if note else ""))
+    if note:
+        print(note)
     return 1 if (missed and args.check) else 0
 
 

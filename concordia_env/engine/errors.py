@@ -10,6 +10,7 @@ envs and Ray workers re-raise it in the parent with its real message. (An except
 
 from __future__ import annotations
 
+import functools
 import reprlib
 from typing import Any
 
@@ -22,21 +23,32 @@ class IllegalActionError(ValueError):
 
     ``action`` is the refused index (``-1`` when the value was not an integer at all),
     ``reason`` says why in words, ``description`` names the action in this position when it
-    has a name. The game state is exactly as it was before the call.
+    has a name. ``given`` is the refused value as the message shows it when it was no index
+    (``game.step('3')``: "illegal action '3': ..."), else None. The game state is exactly as
+    it was before the call.
     """
 
     action: int
     reason: str
     description: str | None
+    given: str | None
     #: the refused row of a batch (``VectorGame.step``); absent for a single game
     row: int
 
-    def __init__(self, action: int | IllegalActionError, reason: str | None = None, description: str | None = None):
+    def __init__(
+        self,
+        action: int | IllegalActionError,
+        reason: str | None = None,
+        description: str | None = None,
+        *,
+        given: str | None = None,
+    ):
         if isinstance(action, IllegalActionError) and reason is None:
             # the copy form type(err)(err), in which Gymnasium's AsyncVectorEnv re-raises a worker's error
             original = action
             self.__dict__.update(original.__dict__)
             action, reason, description = original.action, original.reason, original.description
+            given = original.given
         if reason is None:
             raise TypeError("IllegalActionError(action, reason, description=None) needs a reason")
         if isinstance(action, IllegalActionError):
@@ -44,12 +56,14 @@ class IllegalActionError(ValueError):
         self.action = action
         self.reason = reason
         self.description = description
-        what = f"action {action}" + (f" ({description})" if description else "")
+        self.given = given
+        what = f"action {action if given is None else given}" + (f" ({description})" if description else "")
         super().__init__(f"illegal {what}: {reason}")
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # rebuilt from its three arguments, then any attribute set later (VectorGame's ``row``)
-        return (type(self), (self.action, self.reason, self.description), self.__dict__)
+        # rebuilt from its arguments, then any attribute set later (VectorGame's ``row``)
+        rebuild = functools.partial(type(self), given=self.given)
+        return (rebuild, (self.action, self.reason, self.description), self.__dict__)
 
 
 class ResetNeededError(RuntimeError, gymnasium.error.ResetNeeded):

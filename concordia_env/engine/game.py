@@ -754,8 +754,9 @@ def action_index(action: Any) -> int:
 
     Python and numpy integers and 0-d integer arrays (what policies return) are accepted.
     A float, a bool, ``None``, a string, an array of several values is refused with
-    ``action == -1``; an integer outside the action space with itself as ``action`` (or
-    -1 beyond int64, which no index can be). :meth:`Game.step` and the environments run
+    ``action == -1`` and the value, shortened, as ``given`` (the message names it: "illegal
+    action '3': ..."); an integer outside the action space with itself as ``action`` (or
+    -1 and ``given`` beyond int64, which no index can be). :meth:`Game.step` and the environments run
     this before the engine sees the value, so nothing can overflow or reach compiled
     code in an unexpected type.
     """
@@ -766,12 +767,12 @@ def action_index(action: Any) -> int:
     if isinstance(action, np.ndarray) and action.ndim == 0:
         action = action[()]
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        shown = f"{type(action).__name__} {short_repr(action)}"
-        raise IllegalActionError(-1, f"an action is an integer index in 0..{NUM_ACTIONS - 1}, got {shown}")
+        reason = f"an action is an integer index in 0..{NUM_ACTIONS - 1}, not a {type(action).__name__}"
+        raise IllegalActionError(-1, reason, given=short_repr(action))
     a = int(action)
     if not 0 <= a < NUM_ACTIONS:
         outside = f"outside the action space 0..{NUM_ACTIONS - 1}"
         if -(2**63) <= a < 2**63:
             raise IllegalActionError(a, outside)
-        raise IllegalActionError(-1, f"{short_repr(a)}, {outside}")
+        raise IllegalActionError(-1, outside, given=short_repr(a))
     return a

@@ -23,8 +23,12 @@ Design
   two positions that differ only in stack order give the same observation.
 * **Scaling.** Counts are divided by a natural maximum (money by 50, goods by the 12
   storehouse slots, ...) so values lie roughly in [0, 1]; one-hots and flags are 0/1. The
-  fields whose value has no hard upper bound (money, VP, turns played) can exceed 1;
-  ``OBS_HIGH`` holds each entry's upper bound (``inf`` for those), ``OBS_LOW`` is 0.
+  fields whose value the rules do not bound (money, VP, turns played) can exceed 1:
+  ``OBS_HIGH`` holds each entry's upper bound, ``OBS_LOW`` is 0. Every bound is finite:
+  for those fields it is what a state array may hold (``state_check.COUNTER_LIMIT`` for
+  money, turns and the intermediate VP marker; the VP of each god from its cards' most
+  copies and caps), so the Box spaces hold the observation of any state ``Game`` accepts
+  and Gymnasium's ``check_env`` finds no infinite bound.
 
 Versions
 --------
@@ -59,14 +63,24 @@ from .cards import (
     CARD_GOD,
     CARD_KIND,
     COLONISTS_PER_PLAYER,
+    CONCORDIA_VP,
     DISPLAY_SLOTS,
     DISPLAY_VARIANTS,
     GOD_SALE_TYPES,
     GOD_START_TYPES,
+    GOOD_PRICE,
     HOUSES_PER_PLAYER,
+    JUPITER,
+    JUPITER_CAP,
+    KIND_MINERVA_VP,
     KIND_SALE_TYPES,
     KIND_START_TYPE,
     LAND_COLONISTS,
+    MARS,
+    MARS_CAP,
+    MERCURIUS,
+    MERCURIUS_CAP,
+    MINERVA,
     NUM_CARD_TYPES,
     NUM_GODS,
     NUM_GOODS,
@@ -74,11 +88,16 @@ from .cards import (
     NUM_SALE_CARDS,
     NUM_START_TYPES,
     SALE_TYPES,
+    SATURNUS,
+    SATURNUS_VP,
     SEA_COLONISTS,
     SLOT_ANY_COST,
     SLOT_FIXED_COST,
+    SPECIAL_SQUARE_VP,
     START_HAND_COUNTS,
     STOREHOUSE_SLOTS,
+    VESTA,
+    VESTA_SESTERTII_PER_VP,
 )
 from .errors import ArgumentTypeError, seat_argument
 from .layout import Layout
@@ -86,7 +105,10 @@ from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVI
 from .rules import njit, njit_borrowing
 from .rules.common import colonists_on_board, count_bits, free_slots, pbase, slot_kind
 from .rules.scoring import (
+    CONCORDIA_PART,
     NUM_SCORE_PARTS,
+    SPECIAL_PART,
+    SPECIALIST_TYPES,
     colonists_on_squares,
     god_cards,
     score_parts_of,
@@ -139,7 +161,7 @@ from .state import (
     TURN_COUNT,
     TURN_PLAYER,
 )
-from .state_check import CARD_COPIES, as_state_array, check_state, compiled_state
+from .state_check import CARD_COPIES, COUNTER_LIMIT, MAX_INCOMING, as_state_array, check_state, compiled_state
 
 
 class Observable(Protocol):
@@ -158,7 +180,6 @@ class Observable(Protocol):
 
 MIN_PLAYERS = 2
 NUM_MAPS = len(MAP_NAMES)
-UNBOUNDED = float("inf")
 
 # --------------------------------------------------------------------------- scales
 MONEY_SCALE = 50.0
@@ -177,19 +198,56 @@ KIND_MAX = np.bincount(CARD_KIND, weights=_COPIES, minlength=NUM_KINDS).astype(n
 GOD_MAX = np.bincount(CARD_GOD, weights=_COPIES, minlength=NUM_GODS).astype(np.float32)
 
 
+# --------------------------------------------------------------------------- bounds of the fields the rules leave open
+def _upper(value: float | np.ndarray) -> np.ndarray:
+    """``value`` as float32, one ulp up: above what the compiled fill can round a value at the bound to."""
+    return np.nextafter(np.float32(value), np.float32(np.inf)).astype(np.float32)
+
+
+def _score_part_max() -> np.ndarray:
+    """The most VP of each score category in any state ``check_state`` accepts (its counters included).
+
+    A god's VP is its cards owned times what one card is worth (``rules.scoring.score_parts_of``);
+    a state may hold a type's copies both in the hand and in the discard pile, so twice them.
+    """
+    owned = 2 * np.bincount(CARD_GOD, weights=CARD_COPIES, minlength=NUM_GODS)
+    riches = COUNTER_LIMIT + STOREHOUSE_SLOTS * int(GOOD_PRICE.sum())
+    most = np.zeros(NUM_SCORE_PARTS, dtype=np.float64)
+    most[VESTA] = owned[VESTA] * (riches // VESTA_SESTERTII_PER_VP)
+    most[JUPITER] = owned[JUPITER] * JUPITER_CAP
+    most[SATURNUS] = owned[SATURNUS] * SATURNUS_VP * MAX_PROVINCES
+    most[MERCURIUS] = owned[MERCURIUS] * MERCURIUS_CAP
+    most[MARS] = owned[MARS] * MARS_CAP
+    most[MINERVA] = 2 * sum(int(KIND_MINERVA_VP[CARD_KIND[t]]) for t in SPECIALIST_TYPES) * MAX_CITIES
+    most[SPECIAL_PART] = SPECIAL_SQUARE_VP * COLONISTS_PER_PLAYER
+    most[CONCORDIA_PART] = CONCORDIA_VP
+    return most
+
+
+#: the most VP of each score category, and of their total
+SCORE_PART_MAX = _score_part_max()
+SCORE_TOTAL_MAX = float(SCORE_PART_MAX.sum())
+
+
 class ObsLayout(Layout):
     """A :class:`Layout` whose fields also record their scaling and upper bound (for docs and ``OBS_HIGH``)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.scales: dict[str, str] = {}
-        self.highs: dict[str, float] = {}
+        self.highs: dict[str, float | np.ndarray] = {}
         self.versions: dict[str, int] = {}
 
     def field(
-        self, name: str, length: int = 1, doc: str = "", scale: str = "0/1", high: float = 1.0, version: int = 0
+        self,
+        name: str,
+        length: int = 1,
+        doc: str = "",
+        scale: str = "0/1",
+        high: float | np.ndarray = 1.0,
+        version: int = 0,
     ) -> int:
-        """Reserve ``length`` entries; ``scale`` says how values are scaled, ``high`` bounds them.
+        """Reserve ``length`` entries; ``scale`` says how values are scaled, ``high`` bounds them (one or per entry).
 
         ``version`` is the observation version that added the field; fields are only ever
         appended, so a version can never come before an older one.
@@ -234,7 +292,7 @@ O_INCOMING = _O.field(
     MAX_PLAYERS * NUM_GOODS,
     doc="[relative seat, good] produced goods waiting for a storehouse-overflow choice",
     scale=f"÷{GOODS_SCALE:g}",
-    high=UNBOUNDED,
+    high=_upper(MAX_INCOMING / GOODS_SCALE),
 )
 O_PM_PASS_PENDING = _O.field("PM_PASS_PENDING", doc="1: the Praefectus Magnus passes on at the end of this turn")
 O_END_TRIGGERED = _O.field("END_TRIGGERED", doc="1 once the Concordia card is taken (final round)")
@@ -243,7 +301,9 @@ O_FINAL_TURNS_LEFT = _O.field(
     doc="turn ends left before the final scoring (0 before the trigger)",
     scale=f"÷{MAX_PLAYERS}",
 )
-O_TURN_COUNT = _O.field("TURN_COUNT", doc="turns played", scale=f"÷{TURN_SCALE:g}", high=UNBOUNDED)
+O_TURN_COUNT = _O.field(
+    "TURN_COUNT", doc="turns played", scale=f"÷{TURN_SCALE:g}", high=_upper(COUNTER_LIMIT / TURN_SCALE)
+)
 O_INTERMEDIATE_PAID = _O.field("INTERMEDIATE_PAID", doc="1 once the intermediate scoring has paid out")
 
 # --------------------------------------------------------------------------- board
@@ -274,7 +334,7 @@ O_STACK_SIZE = _O.field("STACK_SIZE", doc="cards left in the stack", scale=f"÷{
 # --------------------------------------------------------------------------- players
 _Q = ObsLayout()
 Q_PRESENT = _Q.field("PRESENT", doc="1 if this seat is in the game")
-Q_MONEY = _Q.field("MONEY", doc="sestertii", scale=f"÷{MONEY_SCALE:g}", high=UNBOUNDED)
+Q_MONEY = _Q.field("MONEY", doc="sestertii", scale=f"÷{MONEY_SCALE:g}", high=_upper(COUNTER_LIMIT / MONEY_SCALE))
 Q_GOODS = _Q.field("GOODS", NUM_GOODS, doc="goods in the storehouse", scale=f"÷{GOODS_SCALE:g}")
 Q_FREE_SLOTS = _Q.field("FREE_SLOTS", doc="free storehouse slots", scale=f"÷{GOODS_SCALE:g}")
 Q_COLONISTS_STOREHOUSE = _Q.field(
@@ -305,13 +365,19 @@ Q_SCORE_PARTS = _Q.field(
     NUM_SCORE_PARTS,
     doc="VP as if the game ended now: six gods, special squares, Concordia",
     scale=f"÷{SCORE_PART_SCALE:g}",
-    high=UNBOUNDED,
+    high=_upper(SCORE_PART_MAX / SCORE_PART_SCALE),
 )
 Q_SCORE_TOTAL = _Q.field(
-    "SCORE_TOTAL", doc="total VP as if the game ended now", scale=f"÷{SCORE_TOTAL_SCALE:g}", high=UNBOUNDED
+    "SCORE_TOTAL",
+    doc="total VP as if the game ended now",
+    scale=f"÷{SCORE_TOTAL_SCALE:g}",
+    high=_upper(SCORE_TOTAL_MAX / SCORE_TOTAL_SCALE),
 )
 Q_INTERMEDIATE_VP = _Q.field(
-    "INTERMEDIATE_VP", doc="VP marker of the intermediate scoring", scale=f"÷{SCORE_TOTAL_SCALE:g}", high=UNBOUNDED
+    "INTERMEDIATE_VP",
+    doc="VP marker of the intermediate scoring",
+    scale=f"÷{SCORE_TOTAL_SCALE:g}",
+    high=_upper(COUNTER_LIMIT / SCORE_TOTAL_SCALE),
 )
 Q_INTERMEDIATE_DONE = _Q.field("INTERMEDIATE_DONE", doc="1 once the player scored at the first Tribune")
 PLAYER_OBS_SIZE = _Q.size
@@ -322,7 +388,7 @@ O_PLAYERS = _O.field(
     MAX_PLAYERS * PLAYER_OBS_SIZE,
     doc=f"one block of {PLAYER_OBS_SIZE} per relative seat (0 = observer)",
     scale="see below",
-    high=UNBOUNDED,
+    high=0.0,  # each block's bounds are the player layout's (OBS_HIGH below)
 )
 OBS_SIZE_V0 = _O.size
 
@@ -349,7 +415,7 @@ OBSERVATION_VERSION = max(OBSERVATION_VERSIONS)
 OBS_SIZE = OBS_SIZES[OBSERVATION_VERSION]
 OBS_LAYOUT = _O
 
-#: per-entry bounds of the current observation (for the Box spaces): 0 below, 1 or ``inf`` above;
+#: per-entry bounds of the current observation (for the Box spaces): 0 below, 1 or the field's bound above;
 #: an older version's bounds are the first OBS_SIZES[version] entries (:func:`observation_bounds`)
 OBS_LOW = np.zeros(OBS_SIZE, dtype=np.float32)
 OBS_HIGH = _O.high_array()

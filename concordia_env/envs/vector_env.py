@@ -83,7 +83,7 @@ Versions
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import gymnasium
 import numpy as np
@@ -98,6 +98,14 @@ from concordia_env.engine.state import DECISION_COUNT, TURN_COUNT
 
 from .common import check_cap
 from .vector import VectorGame
+
+
+def make_refused(**kwargs: Any) -> NoReturn:
+    """The entry point of ``gymnasium.make("ConcordiaVector-v1")``: a vector env, which ``make`` cannot build."""
+    raise gymnasium.error.Error(
+        'ConcordiaVector-v1 is a vector environment: create it with gymnasium.make_vec("ConcordiaVector-v1", '
+        'num_envs=64, opponents="heuristic"); gymnasium.make("Concordia-v1") is the single-game environment'
+    )
 
 
 class LegalBatchActionSpace(spaces.MultiDiscrete):

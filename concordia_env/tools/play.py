@@ -7,11 +7,13 @@
 Your decisions are shown as numbered choices in words, grouped the way a player thinks
 about them (Architect moves by colonist, Mercator trades by good, card purchases by
 display slot). Type a choice's number to take it. When there are many choices the groups
-are folded: type a group's letter to list it (``?`` lists everything, ``!`` shows the
-board again, ``q`` quits). Opponents' moves are described as they happen.
+are folded: type a group's letter to list it (the prompt names the letters and numbers
+of the menu; ``?`` lists everything, ``!`` shows the board again, ``q`` quits, with exit
+status 0). Opponents' moves are described as they happen.
 
 Input is read line by line from standard input, so a game can be scripted:
-``yes 1 | concordia play ...`` always takes the first listed choice.
+``yes 1 | concordia play ...`` always takes the first listed choice (input that ends
+before the game does exits with status 1).
 ``--save`` writes the finished game to the results database of
 :mod:`concordia_env.tools.store`, replayable with ``concordia replay``: that is why the
 command lives here, beside the tournament and the replay, while the menus and the session
@@ -30,7 +32,15 @@ from typing import TextIO
 
 from concordia_env.tools import arguments
 from concordia_env.tools.replay import board_text, breakdown_table
-from concordia_env.tools.session import HUMAN, MAX_SEED, QuitError, Session, ask_human, new_session
+from concordia_env.tools.session import (
+    HUMAN,
+    MAX_SEED,
+    InputEndedError,
+    QuitError,
+    Session,
+    ask_human,
+    new_session,
+)
 from concordia_env.tools.store import Store
 from concordia_env.tools.tournament import record_from_game
 
@@ -129,9 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         play(session, input if sys.stdin.isatty() else _echoing_read(out), out, color)
-    except QuitError as exc:
+    except QuitError as exc:  # q is the player's choice (status 0); input that ran out is not (status 1)
         out.write(f"\nstopped: {exc}; the unfinished game is not saved\n")
-        return 1
+        return 1 if isinstance(exc, InputEndedError) else 0
     if args.save:
         game_id = save(session, args.save)
         out.write(f"saved as game {game_id}: concordia replay {args.save} {game_id}\n")

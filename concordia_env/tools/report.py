@@ -401,7 +401,7 @@ def print_summary(summary: dict[str, Any], console: Console) -> None:
     for col in ("seats", "win rate [95% CI]", "VP mean±std", "VP median \\[q1,q3]"):
         results.add_column(col, justify="right", no_wrap=True)
     results.add_column("places 1st..last", no_wrap=True)
-    for col in ("μ±σ", "ordinal", "ms/move"):
+    for col in ("μ±σ", "ordinal", "ms/decision"):
         results.add_column(col, justify="right", no_wrap=True)
     for a in sorted(summary["agents"], key=lambda a: -a["rating"]["ordinal"]):
         vp, r = a["vp"], a["rating"]

@@ -35,7 +35,11 @@ MAX_SEED = 2**31
 
 
 class QuitError(Exception):
-    """The player typed ``q`` or the input ended before the game did."""
+    """The player typed ``q`` (``concordia play`` exits with status 0), or the input ended first (subclass below)."""
+
+
+class InputEndedError(QuitError):
+    """The input ended before the game did (piped answers that ran out: ``concordia play`` exits with status 1)."""
 
 
 # ---------------------------------------------------------------------- choices
@@ -173,7 +177,18 @@ def menu_text(groups: Sequence[Group], expand: str | None = None) -> str:
 
 
 # ---------------------------------------------------------------------- the human's decision
-HELP = "number: take it · letter: list a group · ?: list all · !: board · q: quit"
+def prompt_help(groups: Sequence[Group]) -> str:
+    """The prompt's reminder of what may be typed: this menu's choice numbers and the letters of its folded groups."""
+    total = sum(len(g.actions) for g in groups)
+    folded = [
+        letter
+        for letter, group in zip(GROUP_LETTERS, groups, strict=False)
+        if total > SHOW_ALL_LIMIT and len(group.actions) > SMALL_GROUP
+    ]
+    parts = [f"1-{total}: take it" if total > 1 else "1: take it"]
+    if folded:
+        parts.append(f"{'/'.join(folded)}: list that group")
+    return " · ".join([*parts, "?: list all", "!: board", "q: quit"])
 
 
 def ask_human(game: Game, read: Callable[[str], str], out: TextIO, color: bool) -> int:
@@ -183,11 +198,12 @@ def ask_human(game: Game, read: Callable[[str], str], out: TextIO, color: bool) 
     out.write(f"\nYour decision (P{game.current_player}): {game.phase_name}\n" + menu_text(groups))
     for note in unplayable_cards(game):
         out.write(f"  cannot be played now: {note}\n")
+    prompt = f"[{prompt_help(groups)}] > "
     while True:
         try:
-            line = read(f"[{HELP}] > ").strip().lower()
+            line = read(prompt).strip().lower()
         except EOFError:
-            raise QuitError("the input ended before the game did") from None
+            raise InputEndedError("the input ended before the game did") from None
         if line == "q":
             raise QuitError("you quit")
         if line == "!":

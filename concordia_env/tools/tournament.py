@@ -36,6 +36,12 @@ exists only in memory is passed as an object (``given``) under the name its seat
 ``max_turns`` stops games that stall (scored as they stand, stored with ``over`` False). Every
 game is stored, so any evaluation game is replayed by its id (``concordia replay DB ID``).
 
+**Think time.** The report's ``ms/decision`` is the wall time of the agents' ``act`` calls
+(on a copy of the game) divided by their decisions. Before the first game each agent takes
+one untimed decision on a throwaway game (:func:`warm_up`), so the loading of its compiled
+code (a compile, on a first run) is not counted. It is wall time: on a busy machine it grows
+with the load; ``concordia bench agent_speed`` measures CPU time per decision.
+
 **Resuming.** Games are written to SQLite (:mod:`concordia_env.tools.store`) one transaction each,
 keyed by ``(tournament id, game index)``. The tournament id is a hash of everything that
 decides the games (agents, map, players, seed, options, and the contents of the model files
@@ -59,6 +65,7 @@ interrupted tournament leaves no process behind; a rerun resumes it.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import functools
 import hashlib
@@ -253,6 +260,24 @@ def validate(config: TournamentConfig, given: Mapping[str, Agent] | None = None)
     for spec in config.agent_names():
         if spec not in (given or {}):
             make_agent(spec)
+
+
+def warm_up(config: TournamentConfig, given: Mapping[str, Agent] | None = None) -> None:
+    """Let each agent of the tournament take one decision on a throwaway game, untimed, in this process.
+
+    An agent's first decision in a process loads its compiled code (from numba's cache on
+    disk, or compiles it on a first run: tens of seconds). Counted in the first game's think
+    time, that made a short tournament report ``heuristic`` and ``learned`` at 1-16 ms per
+    decision where they take 0.1-0.3 ms. The throwaway agents are built like the real ones
+    and then dropped, so no game's decisions change; forked workers inherit what was loaded.
+    """
+    game = Game.new(config.map, config.players, 0, **config.game_options)
+    for spec in config.agent_names():
+        agent = copy.deepcopy(given[spec]) if given and spec in given else make_agent(spec)
+        agent.reset(agent_seed(0, 0))
+        # a failing agent fails again in its first game, whose error names the game
+        with contextlib.suppress(Exception):
+            agent.act(game.clone())
 
 
 # ---------------------------------------------------------------------- one game
@@ -546,6 +571,8 @@ def run_tournament(
 
         try:
             tasks = tasks_for(config, missing, given)
+            if tasks:
+                warm_up(config, given)
             if backend == "ray":
                 run_ray(tasks, workers, address, on_done)
             else:

@@ -3,6 +3,8 @@ and leave the state array exactly as it was (checked by ``builders.expect_illega
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 from builders import (
@@ -247,3 +249,16 @@ def test_after_game_over_everything_is_refused() -> None:
     for action in (0, A.A_DONE, A.A_TAX, A.buy_card(0), NUM_ACTIONS - 1):
         expect_illegal(game, action, "game is over")
     expect_illegal(game, -1, "0..")
+
+
+@pytest.mark.parametrize(("action", "shown"), [("3", "'3'"), (1.5, "1.5"), (None, "None"), (True, "True")])
+def test_a_value_that_is_no_index_is_named_in_the_message(action: object, shown: str) -> None:
+    """``game.step('3')`` says "illegal action '3'", not the sentinel index -1; a pickled copy says the same."""
+    with pytest.raises(IllegalActionError) as caught:
+        start().step(action)  # type: ignore[arg-type]
+    err = caught.value
+    assert str(err).startswith(f"illegal action {shown}: an action is an integer index in 0..{NUM_ACTIONS - 1}")
+    assert type(action).__name__ in str(err) and "-1" not in str(err)
+    assert (err.action, err.given) == (-1, shown)
+    for copy in (pickle.loads(pickle.dumps(err)), type(err)(err)):
+        assert (str(copy), copy.given, copy.action) == (str(err), err.given, -1)
