@@ -117,7 +117,7 @@ def test_evaluate_a_spec_an_agent_or_a_callable_with_intervals_and_how_much_the_
     assert result.games == 4 and 0 <= result.ci_low <= result.win_rate <= result.ci_high <= 1
     report = first.report()
     assert "vs random: won" in report and "95% CI" in report and "equal strength (50%" in report
-    assert "4 games give a 95% interval of about ±49%" in report and "fewer than 100 games" in report
+    assert "4 games give a 95% interval of about ±49 points" in report and "fewer than 100 games" in report
     again = concordia_env.evaluate(agents.make("heuristic"), opponents="random", games=4)
     assert again["random"].wins == result.wins, "the same seed plays the same games"
     first_legal = concordia_env.evaluate(lambda game: int(game.legal_actions()[0]), ["random", "heuristic"], 2)

@@ -233,7 +233,7 @@ class Evaluation:
             lines.append(f"    {r.versus_equal_strength(n)}")
         games = min((r.games for r in self.results), default=0)
         lines.append(
-            f"{games} games give a 95% interval of about ±{margin(games):.0%} near 50%; ±5 points takes "
+            f"{games} games give a 95% interval of about ±{100 * margin(games):.0f} points near 50%; ±5 points takes "
             f"{games_for_margin(0.05)} games, ±3 takes {games_for_margin(0.03)}"
         )
         if 0 < games < FEW_GAMES:
