@@ -48,6 +48,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "web": ("starlette", "uvicorn"),
     "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "tqdm", "matplotlib", "openskill", "rich"),
     "bench": ("rich", "openskill", "tqdm", "matplotlib", "pygame"),
+    "ray": ("ray",),
     "rllib": ("ray",),
     "tianshou": ("tianshou",),
     "openspiel": ("pyspiel",),
