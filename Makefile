@@ -1,7 +1,9 @@
 # Two commands do everything on a fresh machine:
-#   make run    set up .venv (if missing; the training extras only) and run the main job
-#   make test   set up .venv (if missing; every extra) and run what CI runs: ruff, mypy, the test
-#               suite, and the wheel installed alone into a fresh venv elsewhere (.ci/wheel_check.py)
+#   make run    set up .venv (if missing; the training extras only), compile every part ahead
+#               (concordia warmup: minutes on a fresh machine, seconds after) and run the main job
+#   make test   set up .venv (if missing; every extra) and run what CI runs: ruff, mypy, the
+#               wheel installed alone into a fresh venv elsewhere (.ci/wheel_check.py), concordia
+#               warmup, and the test suite
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -12,7 +14,7 @@ STAMP_RUN := $(VENV)/.installed-run
 # Elsewhere: make run TORCH="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 TORCH  ?= torch==2.13.0
 
-.PHONY: run test lint typecheck wheel-check bench setup clean
+.PHONY: run test lint typecheck wheel-check bench warmup setup clean
 
 setup: $(STAMP)
 
@@ -31,6 +33,7 @@ $(STAMP_RUN): pyproject.toml
 	touch $(STAMP_RUN)
 
 run: $(STAMP_RUN)
+	$(VENV)/bin/concordia warmup
 	$(VENV)/bin/concordia train expert --config expert_quick
 
 test: $(STAMP)
@@ -38,6 +41,7 @@ test: $(STAMP)
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
 	$(PY) .ci/wheel_check.py
+	$(VENV)/bin/concordia warmup
 	$(PY) -m pytest -n 2 -q
 
 lint: $(STAMP)
@@ -49,6 +53,9 @@ typecheck: $(STAMP)
 
 wheel-check: $(STAMP)
 	$(PY) .ci/wheel_check.py
+
+warmup: $(STAMP_RUN)
+	$(VENV)/bin/concordia warmup
 
 bench: $(STAMP)
 	$(VENV)/bin/concordia bench throughput

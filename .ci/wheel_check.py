@@ -13,7 +13,9 @@
    from ``site-packages`` made every import take 24-41 s);
 5. runs, from a folder outside the checkout (so nothing of the checkout can be imported), every
    ``python`` block of README.md whose imports are the package, the standard library and the
-   core dependencies.
+   core dependencies;
+6. runs ``concordia evaluate`` there (the core install evaluates), and ``concordia tournament``,
+   whose extra the core install lacks: it must exit 1 with the one line that names its extra.
 
 The README blocks that need an extra (Stable-Baselines3, say) are named in the output; the
 check fails if fewer than two blocks ran. Exits non-zero on the first failure, with its output.
@@ -36,7 +38,9 @@ PACKAGE = "concordia_env"
 #: a README block that runs longer than this has an endless loop
 BLOCK_SECONDS = 600
 #: the subcommands ``concordia --help`` must list
-SUBCOMMANDS = ("play", "web", "replay", "tournament", "train", "bench")
+SUBCOMMANDS = ("play", "web", "replay", "tournament", "evaluate", "warmup", "train", "bench")
+#: what ``concordia tournament`` prints without its extra
+TOURNAMENT_EXTRA = 'pip install "concordia-env[tournament]"'
 
 
 def run(cmd: list[str], cwd: Path, timeout: float = BLOCK_SECONDS) -> str:
@@ -142,6 +146,19 @@ def main() -> None:
         missing = [name for name in SUBCOMMANDS if name not in helped]
         if missing:
             sys.exit(f"FAILED: concordia --help does not list {missing}")
+        evaluated = run([str(concordia), "evaluate", "random", "--vs", "random", "--games", "2"], work)
+        if "vs random: won" not in evaluated:
+            sys.exit(f"FAILED: concordia evaluate printed no result:\n{evaluated}")
+        refused = subprocess.run(
+            [str(concordia), "tournament", "--agents", "random", "--games", "1"],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if refused.returncode != 1 or TOURNAMENT_EXTRA not in refused.stderr or len(refused.stderr.splitlines()) != 1:
+            sys.exit(f"FAILED: concordia tournament without its extra should name it in one line:\n{refused.stderr}")
+        print(f"concordia tournament without its extra: {refused.stderr.strip()}")
         if ran < 2:
             sys.exit(f"FAILED: only {ran} README blocks need the core alone; expected the engine and PettingZoo ones")
     print(

@@ -1,6 +1,31 @@
-"""concordia-env: a rules-exact Concordia engine and RL environments.
+"""concordia-env: a rules-exact engine for the board game Concordia, and RL environments around it.
 
-The parts, each a subpackage (``docs/architecture.md`` has the picture):
+Quick start::
+
+    import concordia_env
+
+    game = concordia_env.Game.new(map="italia", num_players=2, seed=0)  # the engine: step(), legal_actions()
+    aec = concordia_env.env(map="italia", num_players=2)  # PettingZoo AEC; parallel_env() for the parallel API
+    gym = concordia_env.SingleAgentEnv(opponents="heuristic")  # Gymnasium, or gymnasium.make("Concordia-v1")
+    report = concordia_env.evaluate("heuristic", opponents=["random"], games=200)  # win rates with intervals
+
+The entry points, each documented in its module's docstring (``help(module)``; these ship
+with the package), and the ``concordia`` command (``concordia --help``):
+
+* ``Game``, ``IllegalActionError``: :mod:`concordia_env.engine.game`;
+* ``env``, ``raw_env``, ``parallel_env``: PettingZoo, :mod:`concordia_env.envs.pettingzoo_env`;
+* ``SingleAgentEnv`` (``"Concordia-v1"``): Gymnasium, :mod:`concordia_env.envs.gym_env`;
+* ``ConcordiaVectorEnv`` (``gymnasium.make_vec("ConcordiaVector-v1", num_envs=64)``), opponents
+  inside the batch: :mod:`concordia_env.envs.vector_env`; for Stable-Baselines3 (the fast path,
+  ``train`` extra): ``concordia_env.envs.sb3.SB3VecEnv``;
+* ``VectorGame``: many games on one 2-D state array, :mod:`concordia_env.envs.vector`;
+* ``evaluate``: a model, callable or agent against the reference agents, :mod:`concordia_env.tools.evaluate`;
+* the agents (``random``, ``heuristic``, ``mcts``, ``learned``, ``policy``): :mod:`concordia_env.agents`.
+
+The rules and agents are compiled by numba on first use (30-60 s each part, cached on disk):
+``concordia warmup`` compiles everything ahead of time.
+
+The parts, each a subpackage:
 
 * :mod:`concordia_env.engine`: the rules over one state array, and ``Game``;
 * :mod:`concordia_env.strategy`: the compiled strategy core the agents play with;
@@ -28,7 +53,7 @@ from .envs.common import MAX_EPISODE_STEPS
 
 _aliases.install()  # the module names from before the re-cut (concordia_env.game, agents, ...)
 
-#: the environments, imported on first use (PettingZoo takes half a second to import)
+#: the environments and the evaluation, imported on first use (PettingZoo takes half a second to import)
 _LAZY = {
     "env": "envs.pettingzoo_env",
     "raw_env": "envs.pettingzoo_env",
@@ -36,6 +61,7 @@ _LAZY = {
     "SingleAgentEnv": "envs.gym_env",
     "VectorGame": "envs.vector",
     "ConcordiaVectorEnv": "envs.vector_env",
+    "evaluate": "tools.evaluate",
 }
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
@@ -85,6 +111,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    """The module's names and the lazy ones, so that ``dir()``, ``help()`` and completion list them."""
+    return sorted(set(globals()) | set(_LAZY))
+
+
 __all__ = [
     "NUM_ACTIONS",
     "ConcordiaVectorEnv",
@@ -95,6 +126,7 @@ __all__ = [
     "SingleAgentEnv",
     "VectorGame",
     "env",
+    "evaluate",
     "maps",
     "parallel_env",
     "raw_env",

@@ -25,6 +25,7 @@ never takes a path from a request (:mod:`concordia_env.tools.web`).
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import pickle
@@ -90,14 +91,39 @@ class PolicyAgent(Agent):
             path = path.with_suffix(".zip")
         if not path.is_file():  # a directory, a FIFO or nothing at all: only a regular file is opened
             raise FileNotFoundError(f"no saved model at {path}")
-        self.path = path
+        self.path: Path | None = path
         self.deterministic = bool_option(deterministic, "deterministic", agent=self.name)
         self.trusted = bool_option(trusted, "trusted", agent=self.name)
         self.policy: Any = load_policy(path, device) if not self.trusted else _load_trusted(path, device)
 
+    @classmethod
+    def from_model(cls, model: Any, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
+        """A model in memory as an agent: a ``MaskablePPO`` (its ``.policy`` is used) or the policy itself.
+
+        What ``concordia_env.evaluate(model)`` plays; nothing is read from a file.
+        """
+        policy = getattr(model, "policy", model)
+        if not callable(getattr(policy, "get_distribution", None)):
+            raise ArgumentTypeError(
+                f"a policy model is a MaskablePPO or its MaskableActorCriticPolicy, got {short_repr(model)}"
+            )
+        agent = cls.__new__(cls)
+        Agent.__init__(agent, seed)
+        agent.path = None
+        agent.deterministic = bool_option(deterministic, "deterministic", agent=cls.name)
+        agent.trusted = True
+        agent.policy = policy
+        return agent
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> PolicyAgent:
+        """A copy with its own generator that shares the network (no game changes its weights)."""
+        clone = copy.copy(self)
+        clone.rng = copy.deepcopy(self.rng, memo)
+        return clone
+
     @property
     def spec(self) -> str:
-        return f"policy:{self.path}"
+        return "policy (in memory)" if self.path is None else f"policy:{self.path}"
 
     def act(self, game: Game) -> int:
         return self.act_observation(game.observation(game.current_player), game.legal_mask())

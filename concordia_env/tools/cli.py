@@ -8,70 +8,179 @@
     concordia tournament --agents random heuristic mcts:200 --games 400
     concordia train expert --config expert_quick               # a training script and a shipped config
     concordia bench throughput                                 # a benchmark
+    concordia evaluate policy:model.zip --vs random heuristic  # a saved model's win rates, with intervals
+    concordia warmup                                           # compile everything ahead of time
     concordia demo --map imperium --players 4                  # one random game, printed
 
 Each subcommand is a module's ``main(argv)``: ``concordia SUBCOMMAND --help`` is that
 program's own help, and ``concordia play`` (or any module below) runs
 the same program. ``train`` and ``bench`` take the name of the script first.
+
+Extras
+------
+The core install (``pip install concordia-env``) runs ``play``, ``replay``, ``evaluate``,
+``warmup`` and ``demo``. The others need an extra, which ``concordia --help`` shows beside
+each (``[extra: tournament]``): ``web``, ``tournament``, ``train`` (and ``rllib`` or
+``tianshou`` for those scripts), ``bench`` (and ``openspiel``). A subcommand whose extra is
+missing says so in one line on stderr and exits with status 1, before it starts::
+
+    concordia tournament: needs the "tournament" extra (rich is not installed): pip install "concordia-env[tournament]"
+
+(:data:`EXTRA_MODULES` lists what each extra brings; the check imports nothing.) A module
+of an extra that a run reaches later (``evaluate policy:model.zip`` needs torch) is named
+the same way when its import fails.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
-#: subcommand -> (module with main(argv), one line of help)
-TOOLS: dict[str, tuple[str, str]] = {
-    "play": ("concordia_env.tools.play", "play in the terminal against agents"),
-    "web": ("concordia_env.tools.web", "play in the browser against agents (a local web app)"),
-    "replay": ("concordia_env.tools.replay", "replay a stored or new game, as text or an HTML page"),
-    "tournament": ("concordia_env.tools.tournament", "agents against each other, stored in SQLite and rated"),
-    "demo": ("concordia_env.tools.demo", "print one random game"),
+#: the package's name on PyPI, for the install lines
+DISTRIBUTION = "concordia-env"
+#: the import names each extra brings that the subcommands need (pyproject.toml's optional
+#: dependencies; tests/test_first_use.py checks that each extra declares them)
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "tournament": ("rich", "openskill", "tqdm", "matplotlib"),
+    "web": ("starlette", "uvicorn"),
+    "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "tqdm", "matplotlib", "openskill", "rich"),
+    "bench": ("rich", "openskill", "tqdm", "matplotlib", "pygame"),
+    "ray": ("ray",),
+    "rllib": ("ray",),
+    "tianshou": ("tianshou",),
+    "openspiel": ("pyspiel",),
 }
-#: subcommands that name a script first: subcommand -> {script: (module, help)}
-SCRIPTS: dict[str, dict[str, tuple[str, str]]] = {
+#: a module that a run may reach later -> the extra that brings it (the first extra listing it)
+MODULE_EXTRA = {module: extra for extra, modules in reversed(EXTRA_MODULES.items()) for module in modules}
+
+
+class Program(NamedTuple):
+    """A program the command runs: the module with ``main(argv)``, its line of help, the extras it needs."""
+
+    module: str
+    help: str
+    extras: tuple[str, ...] = ()
+
+
+#: subcommand -> its program
+TOOLS: dict[str, Program] = {
+    "play": Program("concordia_env.tools.play", "play in the terminal against agents"),
+    "web": Program("concordia_env.tools.web", "play in the browser against agents (a local web app)", ("web",)),
+    "replay": Program("concordia_env.tools.replay", "replay a stored or new game, as text or an HTML page"),
+    "tournament": Program(
+        "concordia_env.tools.tournament", "agents against each other, stored in SQLite and rated", ("tournament",)
+    ),
+    "evaluate": Program(
+        "concordia_env.tools.evaluate", "a saved model or an agent against the reference agents: win rates"
+    ),
+    "warmup": Program("concordia_env.tools.warmup", "compile every compiled part ahead of time (first run: minutes)"),
+    "demo": Program("concordia_env.tools.demo", "print one random game"),
+}
+#: subcommands that name a script first: subcommand -> {script: its program}
+SCRIPTS: dict[str, dict[str, Program]] = {
     "train": {
-        "afterstate": ("concordia_env.training.afterstate", "the afterstate learner (the learned agent)"),
-        "expert": (
+        "afterstate": Program(
+            "concordia_env.training.afterstate", "the afterstate learner (the learned agent)", ("train",)
+        ),
+        "expert": Program(
             "concordia_env.training.expert_iteration",
             "expert iteration: the learned agent taught by the search",
+            ("train",),
         ),
-        "selfplay": ("concordia_env.training.selfplay", "flat MaskablePPO self-play with an opponent pool"),
-        "rllib": ("concordia_env.training.rllib", "multi-agent PPO on Ray RLlib (extra: rllib)"),
-        "tianshou": ("concordia_env.training.tianshou_dqn", "masked DQN with Tianshou (extra: tianshou)"),
+        "selfplay": Program(
+            "concordia_env.training.selfplay", "flat MaskablePPO self-play with an opponent pool", ("train",)
+        ),
+        "rllib": Program("concordia_env.training.rllib", "multi-agent PPO on Ray RLlib", ("train", "rllib")),
+        "tianshou": Program("concordia_env.training.tianshou_dqn", "masked DQN with Tianshou", ("train", "tianshou")),
     },
     "bench": {
-        "throughput": ("concordia_env.benchmarks.throughput", "engine and env speed against connect_four_v3"),
-        "agent_speed": ("concordia_env.benchmarks.agent_speed", "each agent's cost per decision against the engine's"),
-        "strength_bars": ("concordia_env.benchmarks.strength_bars", "the agents' strength bars (win rates)"),
-        "ladder": ("concordia_env.benchmarks.ladder", "every reference agent rated by one round-robin tournament"),
-        "openspiel_mcts": ("concordia_env.benchmarks.openspiel_mcts", "OpenSpiel's MCTS through the bridge"),
+        "throughput": Program(
+            "concordia_env.benchmarks.throughput", "engine and env speed against connect_four_v3", ("bench",)
+        ),
+        "agent_speed": Program(
+            "concordia_env.benchmarks.agent_speed", "each agent's cost per decision against the engine's", ("bench",)
+        ),
+        "strength_bars": Program(
+            "concordia_env.benchmarks.strength_bars", "the agents' strength bars (win rates)", ("bench",)
+        ),
+        "ladder": Program(
+            "concordia_env.benchmarks.ladder", "every reference agent rated by one round-robin tournament", ("bench",)
+        ),
+        "openspiel_mcts": Program(
+            "concordia_env.benchmarks.openspiel_mcts", "OpenSpiel's MCTS through the bridge", ("bench", "openspiel")
+        ),
     },
 }
 SCRIPT_HELP = {"train": "run a training script (concordia train --help lists them)", "bench": "run a benchmark"}
 
 
+def install_line(extras: Sequence[str]) -> str:
+    """``pip install "concordia-env[a,b]"``."""
+    return f'pip install "{DISTRIBUTION}[{",".join(extras)}]"'
+
+
+def _extras_note(extras: Sequence[str]) -> str:
+    return f"  [extra: {', '.join(extras)}]" if extras else ""
+
+
 def usage() -> str:
-    """The top-level help: every subcommand with its line."""
+    """The top-level help: every subcommand with its line and the extras it needs."""
     lines = ["usage: concordia SUBCOMMAND [ARGS...]   (concordia SUBCOMMAND --help for its options)", ""]
-    for name, (_, text) in TOOLS.items():
-        lines.append(f"  {name:<12} {text}")
+    for name, program in TOOLS.items():
+        lines.append(f"  {name:<12} {program.help}{_extras_note(program.extras)}")
     for name, scripts in SCRIPTS.items():
-        lines.append(f"  {name:<12} {SCRIPT_HELP[name]}: {', '.join(scripts)}")
+        extras = tuple(dict.fromkeys(e for program in scripts.values() for e in program.extras[:1]))
+        lines.append(f"  {name:<12} {SCRIPT_HELP[name]}: {', '.join(scripts)}{_extras_note(extras)}")
+    lines += [
+        "",
+        f"[extra: X]: needs {install_line(['X'])}; the rest runs with the core install (pip install {DISTRIBUTION}).",
+    ]
     return "\n".join(lines) + "\n"
 
 
 def script_usage(command: str) -> str:
     scripts = SCRIPTS[command]
     lines = [f"usage: concordia {command} SCRIPT [ARGS...]   (concordia {command} SCRIPT --help for its options)", ""]
-    lines += [f"  {name:<15} {text}" for name, (_, text) in scripts.items()]
+    lines += [f"  {name:<15} {p.help}{_extras_note(p.extras)}" for name, p in scripts.items()]
     return "\n".join(lines) + "\n"
 
 
-def _run(module: str, argv: list[str]) -> int:
-    """Call ``module.main(argv)``; a main that returns a path or None counts as success."""
-    result = importlib.import_module(module).main(argv)
+def missing_extra(extras: Sequence[str]) -> tuple[str, str] | None:
+    """(extra, module) for the first module of ``extras`` that cannot be imported, or None (nothing is imported)."""
+    for extra in extras:
+        for module in EXTRA_MODULES[extra]:
+            try:
+                found = importlib.util.find_spec(module) is not None
+            except (ImportError, ValueError):  # a broken or half-removed installation counts as missing
+                found = False
+            if not found:
+                return extra, module
+    return None
+
+
+def _needs(command: str, extras: Sequence[str], module: str) -> int:
+    sys.stderr.write(
+        f'{command}: needs the "{",".join(extras)}" extra ({module} is not installed): {install_line(extras)}\n'
+    )
+    return 1
+
+
+def _run(command: str, program: Program, argv: list[str]) -> int:
+    """Call the program's ``main(argv)`` if its extras are there; a main that returns a path or None is success."""
+    missing = missing_extra(program.extras)
+    if missing is not None:
+        return _needs(command, program.extras, missing[1])
+    try:
+        main = importlib.import_module(program.module).main
+        result = main(argv)
+    except ModuleNotFoundError as exc:  # a module of an extra reached later (evaluate policy:x.zip needs torch)
+        top = (exc.name or "").split(".")[0]
+        if top not in MODULE_EXTRA:
+            raise
+        return _needs(command, (MODULE_EXTRA[top],), top)
     return result if isinstance(result, int) else 0
 
 
@@ -83,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if args else 2
     command, rest = args[0], args[1:]
     if command in TOOLS:
-        return _run(TOOLS[command][0], rest)
+        return _run(f"concordia {command}", TOOLS[command], rest)
     if command in SCRIPTS:
         if not rest or rest[0] in ("-h", "--help"):
             sys.stdout.write(script_usage(command))
@@ -92,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if script not in SCRIPTS[command]:
             sys.stderr.write(f"concordia {command}: no script {script!r}\n" + script_usage(command))
             return 2
-        return _run(SCRIPTS[command][script][0], rest[1:])
+        return _run(f"concordia {command} {script}", SCRIPTS[command][script], rest[1:])
     sys.stderr.write(f"concordia: no subcommand {command!r}\n" + usage())
     return 2
 

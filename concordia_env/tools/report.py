@@ -182,14 +182,19 @@ class TournamentSetup(Protocol):
     def identity(self) -> dict[str, Any]: ...
 
 
-def summarize(config: TournamentSetup, records: Sequence[GameRecord]) -> dict[str, Any]:
-    """All statistics of a tournament as plain JSON-ready data."""
+def summarize(config: TournamentSetup, records: Sequence[GameRecord], ratings: bool = True) -> dict[str, Any]:
+    """All statistics of a tournament as plain JSON-ready data.
+
+    ``ratings=False`` leaves out the OpenSkill ratings (``"rating"``), which need the
+    ``openskill`` package: an evaluation reports win rates only and runs on the core install.
+    """
     names = config.agent_names()
-    ratings = openskill_ratings(records, names)
+    rated = openskill_ratings(records, names) if ratings else {}
     per_agent = []
     for name in names:
         stats = _agent_stats(name, records, config.players)
-        stats["rating"] = ratings[name]
+        if ratings:
+            stats["rating"] = rated[name]
         per_agent.append(stats)
     return {
         "tournament_id": config.tournament_id,

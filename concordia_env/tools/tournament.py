@@ -538,6 +538,7 @@ def run_tournament(
     keep_actions: bool = True,
     reset: bool = False,
     given: Mapping[str, Agent] | None = None,
+    ratings: bool = True,
 ) -> TournamentResult:
     """Play the games of ``config`` not yet in ``db`` and return statistics over all of them.
 
@@ -548,6 +549,7 @@ def run_tournament(
     ``reset=True`` renames an existing file aside first and starts a new one. ``given`` maps
     names of ``config.agents`` to agent objects that play those seats (copied per seat and
     game) instead of agents built from the names: a learner that exists only in memory.
+    ``ratings=False`` leaves the OpenSkill ratings out of the summary (:func:`~concordia_env.tools.report.summarize`).
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -581,7 +583,7 @@ def run_tournament(
             if bar is not None:
                 bar.close()
         records = store.games(tid, limit_index=config.games, with_actions=keep_actions)
-    summary = summarize(config, records)
+    summary = summarize(config, records, ratings=ratings)
     return TournamentResult(
         config=config,
         records=records,

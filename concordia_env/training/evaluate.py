@@ -1,4 +1,8 @@
-"""Evaluation: the learner's masked argmax policy against fixed agents, with a 95% Wilson interval.
+"""A training run's evaluation: the learner's masked argmax policy against fixed agents, with a 95% Wilson interval.
+
+To evaluate a saved model, a callable or an agent yourself, use ``concordia_env.evaluate``
+(:mod:`concordia_env.tools.evaluate`, ``concordia evaluate``): this module is that loop
+(:func:`~concordia_env.tools.evaluate.play_duel`) with what a training run adds.
 
 The games are played by the one evaluation loop of the project, the tournament's
 (:mod:`concordia_env.tools.tournament`: the same seeds, seating and records as tournaments
@@ -13,7 +17,7 @@ Protocol
   agent object (:class:`ActorAgent`, the actor as numpy matrix products) in the seats named
   ``LEARNER``; the opponents are built from agent specs (``random``, ``heuristic``,
   ``mcts:50``...), seeded as in every tournament (``agent_seed``).
-* **Fresh seeds**: evaluation number ``index`` of a run seeded ``seed`` is a tournament with
+* **Fresh seeds**: evaluation number ``index`` (default 0) of a run seeded ``seed`` (default 0) is a tournament with
   the seed ``eval_seed(seed, index)``, so no two evaluations share games and none is one of the
   training games (those come from the environments' own generators); its games have the
   tournament's seeds ``game_seed(eval_seed, i)``.
@@ -37,9 +41,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-import time
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +49,26 @@ import numpy as np
 
 from concordia_env import Game
 from concordia_env.agents.base import Agent
+from concordia_env.tools.evaluate import DEFAULT_MAX_TURNS, EvalResult, eval_result, play_duel
 from concordia_env.tools.replay import html_replay
 from concordia_env.tools.report import wilson_interval
-from concordia_env.tools.store import GameRecord
-from concordia_env.tools.tournament import duel, game_seed, run_tournament
+from concordia_env.tools.tournament import game_seed
+
+#: re-exported: the training runs and their tests read them here
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "EVAL_DB",
+    "LEARNER",
+    "ActorAgent",
+    "EvalResult",
+    "as_actor",
+    "eval_result",
+    "eval_seed",
+    "eval_seeds",
+    "evaluate",
+    "weights_digest",
+    "wilson_interval",
+]
 
 from .policy_net import NumpyActor, masked_argmax
 
@@ -60,40 +78,6 @@ EVAL_TAG = 0xE7A1
 LEARNER = "policy (learner)"
 #: the results file a training run keeps its evaluation games in (in its run directory)
 EVAL_DB = "evaluations.db"
-#: turn cap of an evaluation game (random 2-player Italia games last about 240 turns)
-DEFAULT_MAX_TURNS = 1000
-
-
-@dataclass
-class EvalResult:
-    """One evaluation against one opponent spec."""
-
-    opponent: str
-    games: int
-    wins: int
-    win_rate: float
-    ci_low: float
-    ci_high: float
-    mean_vp: float
-    mean_opponent_vp: float
-    seconds: float
-    timesteps: int = 0
-    truncated: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> EvalResult:
-        return cls(**data)
-
-    def summary(self) -> str:
-        capped = f", {self.truncated} stopped at the turn cap" if self.truncated else ""
-        return (
-            f"vs {self.opponent}: won {self.wins}/{self.games} = {self.win_rate:.1%} "
-            f"[95% CI {self.ci_low:.1%}-{self.ci_high:.1%}], mean VP {self.mean_vp:.1f} "
-            f"vs {self.mean_opponent_vp:.1f}{capped}"
-        )
 
 
 def eval_seed(seed: int, index: int) -> int:
@@ -140,8 +124,8 @@ def evaluate(
     *,
     map: str,
     num_players: int,
-    seed: int,
-    index: int,
+    seed: int = 0,
+    index: int = 0,
     game_options: dict[str, Any] | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     replay_dir: str | Path | None = None,
@@ -160,20 +144,20 @@ def evaluate(
     With ``replay_dir``, the first ``replay_games`` games (default: one per seat) are also
     written there as HTML replays.
     """
-    start = time.perf_counter()
-    config = duel(
+    result, played = play_duel(
+        ActorAgent(as_actor(policy)),
         LEARNER,
         opponent,
+        games,
         map=map,
-        players=num_players,
-        games=games,
+        num_players=num_players,
         seed=eval_seed(seed, index),
         max_turns=max_turns,
+        db=db,
+        workers=workers,
         given_version=given_version,
-        **(game_options or {}),
+        game_options=game_options,
     )
-    played = run_tournament(config, db=db, workers=workers, given={LEARNER: ActorAgent(as_actor(policy))})
-    result = eval_result(opponent, played.records, LEARNER, time.perf_counter() - start)
     if replay_dir is not None:
         count = min(games, num_players if replay_games is None else replay_games)
         Path(replay_dir).mkdir(parents=True, exist_ok=True)
@@ -195,29 +179,6 @@ def weights_digest(arrays: Iterable[np.ndarray]) -> str:
         digest.update(f"{a.dtype.str}{a.shape}".encode())
         digest.update(a.tobytes())
     return digest.hexdigest()[:16]
-
-
-def eval_result(opponent: str, records: list[GameRecord], learner: str, seconds: float) -> EvalResult:
-    """The learner's results over an evaluation's games (``learner``: the name its seats show)."""
-    wins, own_vp, other_vp = 0, [], []
-    for record in records:
-        seat = record.seats.index(learner)
-        wins += int(record.winner == seat)  # the leader of a game stopped at the cap
-        own_vp.append(float(record.scores[seat]))
-        other_vp.append(float(np.mean([v for s, v in enumerate(record.scores) if s != seat])))
-    low, high = wilson_interval(wins, len(records))
-    return EvalResult(
-        opponent=opponent,
-        games=len(records),
-        wins=wins,
-        win_rate=wins / len(records) if records else 0.0,
-        ci_low=low,
-        ci_high=high,
-        mean_vp=float(np.mean(own_vp)) if records else 0.0,
-        mean_opponent_vp=float(np.mean(other_vp)) if records else 0.0,
-        seconds=seconds,
-        truncated=sum(int(not r.over) for r in records),
-    )
 
 
 def _file_safe(spec: str) -> str:

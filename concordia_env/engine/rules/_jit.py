@@ -18,6 +18,14 @@ the package lies in a checkout or in ``site-packages``), and the package's data
 files (card and map tables are compiled in as constants). An edit of ``engine/rules/scoring.py``
 recompiles every function that reaches it; an edit of a renderer, an environment or a
 docstring elsewhere recompiles nothing.
+
+A compile says so. The first time a process really compiles a function of a part (a cache
+miss: a fresh install, or code that changed), one line goes to stderr, e.g.
+``concordia-env: compiling the rules with numba (first run only, about 30-60 s; cached on
+disk afterwards)...``; loading from the cache prints nothing. ``concordia warmup`` compiles
+every part ahead of time (:mod:`concordia_env.tools.warmup`). The line comes from a listener
+on numba's ``"numba:compile"`` event, which numba raises only when it compiles, never
+for a cache hit. ``CONCORDIA_COMPILE_NOTICE=0`` turns the line off.
 """
 
 from __future__ import annotations
@@ -25,9 +33,13 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import numba
+from numba.core import event as numba_event
 
 #: attribute set on the Python functions compiled here, so our cache locators pick only them
 _MARK = "__concordia_compiled__"
@@ -156,6 +168,45 @@ def _install_locators() -> bool:
 
 #: False when this numba's cache internals are not the expected ones (per-file stamps then)
 PACKAGE_STAMPS = _install_locators()
+
+
+#: what the compile notice calls each part of the package that has compiled code
+COMPILED_PARTS = {
+    "engine": "the rules",
+    "strategy": "the strategy core (the agents' compiled play)",
+    "envs": "the batched environments",
+}
+
+
+class CompileNotice(numba_event.Listener):
+    """Writes one line to stderr when a part's first real compile starts in this process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.shown: set[str] = set()
+
+    def on_start(self, event: Any) -> None:
+        data = event.data if isinstance(event.data, dict) else {}
+        func = getattr(data.get("dispatcher"), "py_func", None)
+        if not getattr(func, _MARK, False) or os.environ.get("CONCORDIA_COMPILE_NOTICE") == "0":
+            return
+        parts = str(getattr(func, "__module__", "")).split(".")
+        part = parts[1] if len(parts) > 1 and parts[1] in COMPILED_PARTS else "engine"
+        if part in self.shown:
+            return
+        self.shown.add(part)
+        sys.stderr.write(
+            f"concordia-env: compiling {COMPILED_PARTS[part]} with numba (first run only, about 30-60 s; "
+            "cached on disk afterwards; `concordia warmup` compiles everything ahead)...\n"
+        )
+        sys.stderr.flush()
+
+    def on_end(self, event: Any) -> None:
+        pass
+
+
+#: the one listener of this process
+COMPILE_NOTICE = CompileNotice()
+numba_event.register("numba:compile", COMPILE_NOTICE)
 
 
 def njit(func):
