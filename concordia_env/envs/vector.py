@@ -41,6 +41,14 @@ threads); Python only builds the infos of the rows that finished.
 ``observation_version`` (default: the current one, 1) chooses the observation version of
 ``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.engine.observation`).
 
+Starting from a position, whole turns
+-------------------------------------
+``reset(seed, position=p)`` starts every row's first game from a copy of position ``p``
+instead of a new game (later games are new, with their seeds). With opponents,
+``step_turns(plans, lengths)`` lets each row's learner play a planned turn (the options
+level's ``granularity="turn"``, :mod:`concordia_env.envs.options_level`) where ``step``
+takes one action.
+
 Rewards
 -------
 ``step`` returns ``rewards`` of shape (n, num_players): every player's reward in every

@@ -17,6 +17,8 @@ to Stable-Baselines3 (``MaskablePPO``; it needs the ``train`` extra).
 | Reward | as in every env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), the learner's, per row |
 | Autoreset | ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``) |
 | SB3 | ``envs.sb3.SB3VecEnv(...)``, a ``VecEnv``: ``env_method("action_masks")`` for ``MaskablePPO`` |
+| Options level | ``level="options"``: single spaces ``Dict(observation, options (K, F), action_mask (K,))`` and |
+| | ``Discrete(K)``; ``action_masks()`` bool ``(num_envs, K)``; see "Options level" |
 
 Options
 -------
@@ -33,6 +35,33 @@ Options
 * ``seed``: the base seed of the first ``reset()`` (``None``: random).
 * ``copy``: ``True`` (default) returns new observation arrays; ``False`` writes them into
   one buffer that the next ``step`` overwrites (Gymnasium's ``copy=False`` convention).
+* ``level`` (``"flat"``, default, or ``"options"``), ``max_options``, ``granularity`` and
+  ``features_version``: see "Options level".
+
+Options level
+-------------
+With ``level="options"`` (:mod:`concordia_env.envs.options_level`) every row's learner
+chooses among the turn options of its decision: the observation is a dict of batched
+arrays, ``"observation"`` (n, OBS_SIZE), ``"options"`` (n, K, F) and ``"action_mask"``
+(n, K) int8, and ``step`` takes one kept option's index per row. The options of every row
+are computed after each step in compiled code on the batch's threads
+(``options_level.options_rows``), with the compiled opponents inside as at the flat level;
+each row determinizes with its own learner generator, ``numpy.random.default_rng(game
+seed)`` after the opponents' seeds are drawn from it, one draw per decision, exactly as
+``SingleAgentEnv(level="options")`` draws from its ``np_random``: row i's k-th game shows
+the options that env shows for the same seat and seed (``tests/test_options_vector.py``
+checks it move by move). ``granularity="turn"`` plays the chosen option's turn inside the
+compiled step (``VectorGame.step_turns``). A masked or out-of-range option raises
+:class:`~concordia_env.IllegalActionError` naming the row (``err.row``), nothing changed.
+The infos add ``"option_actions"`` (int64 (n, K, 2)); a finished game's ``final_obs`` is a
+dict whose options and mask are zeros (no decision is left).
+
+Reset options
+-------------
+``reset(options={"position": p})``: every row's first game starts from a copy of position
+``p`` (a ``Game``, its JSON text or dict, of this map and player count, else
+``PositionError``); the seeds still seat the learner and seed the opponents and the later
+games. Any other key that names a constructor option raises ``ValueError``, nothing changed.
 
 Seats and seeds
 ---------------
