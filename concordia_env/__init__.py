@@ -36,6 +36,8 @@ _LAZY = {
     "SingleAgentEnv": "envs.gym_env",
     "VectorGame": "envs.vector",
     "ConcordiaVectorEnv": "envs.vector_env",
+    # the options level's SB3 policy (needs the train extra: torch, stable-baselines3, sb3-contrib)
+    "OptionsPolicy": "training.options_policy",
 }
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
@@ -78,6 +80,7 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "OpponentError",
+    "OptionsPolicy",
     "ResetNeededError",
     "SingleAgentEnv",
     "VectorGame",
