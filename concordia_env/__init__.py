@@ -52,6 +52,18 @@ for _env_id, _version in GYM_ENV_IDS.items():
             max_episode_steps=MAX_EPISODE_STEPS,
         )
 
+#: the options level (``SingleAgentEnv(level="options")``, :mod:`concordia_env.envs.options_level`): the
+#: learner chooses among the turn options of its decision, described by the learned agent's features
+GYM_OPTIONS_ENV_IDS = {"ConcordiaOptions-v1": 1}
+for _env_id, _version in GYM_OPTIONS_ENV_IDS.items():
+    if _env_id not in _gym_registry:
+        _register_gym_env(
+            id=_env_id,
+            entry_point="concordia_env.envs.gym_env:SingleAgentEnv",
+            kwargs={"observation_version": _version, "level": "options"},
+            max_episode_steps=MAX_EPISODE_STEPS,
+        )
+
 
 #: the vector env with compiled opponents inside (``gymnasium.make_vec("ConcordiaVector-v1", num_envs=...)``)
 GYM_VECTOR_ENV_IDS = {"ConcordiaVector-v1": 1}

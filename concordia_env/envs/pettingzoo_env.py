@@ -237,6 +237,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._rewarder = Rewarder(reward)
         # build one game now so that a bad map / player count / option fails at construction
         self.game = Game.new(map, num_players, seed=0, **game_options)
+        self._map_name = self.game.map.name
         self._seeds = np.random.default_rng(seed)
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
@@ -278,13 +279,16 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        check_reset_options(options)  # before anything changes
+        position = check_reset_options(options, self._map_name, self._num_players)  # before anything changes
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
             game_seed = seed
         else:
             game_seed = int(self._seeds.integers(2**63 - 1))
-        self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
+        if position is not None:
+            self.game = position
+        else:
+            self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
         self._rewarder.reset(self._num_players)
         self._has_reset = True
         self.agents = self.possible_agents[:]
