@@ -38,6 +38,7 @@ SCRIPTS: dict[str, dict[str, tuple[str, str]]] = {
             "expert iteration: the learned agent taught by the search",
         ),
         "selfplay": ("concordia_env.training.selfplay", "flat MaskablePPO self-play with an opponent pool"),
+        "ppo_options": ("concordia_env.training.ppo_options", "single-file PPO on the options level (CleanRL style)"),
         "rllib": ("concordia_env.training.rllib", "multi-agent PPO on Ray RLlib (extra: rllib)"),
         "tianshou": ("concordia_env.training.tianshou_dqn", "masked DQN with Tianshou (extra: tianshou)"),
     },

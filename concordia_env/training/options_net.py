@@ -78,7 +78,7 @@ class OptionsEncoder(nn.Module):
             raise ValueError("option_hidden needs at least one layer")
         self.use_observation = use_observation
         self.option_net = mlp([2 * num_features, *option_hidden], activation)
-        option_dim = option_hidden[-1]
+        option_dim = self.option_hidden = option_hidden[-1]
         if use_observation:
             if not observation_hidden:
                 raise ValueError("observation_hidden needs at least one layer when use_observation is True")
@@ -95,12 +95,15 @@ class OptionsEncoder(nn.Module):
     ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
         """``(per_option (B, K, D), pooled (B, P), valid (B, K) bool)`` of a batch."""
         valid = mask > 0.5
-        weights = valid.to(options.dtype).unsqueeze(-1)  # (B, K, 1)
-        count = weights.sum(dim=1, keepdim=True).clamp(min=1.0)
-        mean_row = (options * weights).sum(dim=1, keepdim=True) / count
-        rows = th.cat([options, DIFFERENCE_SCALE * (options - mean_row) * weights], dim=-1)
-        h = self.option_net(rows.clamp(-INPUT_CLIP, INPUT_CLIP))  # (B, K, H)
-        mean_h = (h * weights).sum(dim=1) / count.squeeze(1)
+        # only the valid rows are encoded (a decision has a median of 6 options of K = 96)
+        row_batch = valid.nonzero()[:, 0]  # the batch index of every valid row
+        x = options[valid]  # (N, F)
+        count = valid.sum(dim=1).clamp(min=1).unsqueeze(-1).to(x.dtype)  # (B, 1)
+        mean_row = x.new_zeros((options.shape[0], x.shape[1])).index_add_(0, row_batch, x) / count
+        rows = th.cat([x, DIFFERENCE_SCALE * (x - mean_row[row_batch])], dim=-1)
+        h = x.new_zeros((*options.shape[:2], self.option_hidden))  # (B, K, H), zeros in invalid rows
+        h[valid] = self.option_net(rows.clamp(-INPUT_CLIP, INPUT_CLIP))
+        mean_h = h.sum(dim=1) / count
         max_h = h.masked_fill(~valid.unsqueeze(-1), -1e9).amax(dim=1)
         max_h = th.where(valid.any(dim=1, keepdim=True), max_h, th.zeros_like(max_h))
         if not self.use_observation:

@@ -30,6 +30,9 @@ Invalid rows are masked inside the policy from the observation's ``"action_mask"
 encoder: ``option_hidden=[128, 64]``, ``observation_hidden=[64]``, ``use_observation=True``
 (False: the options alone). The features extractor is always shared by actor and critic.
 
+:func:`options_agent` plays a trained model greedily as an agent, so that
+:func:`concordia_env.training.evaluate.evaluate` measures it as every training run is measured.
+
 Needs the ``train`` extra (torch, Stable-Baselines3, sb3-contrib).
 """
 
@@ -54,6 +57,9 @@ except ImportError as error:  # pragma: no cover - depends on the install
         f'pip install -e ".[train]" ({error})'
     ) from error
 
+from concordia_env.strategy.afterstate import features_version
+
+from .evaluate import OptionsAgent
 from .options_net import OptionsEncoder, OptionsHeads, masked_logits
 
 #: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
@@ -214,3 +220,14 @@ class OptionsPolicy(MaskableActorCriticPolicy):
 
     def predict_values(self, obs: PyTorchObs) -> th.Tensor:
         return self._values(self.extract_features(obs))  # type: ignore[arg-type]
+
+
+def options_agent(model: Any) -> OptionsAgent:
+    """The greedy player of an :class:`OptionsPolicy` (or of a ``MaskablePPO`` holding one), for :func:`evaluate`."""
+    policy = getattr(model, "policy", model)
+    _, max_options, num_features = options_shape(policy.observation_space)
+
+    def choose(observation: dict[str, np.ndarray]) -> int:
+        return int(policy.predict(observation, deterministic=True)[0])
+
+    return OptionsAgent(choose, max_options, features_version(num_features))
