@@ -14,7 +14,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from concordia_env import Game, IllegalActionError, SingleAgentEnv
+from concordia_env import Game, IllegalActionError, SingleAgentEnv, env, parallel_env, raw_env
 from concordia_env.agents.afterstate import candidates
 from concordia_env.agents.heuristic import HeuristicAgent
 from concordia_env.engine.position import PositionError
@@ -237,3 +237,99 @@ def test_bad_options_level_arguments_are_refused() -> None:
         SingleAgentEnv(level="options", features_version=3)
     with pytest.raises(ValueError, match="reset\\(\\) takes no options"):
         options_env().reset(options={"level": "flat"})
+
+
+# --------------------------------------------------------------------------- PettingZoo
+def test_pettingzoo_api_tests_pass_at_the_options_level() -> None:
+    from pettingzoo.test import api_test, parallel_api_test
+
+    api_test(env(map="italia", num_players=2, level="options", max_options=16), num_cycles=60)
+    parallel_api_test(parallel_env(map="italia", num_players=2, level="options", max_options=16), num_cycles=60)
+
+
+def play_aec(e: Any, seed: int, moves: int, rng: np.random.Generator, check: bool = True) -> list[Any]:
+    """Random kept options for ``moves`` decisions; every observation checked against the spaces and masks."""
+    e.reset(seed=seed)
+    seen = []
+    for _ in range(moves):
+        agent = e.agent_selection
+        obs, reward, terminated, truncated, _ = e.last()
+        if terminated or truncated:
+            break
+        for other in e.agents:
+            o = e.observe(other)
+            assert set(o) == KEYS and e.observation_space(other).contains(o)
+            assert np.array_equal(o["action_mask"], e.infos[other]["action_mask"])
+            if other != agent:
+                assert not o["action_mask"].any() and not o["options"].any()
+                assert (e.infos[other]["option_actions"] == -1).all()
+        count = int(obs["action_mask"].sum())
+        assert count >= 1 and obs["action_mask"][:count].all() and not obs["options"][count:].any()
+        seen.append((agent, obs, reward))
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return seen
+
+
+def test_pettingzoo_options_are_the_learned_candidates_and_a_seed_fixes_the_game() -> None:
+    e = raw_env(map="italia", num_players=2, level="options")
+    e.reset(seed=6)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(30):
+        before = copy.deepcopy(e._option_rng)
+        obs = e.observe(e.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        game = e.game
+        if game.is_over() or len(game.legal_actions()) == 1:
+            continue
+        cands = candidates(game, HeuristicAgent(), before)
+        order = learned_order(cands.raw.values, game.current_player)[: e.max_options]
+        obs = e.observe(e.agent_selection)
+        assert np.array_equal(e.infos[e.agent_selection]["option_actions"][: len(order)], cands.first[order])
+        assert np.allclose(obs["options"][: len(order)], cands.features[order], rtol=0, atol=1e-6)
+        checked += 1
+    assert checked >= 5
+    runs = [
+        play_aec(raw_env(map="italia", num_players=2, level="options", granularity=g), 3, 80, np.random.default_rng(2))
+        for g in ("decision", "decision", "turn")
+    ]
+    assert repr(runs[0]) == repr(runs[1])
+    assert len(runs[2]) < 80 or repr(runs[2]) != repr(runs[0])
+
+
+@pytest.mark.parametrize("level", ["flat", "options"])
+def test_pettingzoo_no_leak_and_start_from_a_position(level: str) -> None:
+    game = position()
+    other = game.with_hidden_stack_shuffled(np.random.default_rng(1))
+    seen = []
+    for start in (game, other, game.to_json()):
+        e = env(map="italia", num_players=2, level=level)
+        e.reset(seed=4, options={"position": start})
+        assert e.unwrapped.game == (other if start is other else game)
+        agent = e.agent_selection
+        seen.append(repr(e.observe(agent)))
+    assert seen[0] == seen[1] == seen[2]
+    p = parallel_env(map="italia", num_players=2, level=level)
+    observations, _ = p.reset(seed=4, options={"position": game.to_dict()})
+    assert repr(observations[f"player_{game.current_player}"]) == seen[0]
+    for bad in (Game.new("italia", 3, seed=0), Game.new("creta", 2, seed=0)):
+        with pytest.raises(PositionError, match="this env plays 2-player italia"):
+            p.reset(seed=4, options={"position": bad})
+
+
+@pytest.mark.parametrize("illegal_action", ["raise", "penalize"])
+def test_pettingzoo_refused_options_change_nothing(illegal_action: str) -> None:
+    e = raw_env(map="italia", num_players=2, level="options", max_options=8, illegal_action=illegal_action)
+    for bad in (8, -1, 2**63, None, 1.5, "3"):
+        e.reset(seed=5)
+        state = e.game.state.copy()
+        agent = e.agent_selection
+        if illegal_action == "raise":
+            with pytest.raises(IllegalActionError):
+                e.step(bad)
+            assert np.array_equal(e.game.state, state) and e.agent_selection == agent
+            assert e.observe(agent)["action_mask"].any()
+        else:
+            e.step(bad)
+            assert np.array_equal(e.game.state, state)
+            assert e.rewards[agent] == -1.0 and e.terminations[agent] and e.infos[agent]["illegal_action"]

@@ -169,6 +169,7 @@ from concordia_env.engine.observation import (
     observation_bounds,
 )
 from concordia_env.engine.state import STATE_SIZE
+from concordia_env.strategy.afterstate import FEATURE_COUNTS, FEATURES_VERSION
 
 from .common import (
     RENDER_FPS,
@@ -181,6 +182,7 @@ from .common import (
     check_reset_options,
     render_game,
 )
+from .options_level import DEFAULT_MAX_OPTIONS, OptionSet, check_options_arguments, options_space
 from .rewards import ILLEGAL_REWARD, Rewarder
 
 _INT32 = np.iinfo(np.int32)
@@ -208,6 +210,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         observation_version: int = OBSERVATION_VERSION,
         max_cycles: int | None = None,
         max_turns: int | None = None,
+        level: str = "flat",
+        max_options: int = DEFAULT_MAX_OPTIONS,
+        granularity: str = "decision",
+        features_version: int = FEATURES_VERSION,
         **game_options: Any,
     ) -> None:
         EzPickle.__init__(
@@ -221,9 +227,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             observation_version=observation_version,
             max_cycles=max_cycles,
             max_turns=max_turns,
+            level=level,
+            max_options=max_options,
+            granularity=granularity,
+            features_version=features_version,
             **game_options,
         )
         super().__init__()
+        self.level, self.max_options, self.granularity, self.features_version = check_options_arguments(
+            level, max_options, granularity, features_version
+        )
+        #: the options of the selected agent's decision (options level); None at the flat level
+        self.options = OptionSet(self.max_options, self.features_version) if self.level == "options" else None
+        self._option_rng = np.random.default_rng(0)  # reseeded by every reset
         self.illegal_action = check_illegal_action(illegal_action)
         self.observation_version = check_observation_version(observation_version)
         self._obs_size = OBS_SIZES[self.observation_version]
@@ -242,10 +258,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: self._make_observation_space() for agent in self.possible_agents}
-        self.action_spaces = {agent: LegalActionSpace(partial(self._mask_of, agent)) for agent in self.possible_agents}
+        self._actions = NUM_ACTIONS if self.options is None else self.max_options
+        self.action_spaces = {
+            agent: LegalActionSpace(partial(self._mask_of, agent), n=self._actions) for agent in self.possible_agents
+        }
         self.state_space = spaces.Box(_INT32.min, _INT32.max, shape=(STATE_SIZE,), dtype=np.int32)
-        self._no_actions = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._no_actions = np.zeros(self._actions, dtype=np.int8)
         self._no_actions.setflags(write=False)
+        self._no_options = np.zeros((self.max_options, FEATURE_COUNTS[self.features_version]), dtype=np.float32)
+        self._no_options.setflags(write=False)
+        self._no_first = np.full((self.max_options, 2), -1, dtype=np.int64)
+        self._no_first.setflags(write=False)
         self._mask = self._no_actions
         self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
         self._has_reset = False
@@ -256,12 +279,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def _make_observation_space(self) -> spaces.Dict:
         low, high = observation_bounds(self.observation_version)
-        return spaces.Dict(
-            {
-                "observation": spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
+        flat = spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32)
+        if self.options is not None:
+            return options_space(flat, self.max_options, self.features_version)
+        return spaces.Dict({"observation": flat, "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8)})
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[self._agent_name(agent)]
@@ -289,6 +310,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self.game = position
         else:
             self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
+        self._option_rng = np.random.default_rng(game_seed)  # draws the options' determinizations
         self._rewarder.reset(self._num_players)
         self._has_reset = True
         self.agents = self.possible_agents[:]
@@ -315,7 +337,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._was_dead_step(action)
             return
         try:
-            self.game.step(action)  # the one check of the action: Game.step refuses any value that is no legal index
+            if self.options is None:
+                self.game.step(action)  # the one check of the action: Game.step refuses any value but a legal index
+            else:
+                self.options.play(self.game, self.options.check(action), self.granularity)  # checked first
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the env is unchanged: the game refused the action
@@ -346,7 +371,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def _info(self, mask: np.ndarray) -> dict[str, Any]:
         """An info dict with every key (see "Infos"): the placeholders of a game still running."""
-        return {
+        info = {
             "action_mask": mask,
             "phase": self.game.phase_name,
             "score_breakdown": dict(self._no_score),
@@ -354,6 +379,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             "winner": "",
             "illegal_action": "",
         }
+        if self.options is not None:
+            info["option_actions"] = self._no_first
+        return info
 
     def _select_decider(self) -> None:
         """Select the engine's current player and refresh the legal mask and the infos that changed.
@@ -365,9 +393,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         """
         before = self.agent_selection
         self.agent_selection = self.possible_agents[self.game.current_player]
-        self._mask = self.game.legal_mask().view(np.int8)  # a fresh bool array read as 0/1 int8: no copy
         infos = self.infos
         infos[before]["action_mask"] = self._no_actions
+        if self.options is None:
+            self._mask = self.game.legal_mask().view(np.int8)  # a fresh bool array read as 0/1 int8: no copy
+        else:
+            self.options.compute(self.game, int(self._option_rng.integers(2**63 - 1)))
+            self._mask = self.options.mask
+            infos[before]["option_actions"] = self._no_first
+            infos[self.agent_selection]["option_actions"] = self.options.first
         infos[self.agent_selection]["action_mask"] = self._mask
         phase = self.game.phase_name
         if phase != self._phase:
@@ -416,7 +450,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._agent_name(agent)  # raises the error that says what is wrong
         observation = np.empty(self._obs_size, dtype=np.float32)
         fill_observation(self.game._state, self.game.map.tables, seat, observation)
-        return {"observation": observation, "action_mask": self._mask_of(agent)}
+        mask = self._mask_of(agent)
+        if self.options is None:
+            return {"observation": observation, "action_mask": mask}
+        options = self.options.features if mask is not self._no_actions else self._no_options
+        return {"observation": observation, "options": options, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The engine state array (a copy): the complete, perfect-information state."""
@@ -465,6 +503,10 @@ def env(
     observation_version: int = OBSERVATION_VERSION,
     max_cycles: int | None = None,
     max_turns: int | None = None,
+    level: str = "flat",
+    max_options: int = DEFAULT_MAX_OPTIONS,
+    granularity: str = "decision",
+    features_version: int = FEATURES_VERSION,
     **game_options: Any,
 ) -> AECEnv:
     """The AEC env behind PettingZoo's order-enforcing wrapper (see "Illegal actions" and "Lifecycle").
@@ -484,6 +526,10 @@ def env(
         observation_version=observation_version,
         max_cycles=max_cycles,
         max_turns=max_turns,
+        level=level,
+        max_options=max_options,
+        granularity=granularity,
+        features_version=features_version,
         **game_options,
     )
     return OrderEnforcing(e)
