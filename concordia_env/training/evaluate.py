@@ -12,8 +12,9 @@ Protocol
 * The policy plays its **masked argmax** move (what ``agents.make("policy")`` plays) as an
   agent object (:class:`ActorAgent`, the actor as numpy matrix products) in the seats named
   ``LEARNER``; a policy of the options level plays as an :class:`OptionsAgent` (its most
-  probable option of the decision's turn options, computed as the options-level env does); the opponents are built from agent specs (``random``, ``heuristic``,
-  ``mcts:50``...), seeded as in every tournament (``agent_seed``).
+  probable option of the decision's turn options, computed as the options-level env does);
+  the opponents are built from agent specs (``random``, ``heuristic``, ``mcts:50``...),
+  seeded as in every tournament (``agent_seed``).
 * **Fresh seeds**: evaluation number ``index`` of a run seeded ``seed`` is a tournament with
   the seed ``eval_seed(seed, index)``, so no two evaluations share games and none is one of the
   training games (those come from the environments' own generators); its games have the

@@ -76,7 +76,7 @@ class OptionsEncoder(nn.Module):
         super().__init__()
         if not option_hidden:
             raise ValueError("option_hidden needs at least one layer")
-        self.use_observation = use_observation
+        self.use_observation, self.num_features = use_observation, num_features
         self.option_net = mlp([2 * num_features, *option_hidden], activation)
         option_dim = self.option_hidden = option_hidden[-1]
         if use_observation:

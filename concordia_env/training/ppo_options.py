@@ -107,6 +107,7 @@ def train(config: Config) -> dict[str, Any]:
     th.manual_seed(config.seed)
     th.set_num_threads(config.torch_threads)
     envs = make_envs(config)
+    obs: dict[str, np.ndarray]
     obs, _ = envs.reset(seed=config.seed)
     n_obs, (k, n_features) = obs["observation"].shape[1], obs["options"].shape[1:]
     sizes = {"observation_size": n_obs, "num_features": n_features}
@@ -140,7 +141,8 @@ def train(config: Config) -> dict[str, Any]:
                 dist = th.distributions.Categorical(logits=logits)
                 action = dist.sample()
             actions[t], logprobs[t], values[t] = action, dist.log_prob(action), value
-            obs, reward, terminated, truncated, infos = envs.step(action.numpy())
+            step: tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]] = envs.step(action.numpy())
+            obs, reward, terminated, truncated, infos = step
             rewards[t] = th.as_tensor(reward, dtype=th.float32)
             next_done = th.as_tensor(terminated | truncated, dtype=th.float32)
             steps += config.num_envs
@@ -177,7 +179,7 @@ def train(config: Config) -> dict[str, Any]:
         # ---- report, save, stop on time
         elapsed = time.perf_counter() - start
         finished = games - games_before
-        line = {"update": update, "steps": steps, "games": games, "seconds": round(elapsed, 1)}
+        line: dict[str, Any] = {"update": update, "steps": steps, "games": games, "seconds": round(elapsed, 1)}
         line.update(win_rate=(wins - won_before) / finished if finished else None, steps_per_s=round(steps / elapsed))
         line.update(pg_loss=pg_loss.item(), v_loss=v_loss.item(), entropy=entropy.item())
         progress.write(json.dumps(line) + "\n")
@@ -236,8 +238,8 @@ def parse(argv: list[str] | None) -> Config:
             parser.add_argument(f"--{f.name}", type=lambda v: v.lower() in ("1", "true", "yes"), default=default)
         else:
             parser.add_argument(f"--{f.name}", type=type(default), default=default)
-    args = vars(parser.parse_args(argv))
-    return Config(**{k: tuple(v) if isinstance(v, list) else v for k, v in args.items()})
+    args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(parser.parse_args(argv)).items()}
+    return Config(**args)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
