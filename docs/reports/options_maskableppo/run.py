@@ -68,7 +68,8 @@ report = {**result.to_dict(), "timesteps": model.num_timesteps, "train_minutes":
 print(result.summary(), f"after {model.num_timesteps} steps, {train_minutes:.1f} minutes", flush=True)
 curve = []
 for path in sorted(out.glob("checkpoint_*.zip"), key=lambda p: int(p.stem.split("_")[1])):
-    r = evaluate(options_agent(MaskablePPO.load(path)), "heuristic", 50, map="italia", num_players=2, seed=seed, index=1)
+    agent = options_agent(MaskablePPO.load(path))
+    r = evaluate(agent, "heuristic", 50, map="italia", num_players=2, seed=seed, index=1)
     curve.append({"steps": int(path.stem.split("_")[1]), **r.to_dict()})
     print(path.name, r.summary(), flush=True)
 (out / "curve_eval.json").write_text(json.dumps(curve, indent=1))
