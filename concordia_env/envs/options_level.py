@@ -122,11 +122,13 @@ __all__ = [
     "GRANULARITIES",
     "LEVELS",
     "OptionSet",
+    "OptionsBatch",
     "check_granularity",
     "check_level",
     "check_max_options",
     "fill_options",
     "options_space",
+    "play_turn",
 ]
 
 
@@ -181,7 +183,7 @@ def options_space(
 
 # --------------------------------------------------------------------------- compiled: one decision's options
 @njit
-def fill_options(s, m, params, noise, columns, features, mask, first, plans, lengths, status):
+def fill_options(s, m, params, noise, columns, features, mask, first, plans, lengths, status, previous):
     """The kept turn options of the pending decision of ``s`` into the output arrays; returns their count.
 
     ``noise`` (a strategy generator state, ``strategy.new_rng``) determinizes a copy of ``s``;
@@ -191,7 +193,9 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
     features (``features.shape[1]`` entries: the version), ``first[k]`` its first actions
     (-1 padded), ``plans[k, :lengths[k]]`` every action of its turn; ``mask[k]`` is 1 for
     the kept rows. Rows past the count are zeros (-1 in ``first``). ``status`` counts the
-    planner's illegal proposals (a bug).
+    planner's illegal proposals (a bug). ``previous`` is how many rows the arrays held before
+    (rows past it are already cleared: a batch's arrays are cleared once, then only the rows
+    a decision leaves are).
     """
     player = s[CURRENT_PLAYER]
     n = s[NUM_PLAYERS]
@@ -206,11 +210,12 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
     order = np.argsort(scores, kind="mergesort")  # best first; equal utilities keep the core's order
     kept = min(count, features.shape[0])
     chosen = order[:kept]
-    features[:] = 0.0
-    mask[:] = 0
-    first[:] = -1
-    plans[:] = 0
-    lengths[:] = 0
+    for j in range(kept, max(kept, previous)):
+        features[j] = 0.0
+        mask[j] = 0
+        first[j] = -1
+        plans[j] = 0
+        lengths[j] = 0
     option_features(afterstates[chosen], m, vals[chosen], player, remaining, columns, features[:kept])
     for j in range(kept):
         k = chosen[j]
@@ -218,7 +223,7 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
         for i in range(MAX_FIRST):
             first[j, i] = starts[k, i]
         lengths[j] = all_lengths[k]
-        plans[j, : all_lengths[k]] = all_plans[k, : all_lengths[k]]
+        plans[j] = all_plans[k]
     return kept
 
 
@@ -240,22 +245,23 @@ def play_turn(s, m, learner, plan, length, mask):
 
 
 @njit
-def options_row(s, m, params, rng, columns, features, mask, first, plans, lengths, status):
+def options_row(s, m, params, rng, columns, features, mask, first, plans, lengths, status, previous):
     """:func:`fill_options` for a batch row whose learner draws its determinization seed from ``rng``.
 
     ``rng`` is the row's numpy generator state (``pcg64``): one ``integers(SEED_BOUND)``
     draw per decision, as ``SingleAgentEnv`` draws it from its ``np_random``. A finished
-    game (the row waits for its next) gets no options.
+    game (the row waits for its next) gets no options. ``previous``: the row's count before.
     """
     if s[PHASE] == PHASE_GAME_OVER:
-        features[:] = 0.0
-        mask[:] = 0
-        first[:] = -1
-        lengths[:] = 0
+        features[:previous] = 0.0
+        mask[:previous] = 0
+        first[:previous] = -1
+        plans[:previous] = 0
+        lengths[:previous] = 0
         return 0
     noise = np.empty(1, dtype=np.uint64)
     noise[0] = np.uint64(integers(rng, SEED_BOUND))
-    return fill_options(s, m, params, noise, columns, features, mask, first, plans, lengths, status)
+    return fill_options(s, m, params, noise, columns, features, mask, first, plans, lengths, status, previous)
 
 
 @njit
@@ -263,8 +269,9 @@ def options_rows(states, m, params, rng, columns, features, mask, first, plans, 
     """:func:`options_row` for every row of a batch (row i's arrays at index i)."""
     for i in range(states.shape[0]):
         counts[i] = options_row(
-            states[i], m, params, rng[i], columns, features[i], mask[i], first[i], plans[i], lengths[i], status[i]
-        )
+            states[i], m, params, rng[i], columns, features[i], mask[i], first[i], plans[i], lengths[i], status[i],
+            counts[i],
+        )  # fmt: skip
 
 
 @njit_parallel
@@ -272,8 +279,9 @@ def options_rows_parallel(states, m, params, rng, columns, features, mask, first
     """:func:`options_rows` on numba's pool (see :mod:`.threads`)."""
     for i in numba.prange(states.shape[0]):
         counts[i] = options_row(
-            states[i], m, params, rng[i], columns, features[i], mask[i], first[i], plans[i], lengths[i], status[i]
-        )
+            states[i], m, params, rng[i], columns, features[i], mask[i], first[i], plans[i], lengths[i], status[i],
+            counts[i],
+        )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- one game's options (Python forms)
@@ -306,11 +314,11 @@ class OptionSet:
             self.clear()
             return
         k = self.max_options
-        features = np.empty((k, self.width), dtype=np.float32)
-        mask = np.empty(k, dtype=np.int8)
-        first = np.empty((k, MAX_FIRST), dtype=np.int64)
-        plans = np.empty((k, MAX_TURN_DECISIONS), dtype=np.int64)
-        lengths = np.empty(k, dtype=np.int64)
+        features = np.zeros((k, self.width), dtype=np.float32)
+        mask = np.zeros(k, dtype=np.int8)
+        first = np.full((k, MAX_FIRST), -1, dtype=np.int64)
+        plans = np.zeros((k, MAX_TURN_DECISIONS), dtype=np.int64)
+        lengths = np.zeros(k, dtype=np.int64)
         status = np.zeros(STATUS_SIZE, dtype=np.int64)
         state = game.state.copy()  # a game's read-only state: compiled code takes a writable copy
         self.count = int(
@@ -326,6 +334,7 @@ class OptionSet:
                 plans,
                 lengths,
                 status,
+                0,
             )
         )
         if status[STATUS_ILLEGAL]:
@@ -375,4 +384,112 @@ class OptionSet:
 
     def observation(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """The options level's observation around the flat one (the arrays are this decision's own)."""
+        return {"observation": flat, "options": self.features, "action_mask": self.mask}
+
+
+# --------------------------------------------------------------------------- every row's options (the vector env)
+class OptionsBatch:
+    """The kept options of every row of a batch, computed in compiled code on the batch's threads.
+
+    ``compute(states, tables, rng)`` fills the arrays in place, every row at once
+    (:func:`options_rows`, or its ``prange`` twin through ``rows``, a
+    :class:`~concordia_env.envs.threads.RowThreads`); ``rng[i]`` is row i's learner
+    generator (``CompiledOpponents.learner_rng``), one draw per decision as
+    ``SingleAgentEnv`` draws from ``np_random``, so a row's options are those that env shows
+    for the same game, seat and seed.
+    """
+
+    def __init__(self, n: int, max_options: int, features_version: int, params: np.ndarray = DEFAULT_PARAMS) -> None:
+        self.n = n
+        self.max_options = max_options
+        self.features_version = features_version
+        self.params = np.ascontiguousarray(params, dtype=np.float64)
+        width = FEATURE_COUNTS[features_version]
+        self.features = np.zeros((n, max_options, width), dtype=np.float32)
+        self.mask = np.zeros((n, max_options), dtype=np.int8)
+        self.first = np.full((n, max_options, MAX_FIRST), -1, dtype=np.int64)
+        self.plans = np.zeros((n, max_options, MAX_TURN_DECISIONS), dtype=np.int64)
+        self.lengths = np.zeros((n, max_options), dtype=np.int64)
+        self.counts = np.zeros(n, dtype=np.int64)
+        self.status = np.zeros((n, STATUS_SIZE), dtype=np.int64)
+
+    def compute(self, rows: Any, states: np.ndarray, tables: np.ndarray, rng: np.ndarray) -> None:
+        """Every row's options (``rows``: the batch's ``RowThreads``)."""
+        rows.run(
+            options_rows,
+            options_rows_parallel,
+            states,
+            tables,
+            self.params,
+            rng,
+            OBSERVATION_COLUMNS,
+            self.features,
+            self.mask,
+            self.first,
+            self.plans,
+            self.lengths,
+            self.counts,
+            self.status,
+        )
+        self._check()
+
+    def compute_row(self, i: int, state: np.ndarray, tables: np.ndarray, rng: np.ndarray) -> None:
+        """Row ``i``'s options alone (a row restarted after the others were computed)."""
+        self.counts[i] = options_row(
+            state,
+            tables,
+            self.params,
+            rng,
+            OBSERVATION_COLUMNS,
+            self.features[i],
+            self.mask[i],
+            self.first[i],
+            self.plans[i],
+            self.lengths[i],
+            self.status[i],
+            self.counts[i],
+        )
+        self._check()
+
+    def _check(self) -> None:
+        bad = np.flatnonzero(self.status[:, STATUS_ILLEGAL])
+        if bad.size:
+            raise RuntimeError(
+                f"row {int(bad[0])}: the rules of thumb proposed an illegal action (a bug in concordia_env.strategy)"
+            )
+
+    def check(self, options: Any) -> np.ndarray:
+        """One kept option per row as an int64 array (n,), or ``IllegalActionError`` naming the first bad row.
+
+        Integer arrays of shape (n,) only (a wrong shape: ``ValueError``); an index outside
+        ``0..K-1`` or masked in its row is refused with ``err.row`` set, nothing changed.
+        """
+        try:
+            given = np.asarray(options)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise IllegalActionError(-1, f"options must be an integer array, got {short_repr(options)} ({e})") from None
+        if given.shape != (self.n,):
+            raise ValueError(f"options must be an integer array of shape ({self.n},), got shape {given.shape}")
+        if given.dtype == np.bool_ or given.dtype.kind not in "iu":
+            raise IllegalActionError(-1, f"options must be integers, got an array of dtype {given.dtype}")
+        inside = (given >= 0) & (given < self.max_options)
+        chosen = np.where(inside, given, 0).astype(np.int64)
+        ok = inside & (self.mask[np.arange(self.n), chosen] == 1)
+        if not ok.all():
+            row = int(np.flatnonzero(~ok)[0])
+            k = int(given[row])
+            why = (
+                f"option {k} is outside 0..{self.max_options - 1}"
+                if not inside[row]
+                else f"option {k} is masked: this decision has {int(self.counts[row])} option(s)"
+            )
+            error = IllegalActionError(k if -(2**63) <= k < 2**63 else -1, f"row {row}: {why}")
+            error.row = row
+            raise error
+        return chosen
+
+    def observation(self, flat: np.ndarray, copy: bool) -> dict[str, np.ndarray]:
+        """The batch's options-level observation around the flat one (copies, or the buffers themselves)."""
+        if copy:
+            return {"observation": flat.copy(), "options": self.features.copy(), "action_mask": self.mask.copy()}
         return {"observation": flat, "options": self.features, "action_mask": self.mask}

@@ -10,6 +10,8 @@
 | Parallel API | ``parallel_env()``: the turn-based route (``pettingzoo.utils.turn_based_aec_to_parallel``) |
 | Render modes | ``"ansi"`` (text board), ``"rgb_array"`` (board picture), ``"human"`` (window) |
 | Versions | ``observation_version=1`` (default, ``concordia_v1``) or ``0`` (``concordia_v0``), see below |
+| Options level | ``level="options"``: ``Discrete(K)`` over the turn options, observation ``Dict(observation,`` |
+| | ``options (K, F), action_mask (K,))``; see "Options level" and :mod:`concordia_env.envs.options_level` |
 
 Turn order
 ----------
@@ -31,6 +33,20 @@ PettingZoo's classic games. PettingZoo's ``api_test`` warns that the observation
 NumPy array" and that the observation space "probably should be" a Box: both are expected
 for this ``{"observation", "action_mask"}`` dict, the convention of PettingZoo's own
 classic games.
+
+Options level
+-------------
+``level="options"`` (with ``max_options`` K, default 96, ``granularity`` ``"decision"`` or
+``"turn"`` and ``features_version``, default 2; :mod:`concordia_env.envs.options_level`)
+makes every agent choose among the turn options of its decision, the ``learned`` agent's
+candidates: ``observe(agent)`` is ``{"observation", "options", "action_mask"}``, the options'
+afterstate features (K, F) and their int8 mask for the selected agent, all zeros for the
+others; the action is a kept option's index, refused like an illegal action when it is
+masked or out of range. The options are computed once per decision, on a determinized copy
+whose seed is drawn from ``numpy.random.default_rng(game seed)`` (one draw per decision), so
+a seed fixes them and the hidden stack does not show. The infos add ``"option_actions"``
+(int64 (K, 2): each kept option's first actions, -1 padded; all -1 for agents not selected)
+and their ``"action_mask"`` is the option mask.
 
 Infos
 -----
@@ -116,11 +132,15 @@ Options
 ``max_cycles``, ``max_turns``, and the engine's game options (``intermediate_scoring=True``,
 ``display_costs="alternative"``, ``start_player=k``). ``env.unwrapped.game`` is the engine
 :class:`~concordia_env.Game` (its ``state`` is read-only: see ``Game``, "Who owns the state").
-``reset(options=...)`` reads no options. A key that names one of the options above
-(``{"map": "imperium"}``, ignored silently before) raises ``ValueError`` and a value that is
-not a dict ``ArgumentTypeError``, with nothing changed; any other key gives a
-``UserWarning`` that it is ignored (PettingZoo's ``api_test`` passes ``{"options": 1}`` and
-requires the call to succeed; see ``envs.common.check_reset_options``).
+``level``, ``max_options``, ``granularity`` and ``features_version`` (see "Options level").
+``reset(options={"position": p})`` starts the game from a copy of position ``p`` (a ``Game``,
+its JSON text or dict), at both levels; one of another map or player count, or of a finished
+game, raises ``PositionError`` (a ``ValueError``), nothing changed. No other reset option is
+read: a key that names one of the options above (``{"map": "imperium"}``) raises
+``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with nothing changed;
+any other key gives a ``UserWarning`` that it is ignored (PettingZoo's ``api_test`` passes
+``{"options": 1}`` and requires the call to succeed; see ``envs.common.check_reset_options``).
+No options and ``{}`` warn nothing.
 
 Bad agent names
 ---------------
