@@ -62,6 +62,8 @@ _LAZY = {
     "VectorGame": "envs.vector",
     "ConcordiaVectorEnv": "envs.vector_env",
     "evaluate": "tools.evaluate",
+    # the options level's SB3 policy (needs the train extra: torch, stable-baselines3, sb3-contrib)
+    "OptionsPolicy": "training.options_policy",
 }
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
@@ -122,6 +124,7 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "OpponentError",
+    "OptionsPolicy",
     "ResetNeededError",
     "SingleAgentEnv",
     "VectorGame",
