@@ -741,11 +741,23 @@ class Run:
                         print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
                 self.checkpoint()
                 self.write_eval_csv()
+                print(self.progress_line(), file=sys.stderr)
                 limit = c.time_limit_minutes
-                if limit is not None and self.training_seconds() >= 60 * limit:
-                    reason = f"time limit of {limit:g} minutes reached after iteration {k + 1}"
+                if limit is not None and self.training_seconds() >= 60 * limit and self.state.iteration < c.iterations:
+                    reason = (
+                        f"CUT SHORT by the time limit of {limit:g} minutes after iteration {k + 1} of "
+                        f"{c.iterations}: not the config's result (a slow or busy machine); "
+                        f"continue with --resume {self.run_dir}"
+                    )
                     break
         return reason
+
+    def progress_line(self) -> str:
+        """After an iteration: how far the run is, the time so far, and the time left at this pace."""
+        done, total = self.state.iteration, self.config.iterations
+        spent = self.training_seconds()
+        left = spent / max(done, 1) * (total - done)
+        return f"iteration {done}/{total} done: {spent / 60:.1f} min so far, about {left / 60:.1f} min left (this pace)"
 
     def warm_up(self) -> None:
         """Before the pool starts (its forked workers inherit what this compiles): nothing here."""
