@@ -127,6 +127,9 @@ def test_evaluate_a_spec_an_agent_or_a_callable_with_intervals_and_how_much_the_
         concordia_env.evaluate(42, games=2)
     with pytest.raises(ValueError):
         concordia_env.evaluate("no-such-agent", games=2)
+    for bad in ({"games": 0}, {"games": 2.5}, {"seed": -1}, {"opponents": []}, {"map": "atlantis"}):
+        with pytest.raises((ValueError, TypeError)):
+            concordia_env.evaluate("random", **{"games": 2, **bad})
 
 
 def test_evaluate_a_stable_baselines3_model_in_memory() -> None:
