@@ -1,12 +1,14 @@
-"""``benchmarks`` in a checkout is :mod:`concordia_env.benchmarks`; its tournament, store, report, replay and
-terminal play moved to :mod:`concordia_env.tools` (the old names keep working).
+"""``benchmarks`` in a checkout: the deprecated old name of :mod:`concordia_env.benchmarks`.
 
-See ``concordia_env/_aliases.py`` and ``docs/architecture.md``.
+Its one job: command lines written before the move (``python -m benchmarks.tournament``; its
+tournament, store, report, replay and terminal play are in :mod:`concordia_env.tools` now)
+keep working in a checkout, with a ``DeprecationWarning`` that names the new import; use
+``concordia bench ...`` and ``concordia tournament ...``. See ``concordia_env/_aliases.py``.
 """
 
 from concordia_env import _aliases
 
-_aliases.install()
+_aliases.import_shell(__name__)
 
 
 def __getattr__(name: str) -> object:

@@ -62,6 +62,8 @@ _LAZY = {
     "VectorGame": "envs.vector",
     "ConcordiaVectorEnv": "envs.vector_env",
     "evaluate": "tools.evaluate",
+    # the options level's SB3 policy (needs the train extra: torch, stable-baselines3, sb3-contrib)
+    "OptionsPolicy": "training.options_policy",
 }
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
@@ -73,6 +75,18 @@ for _env_id, _version in GYM_ENV_IDS.items():
             id=_env_id,
             entry_point="concordia_env.envs.gym_env:SingleAgentEnv",
             kwargs={"observation_version": _version},
+            max_episode_steps=MAX_EPISODE_STEPS,
+        )
+
+#: the options level (``SingleAgentEnv(level="options")``, :mod:`concordia_env.envs.options_level`): the
+#: learner chooses among the turn options of its decision, described by the learned agent's features
+GYM_OPTIONS_ENV_IDS = {"ConcordiaOptions-v1": 1}
+for _env_id, _version in GYM_OPTIONS_ENV_IDS.items():
+    if _env_id not in _gym_registry:
+        _register_gym_env(
+            id=_env_id,
+            entry_point="concordia_env.envs.gym_env:SingleAgentEnv",
+            kwargs={"observation_version": _version, "level": "options"},
             max_episode_steps=MAX_EPISODE_STEPS,
         )
 
@@ -110,6 +124,7 @@ __all__ = [
     "Game",
     "IllegalActionError",
     "OpponentError",
+    "OptionsPolicy",
     "ResetNeededError",
     "SingleAgentEnv",
     "VectorGame",

@@ -1,4 +1,4 @@
-"""The module names from before the package re-cut, kept working as aliases of the new ones.
+"""The module names from before the package re-cut: deprecated aliases of the new ones.
 
 Until the engine, environments, views, agents and tools became subpackages, their modules
 were flat (``concordia_env.game``, ``concordia_env.rules.facts``, ``concordia_env.render``)
@@ -9,7 +9,12 @@ the new one (never a second copy, so classes and registries stay one), and
 ``python -m agents.web`` runs ``concordia_env.tools.web``. The wheel ships only
 ``concordia_env``; the top-level names live only in a checkout (folders ``agents/``,
 ``training/``, ``benchmarks/``), so an installed wheel never claims ``agents`` (the import
-name of another, widely used package). New code uses the new names (docs/architecture.md).
+name of another, widely used package).
+
+Every old name is deprecated: importing one (or reaching it as an attribute of
+``concordia_env``) gives a ``DeprecationWarning`` that names the new import, as PettingZoo's
+deprecated modules do. Nothing in the project, its tests, docs or generated reports uses an
+old name; new code uses the new names (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+import warnings
 from types import ModuleType
 
 #: old module name -> new module name (a package entry covers its submodules too)
@@ -80,6 +86,35 @@ def new_name(old: str) -> str | None:
     return None
 
 
+def _caller_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the code that imported the old name.
+
+    Frames of this module and of the checkout's shell packages are skipped, so Python's
+    default filters (which show a ``DeprecationWarning`` raised by ``__main__``) see the user's
+    line; ``warnings`` itself skips the import machinery's frames and they are not counted.
+    """
+    frame = sys._getframe(1)  # warn_deprecated's own frame: stacklevel 1 there
+    level = 1
+    while frame is not None and (
+        frame.f_code.co_filename.startswith("<frozen importlib")
+        or frame.f_code.co_filename == __file__
+        or frame.f_globals.get("__name__") in CHECKOUT_SHELLS
+    ):
+        if not frame.f_code.co_filename.startswith("<frozen importlib"):
+            level += 1
+        frame = frame.f_back  # type: ignore[assignment]
+    return level
+
+
+def warn_deprecated(old: str, new: str) -> None:
+    """The one warning for an old module name: a ``DeprecationWarning`` that names the new import."""
+    warnings.warn(
+        f"{old!r} is a deprecated module name and will be removed: import {new!r} instead",
+        DeprecationWarning,
+        stacklevel=_caller_stacklevel(),
+    )
+
+
 class _AliasLoader(importlib.abc.Loader):
     """Loads an old name as the module of its new name (one module object under both names)."""
 
@@ -87,6 +122,7 @@ class _AliasLoader(importlib.abc.Loader):
         self.target = target
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        warn_deprecated(spec.name, self.target)
         return importlib.import_module(self.target)
 
     def exec_module(self, module: ModuleType) -> None:
@@ -117,6 +153,12 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.ModuleSpec(fullname, _AliasLoader(new), origin=real.origin)
         spec.submodule_search_locations = real.submodule_search_locations
         return spec
+
+
+def import_shell(name: str) -> None:
+    """Called by a checkout's shell package (``agents/__init__.py`` ...) as it is imported: warn, then alias."""
+    warn_deprecated(name, ALIASES[name])
+    install()
 
 
 def install() -> None:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from concordia_env.benchmarks import agent_speed
 
 
@@ -23,8 +26,41 @@ def test_costs_are_ratios_to_the_engine_per_decision_or_per_simulation(tmp_path:
         assert row["count"] > 0 and row["seconds"] > 0 and row["ratio"] > 0
 
 
-def test_the_learned_target_is_the_plan_following_agent_s() -> None:
-    assert agent_speed.target_of("learned:replan=False", "learned") == 10.0
-    assert agent_speed.target_of("learned", "learned") is None  # deciding at every decision: measured, no target
-    assert agent_speed.target_of("heuristic", "heuristic") == 7.0
-    assert agent_speed.target_of("mcts:30", "mcts") == 20.0
+def test_the_targets_are_on_the_bare_engine_s_scale() -> None:
+    assert agent_speed.target_of("learned:replan=False", "learned") == 25.0
+    assert agent_speed.target_of("learned", "learned") is None  # its target is relative to the heuristic's cost
+    assert agent_speed.RELATIVE_TARGETS["learned"] == ("heuristic", 2.0)
+    assert agent_speed.target_of("heuristic", "heuristic") == 17.0
+    assert agent_speed.target_of("mcts:30", "mcts") == 50.0
+
+
+def test_the_engine_line_is_the_bare_engine_with_batched_draws(monkeypatch) -> None:
+    """The denominator is legal_actions() + step(): its random numbers come in batches, never one call per decision."""
+    from concordia_env.benchmarks import throughput
+
+    batches: list[int] = []
+    real_default_rng = np.random.default_rng
+
+    class BatchOnly:
+        """A generator that can only draw batches of uniforms (choice or integers would raise AttributeError)."""
+
+        def __init__(self, seed: int) -> None:
+            self._rng = real_default_rng(seed)
+
+        def random(self, size: int) -> np.ndarray:
+            batches.append(size)
+            return self._rng.random(size)
+
+    monkeypatch.setattr(throughput.np.random, "default_rng", BatchOnly)
+    result = agent_speed.engine("italia", 2, 0.02)
+    assert result.count >= 64 and result.count == sum(batches)
+    assert set(batches) == {throughput.CLOCK_EVERY}
+
+
+def test_the_learned_agent_is_measured_against_the_heuristic_of_the_same_run(tmp_path: Path) -> None:
+    out = tmp_path / "speed.json"
+    agent_speed.main(["--agents", "heuristic", "learned", "--seconds", "0.05", "--no-progress", "--json", str(out)])
+    rows = {row["name"]: row for row in json.loads(out.read_text())["results"]}
+    learned, heuristic = rows["learned"], rows["heuristic"]
+    assert learned["versus"] == "heuristic" and learned["versus_target"] == 2.0
+    assert learned["versus_ratio"] == pytest.approx(learned["microseconds"] / heuristic["microseconds"])

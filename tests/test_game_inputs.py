@@ -300,3 +300,23 @@ def test_observe_batch_checks_states_seats_and_tables(game: Game) -> None:
         observe_batch(states, game.map.tables, np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="tables"):
         observe_batch(states, np.zeros_like(game.map.tables), np.array([0, 1]))
+
+
+def test_with_state_builds_a_game_of_the_same_map_from_a_state_array() -> None:
+    import numpy as np
+    import pytest
+
+    from concordia_env import Game
+
+    game = Game.new("italia", 2, seed=1)
+    game.step(int(game.legal_actions()[0]))
+    state = np.array(game.state)
+    for copy in (game.with_state(state), game.with_state(state, check=False)):
+        assert copy == game and copy.map is game.map
+        assert not np.shares_memory(copy.state, state)  # the copy owns its array
+    broken = state.copy()
+    broken[:] = -7
+    with pytest.raises(ValueError):
+        game.with_state(broken)
+    with pytest.raises(ValueError, match="shape"):
+        game.with_state(state[:5], check=False)

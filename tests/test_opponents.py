@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents
+from concordia_env.agents import registry as registry_module
 from concordia_env.agents.heuristic import HeuristicAgent
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.envs import opponents
@@ -28,12 +29,12 @@ from concordia_env.envs.gym_env import SingleAgentEnv
 @pytest.fixture(autouse=True)
 def _registries_restored():
     """Names registered by a test do not outlive it."""
-    builders, registry = dict(opponents._BUILDERS), dict(agents._REGISTRY)
+    builders, registry = dict(opponents._BUILDERS), dict(registry_module._REGISTRY)
     yield
     opponents._BUILDERS.clear()
     opponents._BUILDERS.update(builders)
-    agents._REGISTRY.clear()
-    agents._REGISTRY.update(registry)
+    registry_module._REGISTRY.clear()
+    registry_module._REGISTRY.update(registry)
 
 
 def test_the_entry_points_name_every_agent() -> None:

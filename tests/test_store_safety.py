@@ -105,7 +105,7 @@ def test_committed_games_survive_a_kill_and_a_deleted_write_ahead_log(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, signal
-        from benchmarks import store
+        from concordia_env.tools import store
         from tests.test_store import _record
         store.CHECKPOINT_SECONDS = 0.0  # checkpoint after every game (the default is once a second)
         s = store.Store({str(path)!r})

@@ -1,12 +1,13 @@
-"""``training`` in a checkout is :mod:`concordia_env.training` (moved there; the old name keeps working).
+"""``training`` in a checkout: the deprecated old name of :mod:`concordia_env.training`.
 
-``python -m training.afterstate`` runs ``concordia_env.training.afterstate``; see
-``concordia_env/_aliases.py`` and ``docs/architecture.md``.
+Its one job: command lines written before the move (``python -m training.afterstate``) keep
+working in a checkout, with a ``DeprecationWarning`` that names the new import; use
+``concordia train ...``. See ``concordia_env/_aliases.py``.
 """
 
 from concordia_env import _aliases
 
-_aliases.install()
+_aliases.import_shell(__name__)
 
 
 def __getattr__(name: str) -> object:

@@ -386,8 +386,7 @@ def candidates(game: Game, rules: HeuristicAgent, rng: np.random.Generator) -> C
     observation of all the afterstates, when asked for.
     """
     player = game.current_player
-    sim = game.clone()
-    sim._state[:] = strategy.determinized(game.state, strategy.new_rng(draw_seed(rng)))
+    sim = game.with_state(strategy.determinized(game.state, strategy.new_rng(draw_seed(rng))), check=False)
     return Candidates(sim, rules.option_arrays(sim), player, remaining_fraction(sim))
 
 
@@ -409,7 +408,9 @@ def rollout_value(game: Game, player: int, rounds: int, samples: int, rng: np.ra
     for _ in range(samples):
         sim = game.with_hidden_stack_shuffled(rng)
         if not sim.is_over():
-            strategy.rollout_turns(sim._state, sim.map.tables, ROLLOUT_PARAMS, rounds * sim.num_players, noise)
+            state = np.array(sim.state)
+            strategy.rollout_turns(state, sim.map.tables, ROLLOUT_PARAMS, rounds * sim.num_players, noise)
+            sim = sim.with_state(state, check=False)
         if sim.is_over():
             scores = sim.final_scores().astype(np.float64)
             total += utility(scores, player)

@@ -256,8 +256,7 @@ class HeuristicAgent(Agent):
         """The rows of :meth:`option_arrays` as :class:`TurnOption` objects (afterstates as games)."""
         out = []
         for k in range(len(options.first)):
-            after = game.clone()
-            after._state[:] = options.afterstates[k]
+            after = game.with_state(options.afterstates[k], check=False)
             plan = TurnPlan.from_actions(game, options.plans[k, : options.lengths[k]])
             out.append(TurnOption(plan, after, options.values[k].copy()))
         return out

@@ -1,40 +1,36 @@
 """``learned``: a trained afterstate model choosing among whole turns.
 
-``concordia_env.agents.make("learned")`` plays at once with the models shipped in the package, one per
-player count (``agents/models/``: 2-player Italia, made by
-``concordia train afterstate --config afterstate_long`` and then taught by the search with
-``concordia train expert --config expert_italia2``, ``expert_italia2c`` and ``expert_italia2d``;
-3-, 4- and 5-player Imperium, by
-``concordia train afterstate --config afterstate_imperium3`` (``4``, ``5``), each warm-started
-from a model of another player count; see ``docs/training.md``). A game uses the shipped model
-of its player count (on any map: the features carry no map), or of the nearest one. ``path=`` loads one model for every
-game (``learned:runs/afterstate-…/model.npz`` on a command line).
+``concordia_env.agents.make("learned")`` plays at once with the models shipped in the package,
+one per player count (``agents/models/``: 2-player Italia, 3-, 4- and 5-player Imperium; how
+each was made, its config and its report are in ``docs/training.md`` and ``docs/reports/``).
+A game uses the shipped model of its player count (on any map: the features carry no map), or
+of the nearest one. ``path=`` loads one model for every game
+(``learned:runs/afterstate-…/model.npz`` on a command line).
 
-At every decision with a choice, the agent asks the heuristic's documented generator for
-the turn options of the pending decision on a determinized copy of the game
-(:func:`concordia_env.agents.afterstate.candidates`: every legal action, each followed to
-the end of the turn by the rules of thumb), scores every option's afterstate with the model
-and plays the best one's first action. At the turn's next decision it decides again, so the
-model, not a rule of thumb, chooses where to build, what to buy and what to trade
-(``replan``, the default since 2026-12-04: without search it took the agent from 28.0% to
-51.5% against ``mcts:150`` on the same seeds, and gained 14–18 points in 3- to 5-player
-Imperium; on Aegyptus and Creta, where no model was trained, it lost 3.5–7.5: see
-docs/benchmarks.md). ``replan=False`` plays the rest of the
-chosen turn as that option planned it (the rest of a turn never depends on the hidden
-stack, so the plan fits the real game, :func:`concordia_env.agents.heuristic.follow`), and
-decides again only where the game leaves the plan (another player keeps other goods after
-an overflow, a card that comes up differs from the determinized draw): what the training
-runs before that date played and measured.
+At every decision with a choice, the agent takes the turn options of the pending decision on
+a determinized copy of the game (every legal action, each followed to the end of the turn by
+the heuristic's rules of thumb), scores every option's afterstate with the model and plays
+the best one's first action. At the turn's next decision it decides again (``replan``, the
+default), so the model, not a rule of thumb, chooses where to build, what to buy and what to
+trade. That decision is one call of the compiled player (:class:`~concordia_env.strategy.players.SeatPlayer`,
+the very player a batch runs inside :mod:`concordia_env.envs.vector_env`); the readable
+Python route (:func:`concordia_env.agents.afterstate.candidates`, the model's scores,
+:func:`concordia_env.agents.heuristic.follow`) serves what needs Python: the candidates a
+training run records (``record``) and a sampled choice (``temperature``). Both decide alike
+(tests/agents/test_learned_replan.py). ``replan=False`` plays the rest of the chosen turn as
+that option planned it (the rest of a turn never depends on the hidden stack, so the plan
+fits the real game), and decides again only where the game leaves the plan (another player
+keeps other goods after an overflow, a card that comes up differs from the determinized
+draw). What each setting measured is in docs/benchmarks.md.
 
 * ``simulations`` > 0 (or ``time_per_move`` in seconds) plays with a search instead: the
   project's MCTS over whole turns (:mod:`concordia_env.agents.mcts`), where the first estimate of every
   turn option for the player choosing it is the model's score instead of the heuristic
   evaluation. At a 2-player table the model also scores every simulation where it stops (no
-  rollout), and its first estimate of an option counts as 10 visits (:data:`TWO_PLAYER_SEARCH`:
-  82% against ``mcts`` at equal simulations, where MCTS's own settings gave 50%); with more
-  players the search keeps MCTS's settings (a heuristic rollout of one round, 1 visit).
-  ``rollout``, ``rollout_rounds`` and ``prior_visits`` (how many of the search's visits the
-  model's first estimate counts as) set them at every table, as ``mcts``'s options do;
+  rollout), and its first estimate of an option counts as 10 visits (:data:`TWO_PLAYER_SEARCH`);
+  with more players the search keeps MCTS's settings (a heuristic rollout of one round, 1
+  visit). ``rollout``, ``rollout_rounds`` and ``prior_visits`` (how many of the search's
+  visits the model's first estimate counts as) set them at every table, as ``mcts``'s options do;
 * ``replan`` (search-free play; default True): decide at every decision, see above. The
   search follows the plan of the move it chose, as ``mcts`` does;
 * ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
@@ -58,7 +54,7 @@ from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy.afterstate import ModelArrays
-from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer
+from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
 
 from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
@@ -78,10 +74,8 @@ DEFAULT_ROLLOUT_ROUNDS = 1
 #: the search's settings at a 2-player table, unless the options say otherwise. There the model's
 #: estimate is both players' (the opponent's is its complement), and it judges a position better
 #: than a round of the rollout policy does: simulations are scored by the model alone (no rollout)
-#: and its first estimate of an option counts as 10 visits. Measured in 2-player Italia, 150
-#: simulations against ``mcts:150``, 200 games each (docs/benchmarks.md): MCTS's settings
-#: (heuristic rollout, 1 visit) 50.0%; 3, 10, 30, 100 visits 56.0, 66.5, 66.0, 60.5%; no rollout
-#: and 10 visits 82.0%. With more players the others keep the heuristic's estimates, so there the
+#: and its first estimate of an option counts as 10 visits (the sweep that chose them is in
+#: docs/benchmarks.md). With more players the others keep the heuristic's estimates, so there the
 #: search keeps MCTS's settings.
 TWO_PLAYER_SEARCH: dict[str, Any] = {"rollout": "none", "prior_visits": 10.0}
 #: the highest sampling temperature (scores are margins of order 1: far beyond any useful value)
@@ -95,7 +89,7 @@ def shipped_model_path(num_players: int = 2) -> Path:
     folder = resources.files("concordia_env.agents") / "models"
     present = [n for n, name in SHIPPED_MODELS.items() if (folder / name).is_file()]
     if not present:
-        raise FileNotFoundError(f"no shipped afterstate model in {folder} (see docs/concordia_env.training.md)")
+        raise FileNotFoundError(f"no shipped afterstate model in {folder} (see docs/training.md)")
     best = min(present, key=lambda n: (abs(n - num_players), n))
     return Path(str(folder / SHIPPED_MODELS[best]))
 
@@ -186,6 +180,10 @@ class LearnedAgent(Agent):
                     raise ValueError(f"{option} applies to the search (simulations or time_per_move)")
         self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
         self._plan: TurnPlan | None = None
+        #: the greedy agent's decisions, compiled (``strategy.players``), made for a player count on first use
+        self._seat: SeatPlayer | None = None
+        self._seat_players = 0
+        self._seat_state = self.compiled_state()
         #: (player, candidates, index played) for every decision taken, when recording
         self.trace: list[tuple[int, Candidates, int]] = []
 
@@ -224,16 +222,40 @@ class LearnedAgent(Agent):
         super().reset(seed)
         self._rules.reset(draw_seed(self.rng))
         self._plan = None
+        self._seat = None
+        self._seat_state = self.compiled_state()
         self.trace = []
         if self._search is not None:
             self._search.reset(seed)
 
     def act(self, game: Game) -> int:
+        """Legal actions, then one strategy call: the search, the compiled greedy player, or Python's route.
+
+        Python's route (:meth:`_act_recording_or_sampling`) is kept for what needs Python: the
+        candidates a training run records, and a sampled choice.
+        """
         if self._search is not None:
             return self._search.act(game)
         legal = game.legal_actions()
         if len(legal) == 1:
             return int(legal[0])
+        if self.record or self.temperature > 0:
+            return self._act_recording_or_sampling(game, legal)
+        action, illegal = self._seat_for(game.num_players).act(np.array(game.state), game.map.tables, game.legal_mask())
+        self._rules.report_illegal(game, illegal)
+        return self.checked(game, action, legal)
+
+    def _seat_for(self, num_players: int) -> SeatPlayer:
+        """The compiled greedy player for games of ``num_players`` (its generators continue across games)."""
+        if self._seat is None or self._seat_players != num_players:
+            if self._seat is not None:
+                self._seat_state = (self._seat.rng, self._seat.noise)
+            self._seat = SeatPlayer(self.compiled_player(num_players), *self._seat_state)
+            self._seat_players = num_players
+        return self._seat
+
+    def _act_recording_or_sampling(self, game: Game, legal: np.ndarray) -> int:
+        """The decision in Python, where training needs it: the candidates kept (``record``) or a sampled choice."""
         planned = None if self._plan is None or self.replan else self._plan.next_action(game)
         if planned is not None:
             return self.checked(game, planned, legal)

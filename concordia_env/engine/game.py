@@ -602,6 +602,21 @@ class Game:
         player = self._check_player(player)
         return int(facts.colonist_tax(self._state, player))
 
+    def with_state(self, state: np.ndarray, *, check: bool = True) -> Game:
+        """A game of this map in ``state`` (copied): how code outside the engine builds a game from a state array.
+
+        ``state`` is checked like ``Game(state, map)`` (about 40 µs). ``check=False`` skips the
+        check (about 2 µs) for a state the package's compiled rules produced from this game's
+        own: an afterstate or a determinized copy from :mod:`concordia_env.strategy`, a row of
+        a batch. A state from anywhere else must be checked: the compiled rules index arrays
+        with its values unchecked.
+        """
+        if not check:
+            if not isinstance(state, np.ndarray) or state.shape != self._state.shape:
+                raise ValueError(f"a state is an array of shape {self._state.shape}, got {short_repr(state)}")
+            return Game._wrap(state.astype(np.int32, copy=True), self._map)
+        return Game(state, self._map)
+
     def with_hidden_stack_shuffled(self, rng: np.random.Generator) -> Game:
         """A copy in which the face-down stack is reshuffled within each deck (a determinization).
 

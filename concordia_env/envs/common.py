@@ -1,6 +1,7 @@
 """What the environments share besides rewards (:mod:`concordia_env.envs.rewards`).
 
-Option checks, the action check at the envs' entry points (``action_index``, the one
+Option checks (the reset options: a start position, :func:`check_reset_options`), the
+action check at the envs' entry points (``action_index``, the one
 :meth:`Game.step` runs), rendering, and the action space
 whose unmasked ``sample()`` draws a legal action. Nothing here imports PettingZoo, so the
 Gymnasium and batched environments stay free of it.
@@ -20,6 +21,7 @@ from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.game import action_index as action_index  # the envs check actions with the engine's own check
+from concordia_env.engine.position_codec import PositionError
 
 ILLEGAL_ACTION_MODES: tuple[str, ...] = ("raise", "penalize")
 RENDER_MODES = ["human", "ansi", "rgb_array"]
@@ -43,6 +45,8 @@ def check_render_mode(render_mode: str | None) -> str | None:
     return render_mode
 
 
+#: the reset option that starts an episode from a position (``reset(options={"position": game})``)
+POSITION_OPTION = "position"
 #: what the environments' constructors take (besides the engine's game options): a reset
 #: option of one of these names would be ignored, so it is refused
 CONSTRUCTOR_OPTIONS = frozenset(
@@ -61,23 +65,28 @@ CONSTRUCTOR_OPTIONS = frozenset(
         "intermediate_scoring",
         "display_costs",
         "start_player",
+        "level",
+        "max_options",
+        "granularity",
+        "features_version",
     }
 )
 
 
-def check_reset_options(options: Any) -> None:
-    """``reset(options=...)``: the environments read no reset options; refuse what would be ignored silently.
+def check_reset_options(options: Any, map_name: str, num_players: int) -> Game | None:
+    """The start position a ``reset(options=...)`` asks for, checked; None when it asks for none.
 
-    ``None`` and a mapping are taken; anything else raises ``ArgumentTypeError``. A key that
-    names a constructor option (``{"map": "imperium"}``, ``{"num_players": 4}``,
-    ``{"start_player": 1}``...) raises ``ValueError``: the game would be played on the
-    constructor's settings. Any other key is not read, and ``reset`` says so with a
-    ``UserWarning``: PettingZoo's own ``api_test`` and ``parallel_test`` call
-    ``reset(seed=0, options={"options": 1})`` to check the signature and require the call
-    to succeed, so refusing every key would fail the standard conformance tests.
+    ``None`` and a mapping are taken (``ArgumentTypeError`` otherwise). A key that names a
+    constructor option (``{"map": "imperium"}``) raises ``ValueError``: the game would be
+    played on the constructor's settings. ``"position"`` (:data:`POSITION_OPTION`) is a
+    :class:`Game`, a position's JSON text or its dict; it must be a game still running of
+    ``map_name`` with ``num_players`` players, else :class:`PositionError` (a ``ValueError``).
+    Any other key is not read, and says so with a ``UserWarning``: PettingZoo's own
+    ``api_test`` and ``parallel_test`` call ``reset(seed=0, options={"options": 1})`` to
+    check the signature and require the call to succeed. No options and ``{}`` warn nothing.
     """
     if options is None:
-        return
+        return None
     if not isinstance(options, Mapping):
         raise ArgumentTypeError(f"reset options are a dict or None, got {short_repr(options)}")
     named = [key for key in options if isinstance(key, str) and key in CONSTRUCTOR_OPTIONS]
@@ -86,9 +95,39 @@ def check_reset_options(options: Any) -> None:
             f"reset() takes no options, got {', '.join(map(repr, named[:5]))}: the map, player count and game "
             f"options are given to the constructor (make a new env to change them)"
         )
-    if options:
-        keys = ", ".join(short_repr(k, 30) for k in list(options)[:5])
-        warnings.warn(f"reset() reads no options and ignores {keys}", UserWarning, stacklevel=3)
+    ignored = [key for key in options if key != POSITION_OPTION]
+    if ignored:
+        keys = ", ".join(short_repr(k, 30) for k in ignored[:5])
+        warnings.warn(
+            f"reset() reads no options and ignores {keys} (the one reset option is {POSITION_OPTION!r})",
+            UserWarning,
+            stacklevel=3,
+        )
+    if POSITION_OPTION not in options:
+        return None
+    return start_position(options[POSITION_OPTION], map_name, num_players)
+
+
+def start_position(position: Any, map_name: str, num_players: int) -> Game:
+    """A copy of ``position`` (a Game, JSON text or a position dict) if it fits the env, else ``PositionError``."""
+    if isinstance(position, Game):
+        game = position.clone()
+    elif isinstance(position, (str, bytes)):
+        game = Game.from_json(position)
+    elif isinstance(position, Mapping):
+        game = Game.from_dict(dict(position))
+    else:
+        raise PositionError(
+            f"reset option 'position' is a Game, a position's JSON text or its dict, got {short_repr(position)}"
+        )
+    if game.map.name != map_name or game.num_players != num_players:
+        raise PositionError(
+            f"the position is a {game.num_players}-player game of {game.map.name}; this env plays "
+            f"{num_players}-player {map_name} (make an env of that map and player count)"
+        )
+    if game.is_over():
+        raise PositionError("the position's game is over: there is no decision to start from")
+    return game
 
 
 def check_cap(name: str, value: int | None) -> int | None:
@@ -124,7 +163,10 @@ def render_game(game: Game, mode: str | None, viewer: Any) -> tuple[Any, Any]:
 
 
 class LegalActionSpace(spaces.Discrete):
-    """``Discrete(NUM_ACTIONS)`` whose unmasked ``sample()`` draws a legal action of the pending decision.
+    """``Discrete(n)`` whose unmasked ``sample()`` draws a legal action of the pending decision.
+
+    ``n`` is ``NUM_ACTIONS`` at the flat level and ``max_options`` at the options level
+    (:mod:`.options_level`), where ``legal_mask()`` is the option mask.
 
     The environments raise on illegal actions, yet generic tools sample the action space
     blindly (Gymnasium's, Stable-Baselines3's and RLlib's env checkers, PettingZoo's
@@ -135,8 +177,8 @@ class LegalActionSpace(spaces.Discrete):
     or pickle of the space is a plain ``Discrete`` (it does not drag the env along).
     """
 
-    def __init__(self, legal_mask: Callable[[], np.ndarray], seed: int | None = None) -> None:
-        super().__init__(NUM_ACTIONS, seed=seed)
+    def __init__(self, legal_mask: Callable[[], np.ndarray], seed: int | None = None, n: int = NUM_ACTIONS) -> None:
+        super().__init__(n, seed=seed)
         self._legal_mask = legal_mask
 
     def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:

@@ -14,6 +14,8 @@ turn with the learner to choose a good to keep.
 | Action mask | ``env.action_masks()`` (bool, for ``sb3_contrib.MaskablePPO``) and ``info["action_mask"]`` |
 | Reward | as in the PettingZoo env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), for the learner |
 | Registered | ``"Concordia-v1"`` (current), ``"Concordia-v0"``; ``max_episode_steps`` 2000 (``env_common``) |
+| Options level | ``level="options"`` (``"ConcordiaOptions-v1"``): ``Dict(observation, options (K, F),`` |
+| | ``action_mask (K,))`` and ``Discrete(K)`` over the turn options; :mod:`concordia_env.envs.options_level` |
 
 Options
 -------
@@ -37,11 +39,25 @@ Options
   ``max_episode_steps`` (learner decisions, Gymnasium's ``TimeLimit``) caps them too.
 * ``illegal_action``: ``"raise"`` (default) or ``"penalize"``, see below.
 * ``observation_version``: 1 (default, the current observation) or 0, see the version table.
+* ``level``: ``"flat"`` (default: the spaces above) or ``"options"``: the learner chooses among
+  the turn options of its decision, the candidates of the ``learned`` agent, computed on a
+  determinized copy whose seed is one draw per decision from the episode's generator.
+  ``max_options`` (K, default 96), ``granularity`` (``"decision"``, default, or ``"turn"``)
+  and ``features_version`` (default 2, the newest; ``env.features_version``) shape it; the
+  spaces, the rule that keeps K options and their order are in
+  :mod:`concordia_env.envs.options_level`. ``action_masks()`` is then the option mask
+  (bool (K,)); ``step(k)`` takes a kept option's index, and a masked or out-of-range one
+  is refused like an illegal action (below). Rewards, seeding, opponents and infos are the
+  flat level's; the infos add ``"option_actions"``.
 
-``reset(options=...)`` reads no options: a key that names one of the options above (or of
-the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with
-nothing changed (they were ignored silently before); any other key gives a ``UserWarning``
-that it is ignored (see ``envs.common.check_reset_options``).
+``reset(options={"position": p})`` starts the episode from a copy of position ``p`` (a
+:class:`~concordia_env.Game`, its JSON text or its dict) instead of a new game, at both
+levels; the seed still draws the seat and seeds the opponents. A position of another map or
+player count, or of a game that is over, raises ``PositionError`` (a ``ValueError``),
+nothing changed. No other reset option is read: a key that names one of the options above
+(or of the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``,
+with nothing changed; any other key gives a ``UserWarning`` that it is ignored (see
+``envs.common.check_reset_options``). No options and ``{}`` warn nothing.
 
 Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
 until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now
@@ -56,13 +72,15 @@ the game ends by the rules (a truncated episode keeps them):
 
 | key | type | value |
 | --- | --- | --- |
-| ``"action_mask"`` | bool array (NUM_ACTIONS,) | ``action_masks()`` |
+| ``"action_mask"`` | bool array (NUM_ACTIONS,), options level (K,) | ``action_masks()`` |
 | ``"phase"`` | str | the pending decision |
 | ``"learner_seat"`` | int | the learner's seat this episode |
 | ``"final_scores"`` | int64 array (num_players,) | final VP by seat at the end; zeros before |
 | ``"winner"`` | int | the winning seat at the end; −1 before |
 | ``"score_breakdown"`` | dict str → int | the learner's VP per category at the end; all 0 before |
 | ``"illegal_action"`` | str | the error message of a penalized illegal action; ``""`` otherwise |
+| ``"option_actions"`` | int64 array (K, 2) | options level only: each kept option's first actions (a played |
+| | | Diplomat: and the card it copies), -1 padded and past the count |
 
 Illegal actions
 ---------------
@@ -151,6 +169,7 @@ from concordia_env.engine.observation import (
     observation_bounds,
     observe,
 )
+from concordia_env.strategy.afterstate import FEATURES_VERSION
 
 from .common import (
     RENDER_FPS,
@@ -163,6 +182,7 @@ from .common import (
     render_game,
 )
 from .opponents import Opponent, resolve
+from .options_level import DEFAULT_MAX_OPTIONS, OptionSet, check_options_arguments, options_space
 from .rewards import ILLEGAL_REWARD, Rewarder
 
 OpponentSpec = Any  # str | opponents.Opponent | Callable[[Game], int]
@@ -188,6 +208,10 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         max_turns: int | None = None,
         illegal_action: str = "raise",
         observation_version: int = OBSERVATION_VERSION,
+        level: str = "flat",
+        max_options: int = DEFAULT_MAX_OPTIONS,
+        granularity: str = "decision",
+        features_version: int = FEATURES_VERSION,
         **game_options: Any,
     ) -> None:
         EzPickle.__init__(
@@ -202,7 +226,14 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             max_turns=max_turns,
             illegal_action=illegal_action,
             observation_version=observation_version,
+            level=level,
+            max_options=max_options,
+            granularity=granularity,
+            features_version=features_version,
             **game_options,
+        )
+        self.level, self.max_options, self.granularity, self.features_version = check_options_arguments(
+            level, max_options, granularity, features_version
         )
         self.render_mode = check_render_mode(render_mode)
         self.illegal_action = check_illegal_action(illegal_action)
@@ -211,6 +242,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._num_players = num_players
         self._game_options = game_options
         self.game = Game.new(map, num_players, seed=0, **game_options)  # fails early on bad options
+        self._map_name = self.game.map.name
         self._seat_option = self._check_seat(seat, num_players)
         self.seat = 0 if seat == "random" else int(seat)
         self._opponents, self._opponent_specs = self._build_opponents(opponents, num_players)
@@ -226,8 +258,15 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
         self._viewer: Any = None
         low, high = observation_bounds(self.observation_version)
-        self.observation_space = spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32)
-        self.action_space = LegalActionSpace(self.action_masks)
+        flat = spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32)
+        #: the options of the learner's pending decision (options level); None at the flat level
+        self.options = OptionSet(self.max_options, self.features_version) if self.level == "options" else None
+        if self.options is None:
+            self.observation_space: spaces.Space = flat
+            self.action_space: spaces.Discrete = LegalActionSpace(self.action_masks)
+        else:
+            self.observation_space = options_space(flat, self.max_options, self.features_version)
+            self.action_space = LegalActionSpace(self.action_masks, n=self.max_options)
 
     @staticmethod
     def _check_seat(seat: int | str, num_players: int) -> int | str:
@@ -252,15 +291,18 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         return [resolve(spec) for spec in specs], shown
 
     # ------------------------------------------------------------------ gymnasium API
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        check_reset_options(options)  # before anything changes
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        position = check_reset_options(options, self._map_name, self._num_players)  # before anything changes
         if seed is None:
             seed = self._init_seed  # the constructor's seed starts the first episode (if no reset seed does)
         self._init_seed = None
         super().reset(seed=seed)
         rng = self.np_random
-        game_seed = seed if seed is not None else int(rng.integers(SEED_BOUND))
-        self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
+        if position is not None:
+            self.game = position
+        else:
+            game_seed = seed if seed is not None else int(rng.integers(SEED_BOUND))
+            self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
         if self._seat_option == "random":
             self.seat = int(rng.integers(self._num_players))
         others = [p for p in range(self._num_players) if p != self.seat]
@@ -273,11 +315,12 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._episode_over = False
         self._broken = ""
         self._play_opponents()
+        self._new_decision()
         # rewards earned before the learner's first decision (score_delta: the starting VP)
         # are paid with the first step, so that the episode's rewards still add up
         return self._observation(), self._info()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict]:
         if not self._started:
             raise ResetNeededError("step() was called before reset(): call reset() to start an episode")
         if self._broken:
@@ -285,7 +328,10 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         if self._episode_over:
             raise ResetNeededError("the episode is over; call reset() first")
         try:
-            self.game.step(action)  # the one check of the action: Game.step refuses any value that is no legal index
+            if self.options is None:
+                self.game.step(action)  # the one check of the action: Game.step refuses any value but a legal index
+            else:
+                self.options.play(self.game, self.options.check(action), self.granularity)  # checked first
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the game is unchanged
@@ -296,15 +342,20 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         truncated = not terminated and self._max_turns is not None and self.game.turn_count >= self._max_turns
         self._episode_over = terminated or truncated
         if truncated:
-            self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+            self._no_decision()
+        else:
+            self._new_decision()
         if self.render_mode == "human":
             self.render()
         return self._observation(), reward, terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner's pending decision (bool; all False once the episode is over)."""
+        """Legal actions of the learner's pending decision (bool; all False once the episode is over).
+
+        At the options level: the option mask, bool (max_options,).
+        """
         if self._mask is None:
-            self._mask = self.game.legal_mask()
+            self._mask = self.game.legal_mask() if self.options is None else self.options.bool_mask()
         return self._mask
 
     def render(self) -> Any:
@@ -333,24 +384,44 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             except IllegalActionError as err:
                 raise self._break(seat, spec_of[seat], f"answered {short_repr(action)}: {err}") from err
 
+    def _new_decision(self) -> None:
+        """The learner's next decision is pending: at the options level its options are computed.
+
+        Their determinization's seed is one draw from the episode's generator (``np_random``),
+        as the ``learned`` agent draws one from its own (:mod:`.options_level`).
+        """
+        if self.options is not None:
+            if self.game.is_over():
+                self.options.clear()
+            else:
+                self.options.compute(self.game, int(self.np_random.integers(SEED_BOUND)))
+        self._mask = None
+
+    def _no_decision(self) -> None:
+        """The episode ended (or broke) without the game ending: nothing to choose, all masks False."""
+        if self.options is not None:
+            self.options.clear()
+        self._mask = np.zeros(NUM_ACTIONS if self.options is None else self.max_options, dtype=np.bool_)
+
     def _break(self, seat: int, spec: str, what: str) -> OpponentError:
         """Mark the episode broken by the opponent in ``seat`` and build the error that says so."""
         message = f"the opponent in seat {seat} ({spec}) {what}"
         self._broken = f"the opponent in seat {seat} ({spec}) failed"
         self._episode_over = True
-        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        self._no_decision()
         return OpponentError(message, seat, spec)
 
-    def _end_illegally(self, err: IllegalActionError) -> tuple[np.ndarray, float, bool, bool, dict]:
+    def _end_illegally(self, err: IllegalActionError) -> tuple[Any, float, bool, bool, dict]:
         """illegal_action="penalize": the episode terminates with ILLEGAL_REWARD (the game stays as it was)."""
         self._episode_over = True
-        self._mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+        self._no_decision()
         info = self._info()
         info["illegal_action"] = str(err)
         return self._observation(), ILLEGAL_REWARD, True, False, info
 
-    def _observation(self) -> np.ndarray:
-        return observe(self.game, self.seat, self.observation_version)
+    def _observation(self) -> Any:
+        flat = observe(self.game, self.seat, self.observation_version)
+        return flat if self.options is None else self.options.observation(flat)
 
     def _info(self) -> dict[str, Any]:
         """Every key at every step (see "Infos"); the end-of-game values are placeholders until the end."""
@@ -364,6 +435,7 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             "winner": game.winner() if over else -1,
             "score_breakdown": game.score_breakdown(self.seat) if over else dict(self._no_score),
             "illegal_action": "",
+            **({} if self.options is None else {"option_actions": self.options.first}),
         }
 
 

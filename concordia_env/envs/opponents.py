@@ -214,6 +214,9 @@ class CompiledOpponents:
         self.plan_actions = np.zeros((n, slots, MAX_TURN_DECISIONS), dtype=np.int64)
         self.plan_len = np.zeros((n, slots), dtype=np.int64)
         self.status = np.zeros((n, STATUS_SIZE), dtype=np.int64)
+        #: per row, the generator ``SingleAgentEnv.np_random`` is after seeding the opponents: what the
+        #: learner's side draws from next (the options level's determinizations, :mod:`.options_level`)
+        self.learner_rng = np.zeros((n, pcg64.STATE_WORDS), dtype=np.uint64)
 
     @staticmethod
     def _compiled(agent: Opponent, num_players: int) -> CompiledPlayer:
@@ -236,6 +239,7 @@ class CompiledOpponents:
             rng, noise = agent.compiled_state()
             self.rng[row, j] = rng
             self.noise[row, j] = noise
+        self.learner_rng[row] = pcg64.from_generator(draws)
         self.plan_len[row] = 0
         self.status[row] = 0
 

@@ -10,6 +10,8 @@
 | Parallel API | ``parallel_env()``: the turn-based route (``pettingzoo.utils.turn_based_aec_to_parallel``) |
 | Render modes | ``"ansi"`` (text board), ``"rgb_array"`` (board picture), ``"human"`` (window) |
 | Versions | ``observation_version=1`` (default, ``concordia_v1``) or ``0`` (``concordia_v0``), see below |
+| Options level | ``level="options"``: ``Discrete(K)`` over the turn options, observation ``Dict(observation,`` |
+| | ``options (K, F), action_mask (K,))``; see "Options level" and :mod:`concordia_env.envs.options_level` |
 
 Turn order
 ----------
@@ -31,6 +33,20 @@ PettingZoo's classic games. PettingZoo's ``api_test`` warns that the observation
 NumPy array" and that the observation space "probably should be" a Box: both are expected
 for this ``{"observation", "action_mask"}`` dict, the convention of PettingZoo's own
 classic games.
+
+Options level
+-------------
+``level="options"`` (with ``max_options`` K, default 96, ``granularity`` ``"decision"`` or
+``"turn"`` and ``features_version``, default 2; :mod:`concordia_env.envs.options_level`)
+makes every agent choose among the turn options of its decision, the ``learned`` agent's
+candidates: ``observe(agent)`` is ``{"observation", "options", "action_mask"}``, the options'
+afterstate features (K, F) and their int8 mask for the selected agent, all zeros for the
+others; the action is a kept option's index, refused like an illegal action when it is
+masked or out of range. The options are computed once per decision, on a determinized copy
+whose seed is drawn from ``numpy.random.default_rng(game seed)`` (one draw per decision), so
+a seed fixes them and the hidden stack does not show. The infos add ``"option_actions"``
+(int64 (K, 2): each kept option's first actions, -1 padded; all -1 for agents not selected)
+and their ``"action_mask"`` is the option mask.
 
 Infos
 -----
@@ -116,11 +132,15 @@ Options
 ``max_cycles``, ``max_turns``, and the engine's game options (``intermediate_scoring=True``,
 ``display_costs="alternative"``, ``start_player=k``). ``env.unwrapped.game`` is the engine
 :class:`~concordia_env.Game` (its ``state`` is read-only: see ``Game``, "Who owns the state").
-``reset(options=...)`` reads no options. A key that names one of the options above
-(``{"map": "imperium"}``, ignored silently before) raises ``ValueError`` and a value that is
-not a dict ``ArgumentTypeError``, with nothing changed; any other key gives a
-``UserWarning`` that it is ignored (PettingZoo's ``api_test`` passes ``{"options": 1}`` and
-requires the call to succeed; see ``envs.common.check_reset_options``).
+``level``, ``max_options``, ``granularity`` and ``features_version`` (see "Options level").
+``reset(options={"position": p})`` starts the game from a copy of position ``p`` (a ``Game``,
+its JSON text or dict), at both levels; one of another map or player count, or of a finished
+game, raises ``PositionError`` (a ``ValueError``), nothing changed. No other reset option is
+read: a key that names one of the options above (``{"map": "imperium"}``) raises
+``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with nothing changed;
+any other key gives a ``UserWarning`` that it is ignored (PettingZoo's ``api_test`` passes
+``{"options": 1}`` and requires the call to succeed; see ``envs.common.check_reset_options``).
+No options and ``{}`` warn nothing.
 
 Bad agent names
 ---------------
@@ -169,6 +189,7 @@ from concordia_env.engine.observation import (
     observation_bounds,
 )
 from concordia_env.engine.state import STATE_SIZE
+from concordia_env.strategy.afterstate import FEATURE_COUNTS, FEATURES_VERSION
 
 from .common import (
     RENDER_FPS,
@@ -181,6 +202,7 @@ from .common import (
     check_reset_options,
     render_game,
 )
+from .options_level import DEFAULT_MAX_OPTIONS, OptionSet, check_options_arguments, options_space
 from .rewards import ILLEGAL_REWARD, Rewarder
 
 _INT32 = np.iinfo(np.int32)
@@ -208,6 +230,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         observation_version: int = OBSERVATION_VERSION,
         max_cycles: int | None = None,
         max_turns: int | None = None,
+        level: str = "flat",
+        max_options: int = DEFAULT_MAX_OPTIONS,
+        granularity: str = "decision",
+        features_version: int = FEATURES_VERSION,
         **game_options: Any,
     ) -> None:
         EzPickle.__init__(
@@ -221,9 +247,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             observation_version=observation_version,
             max_cycles=max_cycles,
             max_turns=max_turns,
+            level=level,
+            max_options=max_options,
+            granularity=granularity,
+            features_version=features_version,
             **game_options,
         )
         super().__init__()
+        self.level, self.max_options, self.granularity, self.features_version = check_options_arguments(
+            level, max_options, granularity, features_version
+        )
+        #: the options of the selected agent's decision (options level); None at the flat level
+        self.options = OptionSet(self.max_options, self.features_version) if self.level == "options" else None
+        self._option_rng = np.random.default_rng(0)  # reseeded by every reset
         self.illegal_action = check_illegal_action(illegal_action)
         self.observation_version = check_observation_version(observation_version)
         self._obs_size = OBS_SIZES[self.observation_version]
@@ -237,14 +273,22 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._rewarder = Rewarder(reward)
         # build one game now so that a bad map / player count / option fails at construction
         self.game = Game.new(map, num_players, seed=0, **game_options)
+        self._map_name = self.game.map.name
         self._seeds = np.random.default_rng(seed)
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {agent: self._make_observation_space() for agent in self.possible_agents}
-        self.action_spaces = {agent: LegalActionSpace(partial(self._mask_of, agent)) for agent in self.possible_agents}
+        self._actions = NUM_ACTIONS if self.options is None else self.max_options
+        self.action_spaces = {
+            agent: LegalActionSpace(partial(self._mask_of, agent), n=self._actions) for agent in self.possible_agents
+        }
         self.state_space = spaces.Box(_INT32.min, _INT32.max, shape=(STATE_SIZE,), dtype=np.int32)
-        self._no_actions = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        self._no_actions = np.zeros(self._actions, dtype=np.int8)
         self._no_actions.setflags(write=False)
+        self._no_options = np.zeros((self.max_options, FEATURE_COUNTS[self.features_version]), dtype=np.float32)
+        self._no_options.setflags(write=False)
+        self._no_first = np.full((self.max_options, 2), -1, dtype=np.int64)
+        self._no_first.setflags(write=False)
         self._mask = self._no_actions
         self._no_score = dict.fromkeys(self.game.score_breakdown(0), 0)
         self._has_reset = False
@@ -255,12 +299,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def _make_observation_space(self) -> spaces.Dict:
         low, high = observation_bounds(self.observation_version)
-        return spaces.Dict(
-            {
-                "observation": spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
+        flat = spaces.Box(low, high, shape=(OBS_SIZES[self.observation_version],), dtype=np.float32)
+        if self.options is not None:
+            return options_space(flat, self.max_options, self.features_version)
+        return spaces.Dict({"observation": flat, "action_mask": spaces.Box(0, 1, shape=(NUM_ACTIONS,), dtype=np.int8)})
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self.observation_spaces[self._agent_name(agent)]
@@ -278,13 +320,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        check_reset_options(options)  # before anything changes
+        position = check_reset_options(options, self._map_name, self._num_players)  # before anything changes
         if seed is not None:
             self._seeds = np.random.default_rng(seed)
             game_seed = seed
         else:
             game_seed = int(self._seeds.integers(2**63 - 1))
-        self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
+        if position is not None:
+            self.game = position
+        else:
+            self.game = Game.new(self._map_name, self._num_players, seed=game_seed, **self._game_options)
+        self._option_rng = np.random.default_rng(game_seed)  # draws the options' determinizations
         self._rewarder.reset(self._num_players)
         self._has_reset = True
         self.agents = self.possible_agents[:]
@@ -311,7 +357,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._was_dead_step(action)
             return
         try:
-            self.game.step(action)  # the one check of the action: Game.step refuses any value that is no legal index
+            if self.options is None:
+                self.game.step(action)  # the one check of the action: Game.step refuses any value but a legal index
+            else:
+                self.options.play(self.game, self.options.check(action), self.granularity)  # checked first
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise  # the env is unchanged: the game refused the action
@@ -342,7 +391,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def _info(self, mask: np.ndarray) -> dict[str, Any]:
         """An info dict with every key (see "Infos"): the placeholders of a game still running."""
-        return {
+        info = {
             "action_mask": mask,
             "phase": self.game.phase_name,
             "score_breakdown": dict(self._no_score),
@@ -350,6 +399,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             "winner": "",
             "illegal_action": "",
         }
+        if self.options is not None:
+            info["option_actions"] = self._no_first
+        return info
 
     def _select_decider(self) -> None:
         """Select the engine's current player and refresh the legal mask and the infos that changed.
@@ -361,9 +413,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         """
         before = self.agent_selection
         self.agent_selection = self.possible_agents[self.game.current_player]
-        self._mask = self.game.legal_mask().view(np.int8)  # a fresh bool array read as 0/1 int8: no copy
         infos = self.infos
         infos[before]["action_mask"] = self._no_actions
+        if self.options is None:
+            self._mask = self.game.legal_mask().view(np.int8)  # a fresh bool array read as 0/1 int8: no copy
+        else:
+            self.options.compute(self.game, int(self._option_rng.integers(2**63 - 1)))
+            self._mask = self.options.mask
+            infos[before]["option_actions"] = self._no_first
+            infos[self.agent_selection]["option_actions"] = self.options.first
         infos[self.agent_selection]["action_mask"] = self._mask
         phase = self.game.phase_name
         if phase != self._phase:
@@ -412,7 +470,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
             self._agent_name(agent)  # raises the error that says what is wrong
         observation = np.empty(self._obs_size, dtype=np.float32)
         fill_observation(self.game._state, self.game.map.tables, seat, observation)
-        return {"observation": observation, "action_mask": self._mask_of(agent)}
+        mask = self._mask_of(agent)
+        if self.options is None:
+            return {"observation": observation, "action_mask": mask}
+        options = self.options.features if mask is not self._no_actions else self._no_options
+        return {"observation": observation, "options": options, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The engine state array (a copy): the complete, perfect-information state."""
@@ -461,6 +523,10 @@ def env(
     observation_version: int = OBSERVATION_VERSION,
     max_cycles: int | None = None,
     max_turns: int | None = None,
+    level: str = "flat",
+    max_options: int = DEFAULT_MAX_OPTIONS,
+    granularity: str = "decision",
+    features_version: int = FEATURES_VERSION,
     **game_options: Any,
 ) -> AECEnv:
     """The AEC env behind PettingZoo's order-enforcing wrapper (see "Illegal actions" and "Lifecycle").
@@ -480,6 +546,10 @@ def env(
         observation_version=observation_version,
         max_cycles=max_cycles,
         max_turns=max_turns,
+        level=level,
+        max_options=max_options,
+        granularity=granularity,
+        features_version=features_version,
         **game_options,
     )
     return OrderEnforcing(e)

@@ -12,6 +12,12 @@ also ``terminal_observation`` (the last observation from the learner's seat),
 ``TimeLimit.truncated`` (the game was cut by ``max_turns``) and ``final_info`` (the vector
 env's ``final_info`` of that row: ``final_scores``, ``scores``, ``winner``, ``learner_seat``,
 ``seed``, ``decisions``, ``truncated``).
+
+With ``level="options"`` (:mod:`concordia_env.envs.options_level`) the observations are
+dicts of arrays (``observation``, ``options``, ``action_mask``; SB3's ``Dict`` observation
+space, what ``concordia_env.OptionsPolicy`` reads), the actions option indices
+(``Discrete(max_options)``) and ``action_masks()`` / ``env_method("action_masks")`` the
+option masks; a ``terminal_observation`` is a dict of that row's arrays.
 """
 
 from __future__ import annotations
@@ -70,7 +76,7 @@ class SB3VecEnv(VecEnv):
         return obs, rewards.astype(np.float32), dones, row_infos
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every row (bool, n × NUM_ACTIONS)."""
+        """The learner's legal actions in every row (bool, n × NUM_ACTIONS; options level: n × max_options)."""
         return self.env.action_masks()
 
     def close(self) -> None:
@@ -95,8 +101,8 @@ class SB3VecEnv(VecEnv):
     def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list[Any]:
         rows = list(self._get_indices(indices))
         if method_name == "action_masks" and not method_args and not method_kwargs:
-            masks = self.env.games.legal_masks()
-            return [masks[row].copy() for row in rows]
+            masks = self.env.action_masks()  # the option masks at the options level
+            return [masks[row] for row in rows]
         raise AttributeError(f"the rows of a batch answer only action_masks(), not {method_name!r}")
 
     def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices: Any = None) -> list[bool]:

@@ -4,7 +4,9 @@ Every batch operation of :class:`~concordia_env.envs.vector.VectorGame` is a com
 over its rows that calls one per-row function: the legal masks (``legal_row``), a step
 (``apply_checked``, then the compiled opponents' ``play_row``, then ``end_row``: a finished game's
 result kept and the row's next game set up, then ``fill_observation``),
-the observations, the scores, the random actions. Each loop exists twice: the serial one
+the observations, the scores, the random actions, and at the options level the learner's
+whole turn (``play_turn``, :func:`step_rows_turn`) and every row's options
+(:mod:`.options_level`, whose twins live beside their per-row function). Each loop exists twice: the serial one
 (``threads=1``; the one ``Game`` and the tests use) and, here, its twin whose ``numba.prange``
 loop numba runs on its own pool of threads (:func:`~concordia_env.engine.rules.njit_parallel`).
 The twin calls the very same per-row function, so a rule still has one compiled home.
@@ -43,6 +45,8 @@ from concordia_env.engine.rules.scoring import ranking, score_totals
 from concordia_env.engine.rules.setup import start_game
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy.players import play_row
+
+from .options_level import play_turn
 
 #: more threads than this is a mistake (a machine with more cores still gains nothing past the rows)
 MAX_THREADS = 256
@@ -180,6 +184,49 @@ def step_rows_playing_parallel(
         step_row_playing(
             states[i], m, actions[i], masks[i], observe, out[i], i, ends, starts, setup, learners[i], kinds, params,
             model, rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
+        )  # fmt: skip
+
+
+@njit
+def step_row_turn(
+    s, m, plan, length, mask, observe, out, i, ends, starts, setup,
+    learner, kinds, params, model, rng, noise, pos_state, pos, actions, plan_len, status,
+):  # fmt: skip
+    """:func:`step_row_playing` where the learner plays ``plan[:length]`` (the options level's ``"turn"``).
+
+    The learner takes the plan's actions while they are legal and its own decisions
+    (:func:`~concordia_env.envs.options_level.play_turn`; the first one is checked by the
+    caller), then its opponents play up to its next decision, as after a single action.
+    """
+    play_turn(s, m, learner, plan, length, mask)
+    play_row(s, m, learner, mask, kinds, params, model, rng, noise, pos_state, pos, actions, plan_len, status)
+    end_row(s, m, mask, i, ends, starts, setup)
+    observe_row(s, m, observe, out)
+
+
+@njit
+def step_rows_turn(
+    states, m, plans, lengths, masks, observe, out, ends, starts, setup,
+    learners, kinds, params, model, rng, noise, pos_state, pos, plan, length, status,
+):  # fmt: skip
+    """:func:`step_row_turn` for every row (``plans[i, :lengths[i]]`` the learner's turn in row i)."""
+    for i in range(states.shape[0]):
+        step_row_turn(
+            states[i], m, plans[i], lengths[i], masks[i], observe, out[i], i, ends, starts, setup, learners[i], kinds,
+            params, model, rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
+        )  # fmt: skip
+
+
+@njit_parallel
+def step_rows_turn_parallel(
+    states, m, plans, lengths, masks, observe, out, ends, starts, setup,
+    learners, kinds, params, model, rng, noise, pos_state, pos, plan, length, status,
+):  # fmt: skip
+    """:func:`step_rows_turn` on numba's pool."""
+    for i in numba.prange(states.shape[0]):
+        step_row_turn(
+            states[i], m, plans[i], lengths[i], masks[i], observe, out[i], i, ends, starts, setup, learners[i], kinds,
+            params, model, rng[i], noise[i], pos_state[i], pos[i], plan[i], length[i], status[i],
         )  # fmt: skip
 
 

@@ -41,6 +41,14 @@ threads); Python only builds the infos of the rows that finished.
 ``observation_version`` (default: the current one, 1) chooses the observation version of
 ``observations()`` and ``infos["final_observation"]`` (see :mod:`concordia_env.engine.observation`).
 
+Starting from a position, whole turns
+-------------------------------------
+``reset(seed, position=p)`` starts every row's first game from a copy of position ``p``
+instead of a new game (later games are new, with their seeds). With opponents,
+``step_turns(plans, lengths)`` lets each row's learner play a planned turn (the options
+level's ``granularity="turn"``, :mod:`concordia_env.envs.options_level`) where ``step``
+takes one action.
+
 Rewards
 -------
 ``step`` returns ``rewards`` of shape (n, num_players): every player's reward in every
@@ -124,6 +132,7 @@ from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, STATE_SIZ
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
 
+from .common import start_position
 from .opponents import CompiledOpponents
 from .rewards import check_reward, rewards_of_result
 from .threads import (
@@ -137,6 +146,8 @@ from .threads import (
     step_rows_parallel,
     step_rows_playing,
     step_rows_playing_parallel,
+    step_rows_turn,
+    step_rows_turn_parallel,
 )
 
 #: random base seeds (``seed=None``) are drawn below this bound
@@ -197,6 +208,7 @@ class VectorGame:
         #: threads the rows are split over (``threads``, at most ``n``)
         self.threads = self._rows.threads
         self._opponents = None if opponents is None else CompiledOpponents(opponents, self._n, self._num_players)
+        self._start: np.ndarray | None = None  # the state every row's first game starts from (reset's position)
         self.reset(seed)
 
     # ------------------------------------------------------------------ what the compiled code reads: read-only
@@ -223,6 +235,16 @@ class VectorGame:
         """With ``opponents``: the seat the caller plays in each row's current game (n,), else None."""
         return None if self._opponents is None else self._opponents.learner_seats.copy()
 
+    @property
+    def learner_rng(self) -> np.ndarray:
+        """With ``opponents``: every row's learner generator (``CompiledOpponents.learner_rng``), else ``ValueError``.
+
+        The options level draws its determinizations from it (:mod:`.options_level`).
+        """
+        if self._opponents is None:
+            raise ValueError("the learner's generators belong to a batch with opponents")
+        return self._opponents.learner_rng
+
     def learner_seat(self, row: int, k: int) -> int:
         """The caller's seat in row ``row``'s ``k``-th game when ``opponents`` play: ``(row + k) % num_players``."""
         return (row + k) % self._num_players
@@ -239,13 +261,21 @@ class VectorGame:
         """The seed of row ``row``'s ``k``-th game."""
         return self.seed + row + k * self._n
 
-    def reset(self, seed: int | None = None) -> None:
-        """Start every row over with its first game (row i: ``seed + i``)."""
+    def reset(self, seed: int | None = None, position: Any = None) -> None:
+        """Start every row over with its first game (row i: ``seed + i``).
+
+        ``position`` (a :class:`Game`, its JSON text or dict; of this map and player count,
+        else :class:`~concordia_env.engine.position.PositionError`, nothing changed): every
+        row's first game starts from a copy of it instead (the seeds still seed the
+        opponents and the later games).
+        """
+        start = None if position is None else start_position(position, self._map.name, self._num_players)
         if seed is None:
             seed = int(np.random.default_rng().integers(SEED_BOUND))
         elif not 0 <= integer_argument(seed, "seed") <= MAX_SEED:
             raise ValueError(f"seed must be None or an integer in 0..2**62, got {seed}")
         self.seed = integer_argument(seed, "seed")
+        self._start = None if start is None else start.state.copy()
         self.game_counts[:] = 0
         self._rng = np.random.default_rng(self.seed)
         for i in range(self._n):
@@ -263,7 +293,10 @@ class VectorGame:
         """Row ``row`` starts its ``game_counts[row]``-th game: set up as ``Game.new`` (its opponents seeded)."""
         k = int(self.game_counts[row])
         seed = self.game_seed(row, k)
-        start_game(self._states[row], self._template, seed, self._start_player, self._plan)
+        if k == 0 and self._start is not None:
+            self._states[row] = self._start  # reset(position=...): the first game starts there
+        else:
+            start_game(self._states[row], self._template, seed, self._start_player, self._plan)
         self._new_opponents(row)
 
     def _new_opponents(self, row: int) -> None:
@@ -364,13 +397,40 @@ class VectorGame:
         observation after the step (what ``observations()`` would return then) in the same
         pass over the rows: with threads, one hand-over to the workers per step instead of two.
         """
-        actions = self._check_actions(actions)
+        return self._step(self._check_actions(actions), None, observe_into)
+
+    def step_turns(
+        self, plans: np.ndarray, lengths: np.ndarray, observe_into: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learner of every row plays ``plans[i, :lengths[i]]``, then its opponents reply (with ``opponents``).
+
+        The options level's ``granularity="turn"`` (:mod:`.options_level`): each row's
+        learner takes the plan's actions while they are legal and its own decisions
+        (``options_level.play_turn``), then the opponents play up to its next decision. The
+        first action of every plan is checked as :meth:`step` checks actions (nothing changes
+        if one is refused); the returns are :meth:`step`'s.
+        """
+        if self._opponents is None:
+            raise ValueError("step_turns() plays the learner's turns: the batch needs opponents")
+        plans = np.ascontiguousarray(plans, dtype=np.int64)
+        lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+        if plans.ndim != 2 or plans.shape[0] != self._n or lengths.shape != (self._n,):
+            raise ValueError(f"plans are ({self._n}, length) action indices and lengths ({self._n},)")
+        if (lengths < 1).any() or (lengths > plans.shape[1]).any() or plans.min() < 0 or plans.max() >= NUM_ACTIONS:
+            raise ValueError("every plan holds 1..plans.shape[1] action indices")
+        self._check_actions(plans[:, 0].copy())
+        return self._step(plans, lengths, observe_into)
+
+    def _step(
+        self, actions: np.ndarray, lengths: np.ndarray | None, observe_into: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+        """:meth:`step` (``lengths`` None: one checked action per row) or :meth:`step_turns` (checked plans)."""
         out = None if observe_into is None else self._check_out(observe_into)
         observe = out is not None
         args = (
             self._states,
             self._map.tables,
-            actions,
+            *((actions,) if lengths is None else (actions, lengths)),
             self._masks,
             observe,
             out if observe else self._no_observations,
@@ -380,8 +440,11 @@ class VectorGame:
         )
         if self._opponents is None:
             self._rows.run(step_rows, step_rows_parallel, *args)
-        else:
+        elif lengths is None:
             self._rows.run(step_rows_playing, step_rows_playing_parallel, *args, *self._opponents.arrays())
+            self._opponents.check()
+        else:
+            self._rows.run(step_rows_turn, step_rows_turn_parallel, *args, *self._opponents.arrays())
             self._opponents.check()
         # every row's mask is its new position's; a finished row already holds its next game
         self.dones = self._done.copy()

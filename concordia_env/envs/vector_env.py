@@ -17,6 +17,8 @@ to Stable-Baselines3 (``MaskablePPO``; it needs the ``train`` extra).
 | Reward | as in every env (``"win"``, ``"rank"``, ``"vp"``, ``"score_delta"``), the learner's, per row |
 | Autoreset | ``AutoresetMode.SAME_STEP`` (``metadata["autoreset_mode"]``) |
 | SB3 | ``envs.sb3.SB3VecEnv(...)``, a ``VecEnv``: ``env_method("action_masks")`` for ``MaskablePPO`` |
+| Options level | ``level="options"``: single spaces ``Dict(observation, options (K, F), action_mask (K,))`` and |
+| | ``Discrete(K)``; ``action_masks()`` bool ``(num_envs, K)``; see "Options level" |
 
 Options
 -------
@@ -33,6 +35,33 @@ Options
 * ``seed``: the base seed of the first ``reset()`` (``None``: random).
 * ``copy``: ``True`` (default) returns new observation arrays; ``False`` writes them into
   one buffer that the next ``step`` overwrites (Gymnasium's ``copy=False`` convention).
+* ``level`` (``"flat"``, default, or ``"options"``), ``max_options``, ``granularity`` and
+  ``features_version``: see "Options level".
+
+Options level
+-------------
+With ``level="options"`` (:mod:`concordia_env.envs.options_level`) every row's learner
+chooses among the turn options of its decision: the observation is a dict of batched
+arrays, ``"observation"`` (n, OBS_SIZE), ``"options"`` (n, K, F) and ``"action_mask"``
+(n, K) int8, and ``step`` takes one kept option's index per row. The options of every row
+are computed after each step in compiled code on the batch's threads
+(``options_level.options_rows``), with the compiled opponents inside as at the flat level;
+each row determinizes with its own learner generator, ``numpy.random.default_rng(game
+seed)`` after the opponents' seeds are drawn from it, one draw per decision, exactly as
+``SingleAgentEnv(level="options")`` draws from its ``np_random``: row i's k-th game shows
+the options that env shows for the same seat and seed (``tests/test_options_vector.py``
+checks it move by move). ``granularity="turn"`` plays the chosen option's turn inside the
+compiled step (``VectorGame.step_turns``). A masked or out-of-range option raises
+:class:`~concordia_env.IllegalActionError` naming the row (``err.row``), nothing changed.
+The infos add ``"option_actions"`` (int64 (n, K, 2)); a finished game's ``final_obs`` is a
+dict whose options and mask are zeros (no decision is left).
+
+Reset options
+-------------
+``reset(options={"position": p})``: every row's first game starts from a copy of position
+``p`` (a ``Game``, its JSON text or dict, of this map and player count, else
+``PositionError``); the seeds still seat the learner and seed the opponents and the later
+games. Any other key that names a constructor option raises ``ValueError``, nothing changed.
 
 Seats and seeds
 ---------------
@@ -94,9 +123,12 @@ from gymnasium.vector.utils import batch_space
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import integer_argument, short_repr
 from concordia_env.engine.observation import OBSERVATION_VERSION, observation_bounds
+from concordia_env.engine.rules.engine import sample_rows
 from concordia_env.engine.state import DECISION_COUNT, TURN_COUNT
+from concordia_env.strategy.afterstate import FEATURES_VERSION
 
-from .common import check_cap
+from .common import check_cap, check_reset_options
+from .options_level import DEFAULT_MAX_OPTIONS, OptionsBatch, check_options_arguments, options_space
 from .vector import VectorGame
 
 
@@ -113,16 +145,23 @@ class LegalBatchActionSpace(spaces.MultiDiscrete):
 
     Generic checkers sample the action space blindly; the batch refuses illegal actions, so
     this space asks the batch for one uniformly random legal action per row. An explicit
-    ``mask`` is used as given. A copy or pickle is a plain ``MultiDiscrete``.
+    ``mask`` is used as given. A copy or pickle is a plain ``MultiDiscrete``. At the options
+    level (``options`` given) it is ``MultiDiscrete([K] * n)`` and draws a kept option per row.
     """
 
-    def __init__(self, games: VectorGame, seed: int | None = None) -> None:
-        super().__init__(np.full(games.n, NUM_ACTIONS, dtype=np.int64), seed=seed)
+    def __init__(self, games: VectorGame, options: OptionsBatch | None = None, seed: int | None = None) -> None:
+        size = NUM_ACTIONS if options is None else options.max_options
+        super().__init__(np.full(games.n, size, dtype=np.int64), seed=seed)
         self._games = games
+        self._options = options
 
     def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray:
         if mask is None and probability is None:
-            return self._games.sample_actions(self.np_random)
+            if self._options is None:
+                return self._games.sample_actions(self.np_random)
+            out = np.empty(self._games.n, dtype=np.int64)
+            sample_rows(self._options.mask.view(np.bool_), self.np_random.random(self._games.n), out)
+            return out
         return super().sample(mask=mask, probability=probability)
 
     def __reduce__(self) -> tuple[type, tuple[np.ndarray]]:
@@ -146,6 +185,10 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         max_turns: int | None = None,
         observation_version: int = OBSERVATION_VERSION,
         copy: bool = True,
+        level: str = "flat",
+        max_options: int = DEFAULT_MAX_OPTIONS,
+        granularity: str = "decision",
+        features_version: int = FEATURES_VERSION,
         **game_options: Any,
     ) -> None:
         if not isinstance(copy, (bool, np.bool_)):
@@ -153,6 +196,9 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         if opponents is None:
             raise ValueError("the vector env plays the learner against opponents: name them (e.g. 'heuristic')")
         self.max_turns = check_cap("max_turns", max_turns)
+        self.level, self.max_options, self.granularity, self.features_version = check_options_arguments(
+            level, max_options, granularity, features_version
+        )
         self.games = VectorGame(
             num_envs,
             map=map,
@@ -169,10 +215,19 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         self._first_seed = seed
         self._seed_pending = True  # the first reset() without a seed uses the constructor's
         low, high = observation_bounds(self.games.observation_version)
-        self.single_observation_space = spaces.Box(low, high, shape=(self.games.obs_size,), dtype=np.float32)
-        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        flat = spaces.Box(low, high, shape=(self.games.obs_size,), dtype=np.float32)
+        #: every row's options (options level), computed in compiled code on the batch's threads; None: flat level
+        self.options = (
+            OptionsBatch(self.num_envs, self.max_options, self.features_version) if self.level == "options" else None
+        )
+        if self.options is None:
+            self.single_observation_space: spaces.Space = flat
+            self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        else:
+            self.single_observation_space = options_space(flat, self.max_options, self.features_version)
+            self.single_action_space = spaces.Discrete(self.max_options)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = LegalBatchActionSpace(self.games)
+        self.action_space = LegalBatchActionSpace(self.games, self.options)
         self._obs = np.empty((self.num_envs, self.games.obs_size), dtype=np.float32)
         self._rows = np.arange(self.num_envs)
         self.render_mode = None
@@ -181,16 +236,17 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
     def reset(
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Every row starts over (row i with seed ``seed + i``); see "Seats and seeds". ``options`` take nothing."""
-        if options:
-            raise ValueError(f"reset() takes no options, got {short_repr(options)}")
+        """Every row starts over (row i with seed ``seed + i``); see "Seats and seeds" and "Reset options"."""
+        games = self.games
+        position = check_reset_options(options, games.map.name, games.num_players)
         base = self._base_seed(seed)
         if base is None and self._seed_pending:
             base = self._first_seed
         self._seed_pending = False
-        self.games.reset(base)
+        games.reset(base, position)
         if seed is not None or base is not None:
-            self.action_space.seed(self.games.seed)
+            self.action_space.seed(games.seed)
+        self._compute_options()
         return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -198,7 +254,16 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         games = self.games
         seats = games.learner_seats
         assert seats is not None  # the batch has opponents: the constructor made it so
-        all_rewards, dones, game_infos = games.step(actions, observe_into=self._obs)
+        options = self.options
+        if options is None:
+            all_rewards, dones, game_infos = games.step(actions, observe_into=self._obs)
+        else:
+            chosen = options.check(actions)  # nothing changes if a row's option is refused
+            if self.granularity == "decision":
+                all_rewards, dones, game_infos = games.step(options.plans[self._rows, chosen, 0], self._obs)
+            else:
+                plans, lengths = options.plans[self._rows, chosen], options.lengths[self._rows, chosen]
+                all_rewards, dones, game_infos = games.step_turns(plans, lengths, self._obs)
         rewards = all_rewards[self._rows, seats].astype(np.float64)
         terminations = dones.copy()
         truncations = np.zeros(self.num_envs, dtype=np.bool_)
@@ -207,11 +272,12 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         ended = np.flatnonzero(terminations | truncations)
         # the truncated rows' last positions, before they restart
         cut_scores = games.scores() if truncations.any() else np.zeros((0, games.num_players), dtype=np.int64)
+        self._compute_options()  # every row's next decision (a truncated row's last one, until it restarts)
         infos: dict[str, Any] = {}
         for row in ended:
             if terminations[row]:
                 info = game_infos["final_info"][row]
-                obs = game_infos["final_observation"][row][seats[row]]
+                obs = self._final_observation(game_infos["final_observation"][row][seats[row]])
                 final = {
                     "final_scores": info["final_scores"],
                     "scores": info["final_scores"],
@@ -222,7 +288,7 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
                     "truncated": False,
                 }
             else:
-                obs = self._obs[row].copy()
+                obs = self._row_observation(int(row))
                 final = {
                     "final_scores": np.zeros(games.num_players, dtype=np.int64),
                     "scores": cut_scores[row],
@@ -238,11 +304,20 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
             games.restart(cut)
             rows = games.observations()  # the restarted rows' new games (rarely: a cap was reached)
             self._obs[cut] = rows[cut]
+            if options is not None:
+                learner_rng = games.learner_rng
+                for row in cut:
+                    options.compute_row(int(row), games._states[row], games.map.tables, learner_rng[row])
         infos.update(self._infos())
-        return (self._obs.copy() if self.copy else self._obs), rewards, terminations, truncations, infos
+        return self._observation_now(), rewards, terminations, truncations, infos
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every row, bool (n, NUM_ACTIONS) (a copy)."""
+        """The learner's legal actions in every row, bool (n, NUM_ACTIONS) (a copy).
+
+        At the options level: every row's option mask, bool (n, max_options).
+        """
+        if self.options is not None:
+            return self.options.mask.astype(np.bool_)
         return self.games.legal_masks().copy()
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -264,9 +339,46 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
             return seeds[0]
         return integer_argument(seed, "seed")
 
-    def _observations(self) -> np.ndarray:
+    def _observations(self) -> Any:
         self.games.observations(out=self._obs)
-        return self._obs.copy() if self.copy else self._obs
+        return self._observation_now()
+
+    def _observation_now(self) -> Any:
+        """What ``reset`` and ``step`` return: the flat buffer, or the options level's dict around it."""
+        if self.options is None:
+            return self._obs.copy() if self.copy else self._obs
+        return self.options.observation(self._obs, self.copy)
+
+    def _compute_options(self) -> None:
+        """Every row's options of its learner's pending decision (options level), on the batch's threads."""
+        if self.options is not None:
+            games = self.games
+            self.options.compute(games._rows, games._states, games.map.tables, games.learner_rng)
+
+    def _row_observation(self, row: int) -> Any:
+        """Row ``row``'s observation now (a copy), at the env's level."""
+        if self.options is None:
+            return self._obs[row].copy()
+        opts = self.options
+        return {
+            "observation": self._obs[row].copy(),
+            "options": opts.features[row].copy(),
+            "action_mask": opts.mask[row].copy(),
+        }
+
+    def _final_observation(self, flat: np.ndarray) -> Any:
+        """A finished game's last observation at the env's level (at the options level: no options left)."""
+        if self.options is None:
+            return flat
+        width = self.options.features.shape[2]
+        return {
+            "observation": flat,
+            "options": np.zeros((self.max_options, width), dtype=np.float32),
+            "action_mask": np.zeros(self.max_options, dtype=np.int8),
+        }
 
     def _infos(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks(), "learner_seat": self.games.learner_seats}
+        infos = {"action_mask": self.action_masks(), "learner_seat": self.games.learner_seats}
+        if self.options is not None:
+            infos["option_actions"] = self.options.first.copy()
+        return infos

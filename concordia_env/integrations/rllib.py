@@ -49,12 +49,15 @@ import concordia_env
 from concordia_env.engine.game import Game
 from concordia_env.envs import opponents
 
-#: the observation keys of RLlib's action-masking module
-OBSERVATIONS, ACTION_MASK, STATE = "observations", "action_mask", "state"
+#: the observation keys of RLlib's action-masking module (and the options level's feature rows)
+OBSERVATIONS, ACTION_MASK, STATE, OPTIONS = "observations", "action_mask", "state", "options"
 
 
 class RLlibObservation(BaseWrapper):
-    """The AEC env with RLlib's observation keys: ``{"observations", "action_mask"[, "state"]}``.
+    """The AEC env with RLlib's observation keys: ``{"observations", "action_mask"[, "options"][, "state"]}``.
+
+    At the options level (``level="options"``) the options' feature rows keep their key
+    ``"options"`` (what :class:`~concordia_env.training.options_rllib.OptionsRLModule` reads).
 
     With ``with_state`` the engine's state array rides along for the fixed agent policies,
     which play on the game itself.
@@ -67,6 +70,8 @@ class RLlibObservation(BaseWrapper):
     def observation_space(self, agent: str) -> spaces.Dict:
         inner = self.env.observation_space(agent)
         parts = {OBSERVATIONS: inner["observation"], ACTION_MASK: inner["action_mask"]}
+        if OPTIONS in inner.spaces:  # the options level: the options' feature rows ride along
+            parts[OPTIONS] = inner[OPTIONS]
         if self.with_state:
             parts[STATE] = self.env.unwrapped.state_space
         return spaces.Dict(parts)
@@ -74,6 +79,8 @@ class RLlibObservation(BaseWrapper):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         obs = self.env.observe(agent)
         out = {OBSERVATIONS: obs["observation"], ACTION_MASK: obs["action_mask"]}
+        if OPTIONS in obs:
+            out[OPTIONS] = obs[OPTIONS]
         if self.with_state:
             out[STATE] = self.env.unwrapped.state()
         return out

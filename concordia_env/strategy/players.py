@@ -48,14 +48,21 @@ from concordia_env.engine.rules.effects import apply_action
 from concordia_env.engine.rules.engine import advance, nth_legal, same_state
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.rules.pcg64 import integers
-from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
+from concordia_env.engine.state import (
+    CURRENT_PLAYER,
+    DECISION_COUNT,
+    NUM_PLAYERS,
+    PHASE,
+    PHASE_GAME_OVER,
+    STATE_SIZE,
+)
 
-from .afterstate import ModelArrays, score_options
+from .afterstate import OBSERVATION_COLUMNS, ModelArrays, no_model, score_options
 from .evaluation import remaining_fraction
 from .hidden import determinize
 from .options import best_option, turn_options
 from .params import P_OPPONENT_WEIGHT
-from .planner import STATUS_ILLEGAL, apply, decide, is_lookahead_phase
+from .planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE, apply, decide, is_lookahead_phase
 
 #: the compiled players, by kind number
 RANDOM, HEURISTIC, LEARNED, LEARNED_PLANNED = 0, 1, 2, 3
@@ -79,6 +86,54 @@ class CompiledPlayer(NamedTuple):
     kind: int
     params: np.ndarray
     model: ModelArrays | None = None
+
+
+class SeatPlayer:
+    """One compiled player deciding for one seat of a Python game: what an agent's ``act()`` asks once.
+
+    The arrays a batch keeps per row and opponent slot (generator states, the planned turn),
+    for one seat: ``act`` is :func:`strategy_act` on the game's state, so a Python agent that
+    asks it decides exactly as its compiled twin in a batch does. ``rng`` and ``noise`` are
+    the agent's ``compiled_state()``; the player owns them from then on.
+    """
+
+    __slots__ = ("actions", "cursor", "kind", "model", "noise", "params", "plan_len", "pos", "rng", "status")
+
+    def __init__(self, player: CompiledPlayer, rng: np.ndarray, noise: np.ndarray) -> None:
+        self.kind = player.kind
+        self.params = np.ascontiguousarray(player.params, dtype=np.float64)
+        self.model = (*(player.model if player.model is not None else no_model()), OBSERVATION_COLUMNS)
+        self.rng = np.array(rng, dtype=np.uint64)
+        self.noise = np.array(noise, dtype=np.uint64)
+        self.cursor = np.zeros(STATE_SIZE, dtype=np.int32)
+        self.pos = np.zeros(1, dtype=np.int64)
+        self.actions = np.zeros(MAX_TURN_DECISIONS, dtype=np.int64)
+        self.plan_len = np.zeros(1, dtype=np.int64)
+        self.status = np.zeros(STATUS_SIZE, dtype=np.int64)
+
+    def act(self, state: np.ndarray, tables: np.ndarray, mask: np.ndarray) -> tuple[int, int]:
+        """The action for the seat to move in ``state`` (legal ``mask``), and how many illegal actions were planned.
+
+        An action of -1 is a plan the rules refused (a bug the caller reports).
+        """
+        self.status[:] = 0
+        action = strategy_act(
+            state,
+            tables,
+            self.kind,
+            mask,
+            int(mask.sum()),
+            self.params,
+            self.model,
+            self.rng,
+            self.noise,
+            self.cursor,
+            self.pos,
+            self.actions,
+            self.plan_len,
+            self.status,
+        )
+        return int(action), int(self.status[STATUS_ILLEGAL])
 
 
 # --------------------------------------------------------------------------- plans

@@ -10,12 +10,18 @@ says what is allowed::
 
 Seeds are integers >= 0 (what ``Game.new`` and numpy's generators take); counts of games,
 players and workers at least 1; a port 1..65535.
+
+Output paths are checked before the work that fills them (a game played, a tournament's
+games): :func:`output_file_problem` and :func:`output_dir_problem` say why a path cannot be
+written, without creating anything; the tools create missing folders when they write.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 #: the highest TCP port
 MAX_PORT = 65535
@@ -46,3 +52,39 @@ count = integer_in(1)
 index = integer_in(0)
 #: a TCP port
 port = integer_in(1, MAX_PORT)
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its closest ancestor that exists (``.`` for a relative path with none)."""
+    for candidate in (path, *path.parents):
+        if candidate.exists():
+            return candidate
+    return Path(".")
+
+
+def output_file_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why a file cannot be written at ``path`` (its missing folders created), or None if it can; creates nothing."""
+    file = Path(path)
+    if file.is_dir():
+        return f"{file} is a directory, not a file"
+    if file.exists():
+        return None if os.access(file, os.W_OK) else f"{file} is not writable"
+    folder = _nearest_existing(file.parent)
+    if not folder.is_dir():
+        return f"{folder} is not a directory, so {file} cannot be created"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"{folder} is not writable, so {file} cannot be created"
+    return None
+
+
+def output_dir_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why files cannot be written into the folder ``path`` (created if missing), or None; creates nothing."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        return f"{folder} exists and is not a directory"
+    existing = _nearest_existing(folder)
+    if not existing.is_dir():
+        return f"{existing} is not a directory, so {folder} cannot be created"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"{existing} is not writable"
+    return None

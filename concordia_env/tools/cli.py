@@ -93,6 +93,9 @@ SCRIPTS: dict[str, dict[str, Program]] = {
         "selfplay": Program(
             "concordia_env.training.selfplay", "flat MaskablePPO self-play with an opponent pool", ("train",)
         ),
+        "ppo_options": Program(
+            "concordia_env.training.ppo_options", "single-file PPO on the options level (CleanRL style)", ("train",)
+        ),
         "rllib": Program("concordia_env.training.rllib", "multi-agent PPO on Ray RLlib", ("train", "rllib")),
         "tianshou": Program("concordia_env.training.tianshou_dqn", "masked DQN with Tianshou", ("train", "tianshou")),
     },

@@ -77,6 +77,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -465,7 +466,7 @@ def run_ray(tasks: Sequence[GameTask], workers: int, address: str | None, on_don
 
     started_here = not ray.is_initialized()
     if started_here:
-        _init_ray(address, workers)
+        init_ray(address, workers)
     try:
         remote_play = ray.remote(num_cpus=1)(play_game)
         queue = list(reversed(tasks))
@@ -483,7 +484,8 @@ def run_ray(tasks: Sequence[GameTask], workers: int, address: str | None, on_don
             ray.shutdown()
 
 
-def _init_ray(address: str | None, workers: int) -> None:
+def init_ray(address: str | None, workers: int) -> None:
+    """Join the Ray cluster at ``address``, or start a local instance of ``workers`` CPUs."""
     import ray
 
     if address is not None:
@@ -663,8 +665,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = config_from_args(args)
     try:  # an unknown agent, an impossible map or player count: a usage error, before any file is touched
         validate(config)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OSError) as e:  # OSError: a policy: or learned: spec naming a missing file
         parser.error(str(e))
+    out_dir = Path(args.out) if args.out else Path(DEFAULT_RESULTS_DIR) / config.name
+    why = arguments.output_dir_problem(out_dir)
+    if why is not None:  # before the games, not after them
+        parser.error(f"--out: {why}")
+    if args.address is not None and args.backend != "ray":
+        parser.error("--address joins a Ray cluster: it needs --backend ray")
     console = report_console()
     block = len(schedule_block(len(config.agents), config.players))
     if config.games % block:
@@ -689,11 +697,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StoreError as e:
         console.print(f"[red]results file refused[/]: {escape(str(e))}")
         return 2
+    except BrokenProcessPool:
+        console.print(
+            "[red]a worker process died[/] (killed, or out of memory?): finished games are saved; run the same "
+            "command again to resume"
+        )
+        return 1
     if result.moved_aside is not None:
         console.print(f"--reset: the previous results file was renamed to {escape(str(result.moved_aside))}")
     if result.resumed:
         console.print(f"{result.resumed} games read back from {args.db}, {result.played} played now")
-    out_dir = Path(args.out) if args.out else Path(DEFAULT_RESULTS_DIR) / config.name
     files = write_reports(result.summary, result.records, out_dir, plots=not args.no_plots)
     print_summary(result.summary, console)
     console.print(f"reports: {', '.join(str(f) for f in files)}")

@@ -46,15 +46,20 @@ Reproducibility: every game's seed and every exploration draw come from
 order from ``torch.manual_seed(seed + iteration)``. A run is deterministic for its seed
 (the ``time_limit_minutes`` cap aside, which stops after a whole iteration), and
 ``--resume`` continues after the last finished iteration exactly as an uninterrupted run
-would.
+would, wherever the run was stopped (Ctrl-C in any phase, a lost worker: tested in
+``tests/test_training_faults.py``). The rule that makes it so: **a resume reads only the
+checkpoint**. ``checkpoint.pt`` is written in one atomic step at the end of every iteration
+(and once at the start: iteration 0); nothing a resume reads is written between a fit and
+its checkpoint (the evaluations play the network in memory); ``model.npz`` and
+``state.json`` are copies of the checkpoint, rewritten from it by ``--resume``.
 
 Run directory ``<runs_dir>/<name>-<timestamp>/``::
 
     config.yaml         resolved config (a resume's overrides included)
     data/iter_<k>.npz   the decisions played in iteration k (features, targets, game ids)
-    checkpoint.pt       model, optimizer and iteration count (torch)
-    state.json          run state: iteration, timings, evaluation history (written last)
-    model.npz           the current model (``agents.make("learned", path=...)``)
+    checkpoint.pt       network, optimizer and run state (torch): what --resume reads
+    state.json          run state: iteration, timings, evaluation history (a copy of the checkpoint's)
+    model.npz           the current model (``agents.make("learned", path=...)``; the checkpoint's)
     evaluations.db      every evaluation game (``concordia replay <run>/evaluations.db [ID]``)
     evaluations.csv, learning_curve.png, report.md, summary.json
 """
@@ -64,16 +69,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import io
 import itertools
 import json
-import multiprocessing as mp
 import os
 import sys
 import time
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import torch
@@ -97,6 +103,7 @@ from concordia_env.tools.tournament import duel, run_tournament
 from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
 from .evaluate import EvalResult, eval_result, eval_seed, weights_digest
 from .report import plot_learning_curve
+from .workers import WorkerLostError, open_pool
 
 SELF = "self"
 #: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
@@ -365,6 +372,23 @@ def lambda_returns(model_values: np.ndarray, final: np.ndarray, trajectory: np.n
 
 
 # ---------------------------------------------------------------------- the run
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that the file is the old one or the new one, whole, whenever the run stops."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> None:
+    """``np.savez`` of ``arrays`` to ``path``, atomically (:func:`write_atomic`)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    write_atomic(path, buffer.getvalue())
+
+
 @dataclass
 class RunState:
     """What ``state.json`` carries between sessions."""
@@ -427,25 +451,44 @@ class Run:
         run = cls(run_dir, config, cls.STATE_CLASS())
         if init is not None:
             run.net.load_model(init)
-        run.save_model()
+        run.checkpoint()  # iteration 0: a run interrupted in its first iteration resumes from here
         return run
 
     @classmethod
     def open(cls, run_dir: Path, overrides: dict[str, Any]) -> Run:
+        """The run in ``run_dir`` as its last checkpoint left it, with ``overrides`` (resumable keys).
+
+        Everything is read from the checkpoint (``checkpoint.pt``: network, optimizer and run
+        state, written in one step), never from a file written after it: ``model.npz`` and
+        ``state.json`` are rewritten from it, so a run interrupted between its fit and its
+        checkpoint replays that iteration with the model that began it. A refused resume
+        (a missing or damaged checkpoint, a key that cannot change) changes no file.
+        """
         run_dir = Path(run_dir)
-        if not (run_dir / cls.STATE).exists():
-            raise FileNotFoundError(f"{run_dir} has no {cls.STATE}: nothing to resume")
+        if not run_dir.is_dir():
+            raise FileNotFoundError(f"{run_dir} is not a run directory: nothing to resume")
+        if not (run_dir / cls.CHECKPOINT).is_file():
+            raise FileNotFoundError(
+                f"{run_dir} has no {cls.CHECKPOINT}: not a run directory, or one stopped before its first "
+                "checkpoint; nothing to resume"
+            )
         fixed = sorted(set(overrides) - set(cls.resumable()))
         if fixed:
             changeable = ", ".join(cls.resumable())
             raise ValueError(f"{', '.join(fixed)} cannot change when resuming; changeable: {changeable}")
         config = resolve(run_dir / cls.CONFIG, overrides, cls.CONFIG_CLASS)
+        try:
+            checkpoint = torch.load(run_dir / cls.CHECKPOINT, weights_only=False)
+            # runs checkpointed before the state moved into checkpoint.pt kept it in state.json only
+            saved = checkpoint["state"] if "state" in checkpoint else json.loads((run_dir / cls.STATE).read_text())
+            state = cls.STATE_CLASS(**saved)
+            run = cls(run_dir, config, state)
+            run.net.load_state_dict(checkpoint["net"])
+            run.optimizer.load_state_dict(checkpoint["optimizer"])
+        except Exception as err:  # torch, pickle, JSON and zip errors alike: the checkpoint is not usable
+            raise ValueError(f"{run_dir / cls.CHECKPOINT} cannot be resumed: {type(err).__name__}: {err}") from err
         config.save(run_dir / cls.CONFIG)
-        state = cls.STATE_CLASS(**json.loads((run_dir / cls.STATE).read_text()))
-        run = cls(run_dir, config, state)
-        checkpoint = torch.load(run_dir / cls.CHECKPOINT, weights_only=False)
-        run.net.load_state_dict(checkpoint["net"])
-        run.optimizer.load_state_dict(checkpoint["optimizer"])
+        run.write_checkpoint_copies()  # a model.npz newer than the checkpoint is replaced by the checkpoint's
         return run
 
     @classmethod
@@ -468,20 +511,32 @@ class Run:
             "command": f"{self.COMMAND} --config <config> (run {self.run_dir.name})",
         }
 
+    def current_model(self) -> AfterstateModel:
+        """The network as it is now, as a model (exactly what ``model.npz`` holds once checkpointed)."""
+        return AfterstateModel.load_bytes(self.net.export(self.metadata()).to_bytes())
+
     def save_model(self) -> None:
-        tmp = self.model_path.with_suffix(".tmp")
-        self.net.export(self.metadata()).save(tmp)
-        os.replace(tmp, self.model_path)
+        write_atomic(self.model_path, self.net.export(self.metadata()).to_bytes())
 
     def checkpoint(self) -> None:
-        """Model, optimizer, state: each file complete before ``state.json`` says the iteration is done."""
+        """The end of an iteration: network, optimizer and run state in ``checkpoint.pt``, in one step.
+
+        ``checkpoint.pt`` is replaced atomically (a temporary file, then ``os.replace``): a
+        run stopped at any moment has the old checkpoint or the new one, whole. Only then are
+        ``model.npz`` and ``state.json`` written, copies of it (each atomically): the current
+        model for people and agents, the state for people. ``--resume`` reads the checkpoint
+        alone (:meth:`open`).
+        """
+        buffer = io.BytesIO()
+        state = {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(), "state": asdict(self.state)}
+        torch.save(state, buffer)
+        write_atomic(self.run_dir / self.CHECKPOINT, buffer.getvalue())
+        self.write_checkpoint_copies()
+
+    def write_checkpoint_copies(self) -> None:
+        """``model.npz`` and ``state.json`` from the checkpoint in memory (see :meth:`checkpoint`)."""
         self.save_model()
-        tmp = self.run_dir / f"{self.CHECKPOINT}.tmp"
-        torch.save({"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict()}, tmp)
-        os.replace(tmp, self.run_dir / self.CHECKPOINT)
-        tmp = self.run_dir / f"{self.STATE}.tmp"
-        tmp.write_text(json.dumps(asdict(self.state), indent=1))
-        os.replace(tmp, self.run_dir / self.STATE)
+        write_atomic(self.run_dir / self.STATE, json.dumps(asdict(self.state), indent=1).encode())
 
     # ------------------------------------------------------------------ one iteration
     def tasks(self, iteration: int) -> list[GameTask]:
@@ -509,7 +564,7 @@ class Run:
                 bar.update(1)
         data: dict[str, Any] = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "decisions"}
         data["game"] = data["game"] + iteration * self.config.games_per_iteration  # unique across iterations
-        np.savez(self.run_dir / "data" / f"iter_{iteration:04d}.npz", **data)
+        save_npz_atomic(self.run_dir / "data" / f"iter_{iteration:04d}.npz", data)
         self.state.games += len(parts)
         self.state.decisions += int(sum(int(p["decisions"]) for p in parts))
         self.state.learner_decisions += int(data["chosen"].sum())
@@ -633,14 +688,14 @@ class Run:
     def evaluate(self, opponent: str, games: int, index: int) -> EvalResult:
         """The greedy learner against ``opponent`` in every other seat: evaluation number ``index``.
 
-        The current model (``model.npz``) plays as an agent object in the seats named
+        The current network (:meth:`current_model`) plays as an agent object in the seats named
         ``LEARNER``; the games go to ``evaluations.db``, in a tournament named by the model's
         weights (``given_version``): an interrupted evaluation goes on where it stopped, and
         the final evaluation of a run resumed for more iterations plays the new model.
         """
         start = time.perf_counter()
         c = self.config
-        model = AfterstateModel.load(self.model_path)
+        model = self.current_model()
         config = duel(
             LEARNER,
             opponent,
@@ -677,7 +732,8 @@ class Run:
                 self.state.fits.append(fit)
                 self.report_fit(k, fit)
                 self.state.iteration = k + 1
-                self.save_model()  # the evaluation's workers load the fitted model from disk
+                # nothing is written between the fit and the checkpoint that a resume would read:
+                # the evaluation plays the network in memory, model.npz is the checkpoint's
                 if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
                     for opponent in c.eval_opponents:
                         result = self.evaluate(opponent, c.eval_games, k)
@@ -695,8 +751,8 @@ class Run:
         """Before the pool starts (its forked workers inherit what this compiles): nothing here."""
 
     def open_pool(self) -> contextlib.AbstractContextManager[Any]:
-        """The pool the iterations play in: ``workers`` forked processes."""
-        return mp.get_context("fork").Pool(self.config.workers)
+        """The pool the iterations play in: ``workers`` forked processes (:func:`.workers.open_pool`)."""
+        return open_pool("multiprocessing", self.config.workers)
 
     def report_fit(self, iteration: int, fit: dict[str, Any]) -> None:
         """What to print after a fit (the report has every fit): nothing here."""
@@ -832,24 +888,46 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
 
     Shared by every command whose run is a :class:`Run` (``concordia train afterstate``,
     ``concordia train expert``): its config class and command name come from ``run_class``.
+
+    A person's mistake ends the command with one line on stderr and no traceback, before
+    any training: a config file or run directory that is missing or unreadable, a value the
+    config refuses, a ``--runs_dir`` that cannot be written (exit status 2). Ctrl-C (status
+    130) and a lost worker (status 1) end it with the ``--resume`` command that continues it
+    from its last checkpoint; every run has one from its start (iteration 0).
     """
     config_class = run_class.CONFIG_CLASS
     args = parser.parse_args(argv)
-    overrides = overrides_from_args(args, config_class)
-    if args.resume:
-        if args.config:
-            raise SystemExit("--resume takes the run's own config.yaml; give changes as --key value options")
-        run = run_class.open(Path(args.resume), overrides)
-        print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
-    else:
-        run = run_class.create(resolve(args.config, overrides, config_class))
-        print(f"run directory: {run.run_dir}", file=sys.stderr)
+
+    def refuse(message: str) -> NoReturn:
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    try:
+        overrides = overrides_from_args(args, config_class)
+        if args.resume:
+            if args.config:
+                refuse("--resume takes the run's own config.yaml; give changes as --key value options")
+            run = run_class.open(Path(args.resume), overrides)
+            print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
+        else:
+            run = run_class.create(resolve(args.config, overrides, config_class))
+            print(f"run directory: {run.run_dir}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
+        raise SystemExit(130) from None
+    except (OSError, ValueError, TypeError) as err:
+        refuse(str(err) if not isinstance(err, OSError) or not err.filename else f"{err.strerror}: {err.filename}")
+    resume = f"{run_class.COMMAND} --resume {run.run_dir}"
     try:
         reason = run.train()
+        report = run.finish(reason)
     except KeyboardInterrupt:
-        print(f"\ninterrupted; continue with: {run_class.COMMAND} --resume {run.run_dir}", file=sys.stderr)
+        print(f"\ninterrupted; continue with: {resume}", file=sys.stderr)
         raise SystemExit(130) from None
-    report = run.finish(reason)
+    except (WorkerLostError, BrokenProcessPool) as err:
+        lost = str(err) if isinstance(err, WorkerLostError) else "a worker process died (killed, or out of memory?)"
+        print(f"{parser.prog}: {lost}; the run stops at its last checkpoint: continue with: {resume}", file=sys.stderr)
+        raise SystemExit(1) from None
     summary = json.loads((run.run_dir / "summary.json").read_text())
     print(f"trained {summary['iterations']} iterations, {summary['games']:,} games ({reason})")
     for r in summary["final"]:

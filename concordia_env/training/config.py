@@ -268,7 +268,10 @@ def read_config(name: str | Path | None) -> dict[str, Any]:
     if name is None:
         return {}
     path = find_config(name)
-    values = yaml.safe_load(path.read_text()) or {}
+    try:
+        values = yaml.safe_load(path.read_text()) or {}
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is not a YAML config file: {str(err).splitlines()[0]}") from None
     if not isinstance(values, dict):
         raise ValueError(f"{path}: a config file is a YAML mapping of key: value")
     return values
@@ -296,16 +299,28 @@ def _coerce(values: dict[str, Any], cls: type[ConfigBase] = TrainConfig) -> dict
     return out
 
 
+def _number(value: Any) -> float | None:
+    """``value`` as a float if it is a number (or the text of one, ``"1e5"``), else None; booleans are not numbers."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 def _coerce_one(name: str, kind: str, value: Any) -> Any:
     base = kind.split("|")[0].strip()
     if base == "int":
-        if isinstance(value, bool) or not float(value).is_integer():
+        number = _number(value)
+        if number is None or not number.is_integer():
             raise ValueError(f"{name} must be an integer, got {value!r}")
-        return int(float(value))
+        return int(number)
     if base == "float":
-        if isinstance(value, bool):
+        number = _number(value)
+        if number is None:
             raise ValueError(f"{name} must be a number, got {value!r}")
-        return float(value)
+        return number
     if base == "bool":
         if not isinstance(value, bool):
             raise ValueError(f"{name} must be true or false, got {value!r}")

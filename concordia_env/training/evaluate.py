@@ -15,8 +15,10 @@ Protocol
 --------
 * The policy plays its **masked argmax** move (what ``agents.make("policy")`` plays) as an
   agent object (:class:`ActorAgent`, the actor as numpy matrix products) in the seats named
-  ``LEARNER``; the opponents are built from agent specs (``random``, ``heuristic``,
-  ``mcts:50``...), seeded as in every tournament (``agent_seed``).
+  ``LEARNER``; a policy of the options level plays as an :class:`OptionsAgent` (its most
+  probable option of the decision's turn options, computed as the options-level env does);
+  the opponents are built from agent specs (``random``, ``heuristic``, ``mcts:50``...),
+  seeded as in every tournament (``agent_seed``).
 * **Fresh seeds**: evaluation number ``index`` (default 0) of a run seeded ``seed`` (default 0) is a tournament with
   the seed ``eval_seed(seed, index)``, so no two evaluations share games and none is one of the
   training games (those come from the environments' own generators); its games have the
@@ -41,14 +43,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from concordia_env import Game
-from concordia_env.agents.base import Agent
+from concordia_env.agents.base import Agent, draw_seed
+from concordia_env.envs.options_level import OptionSet
 from concordia_env.tools.evaluate import DEFAULT_MAX_TURNS, EvalResult, eval_result, play_duel
 from concordia_env.tools.replay import html_replay
 from concordia_env.tools.report import wilson_interval
@@ -112,6 +115,37 @@ class ActorAgent(Agent):
         return int(masked_argmax(self.actor.logits(observation), game.legal_mask()[None, :])[0])
 
 
+class OptionsAgent(Agent):
+    """A policy of the options level as an agent: it picks one of the turn options, and plays its first action.
+
+    At every decision the options are computed as ``SingleAgentEnv(level="options")``
+    computes them (:class:`~concordia_env.envs.options_level.OptionSet`, determinized with a
+    seed drawn from the agent's own generator) and ``choose`` maps the options-level
+    observation (``{"observation", "options", "action_mask"}``) to the index of an option;
+    the agent plays that option's first action (the ``"decision"`` granularity). A decision
+    with one legal action is played without asking. Copies share ``choose``.
+    """
+
+    name = LEARNER
+
+    def __init__(self, choose: Callable[[dict[str, np.ndarray]], int], max_options: int, features_version: int) -> None:
+        super().__init__()
+        self.choose = choose
+        self.max_options, self.features_version = max_options, features_version
+        self.options = OptionSet(max_options, features_version)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> OptionsAgent:
+        return OptionsAgent(self.choose, self.max_options, self.features_version)
+
+    def act(self, game: Game) -> int:
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        self.options.compute(game, draw_seed(self.rng))
+        option = self.options.check(self.choose(self.options.observation(game.observation(game.current_player))))
+        return self.checked(game, self.options.first_action(option), legal)
+
+
 def as_actor(policy: Any) -> NumpyActor:
     """A NumpyActor as it is; an SB3 actor-critic policy as the same actor in numpy."""
     return policy if isinstance(policy, NumpyActor) else NumpyActor.from_policy(policy)
@@ -136,6 +170,9 @@ def evaluate(
 ) -> EvalResult:
     """Play ``games`` games of the policy against ``opponent`` in every other seat.
 
+    ``policy`` is an agent (an :class:`OptionsAgent`, ...), a :class:`NumpyActor` or an SB3
+    actor-critic policy of the flat level.
+
     The games are a tournament (:func:`~concordia_env.tools.tournament.duel`) stored in
     ``db`` (a results file keeps them for ``concordia replay``; the default keeps nothing).
     Games of the same tournament already in ``db`` are read back, not played again (an
@@ -145,7 +182,7 @@ def evaluate(
     written there as HTML replays.
     """
     result, played = play_duel(
-        ActorAgent(as_actor(policy)),
+        policy if isinstance(policy, Agent) else ActorAgent(as_actor(policy)),
         LEARNER,
         opponent,
         games,

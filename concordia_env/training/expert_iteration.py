@@ -22,8 +22,8 @@ plays (the ``learned`` agent's own search drops the rollout at 2 players,
 prior_visits: 10}`` teaches with that search).
 One *iteration*:
 
-1. **Play.** ``games_per_iteration`` games in a pool of ``workers`` (``multiprocessing``, or
-   ``ray.util.multiprocessing.Pool`` with ``--backend ray [--address ...]``). The student
+1. **Play.** ``games_per_iteration`` games in a pool of ``workers`` (local processes, or Ray
+   tasks with ``--backend ray [--address ...]``: :mod:`.workers`). The student
    plays every move (its own greedy choice; with probability ``epsilon`` a sample from
    ``softmax(score / temperature)``), so the positions are the student's own (DAgger).
    **Playout-cap randomization** (KataGo): at a share ``label_share`` of the student's
@@ -63,7 +63,9 @@ machine needs no shared disk, and it decodes a model once (a cache by hash). Eve
 seed and every random draw inside it come from ``SeedSequence([seed, tag, iteration,
 game])``, the results are collected in task order, and the fit runs in the main process
 with seeded torch: **the same seed gives the same run on either backend** (a test plays a
-tiny run on both). Evaluations play in local processes (the tournament's own pool).
+tiny run on both). Evaluations play in local processes (the tournament's own pool). A lost
+worker (killed, out of memory) stops a local run with its ``--resume`` command; on Ray its
+task is retried (:mod:`.workers`).
 On a cluster: ``ray start --head`` on one machine, ``ray start --address <head>:6379`` on the
 others (each with this package installed), then ``--backend ray --address auto`` on the head.
 
@@ -82,11 +84,9 @@ import argparse
 import contextlib
 import hashlib
 import json
-import multiprocessing as mp
 import resource
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -102,15 +102,14 @@ from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.strategy.afterstate import check_features_version
 
-from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command
+from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command, save_npz_atomic
 from .config import ConfigBase, _f, add_override_arguments
 from .evaluate import EvalResult
 from .report import plot_learning_curve
+from .workers import BACKENDS, open_pool
 
 #: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
 EXPERT_TAG = 0xE1E7
-#: the backends of the self-play and labelling pool
-BACKENDS = ("multiprocessing", "ray")
 #: the teachers: the search with the current network as its first estimate, or the plain search
 TEACHERS = ("learned", "mcts")
 #: a search value this close to 0 or 1 is a certain result: clipped before atanh (≈ 4.1 value_scale)
@@ -129,7 +128,7 @@ class ExpertConfig(ConfigBase):
     num_players: int = _f(2, "players per game")
     backend: str = _f("multiprocessing", "pool of the self-play and labelling: multiprocessing or ray")
     address: str | None = _f(None, "Ray cluster to join ('auto', 'host:6379'; null: a local Ray instance)")
-    workers: int = _f(2, "pool processes (Ray: pool actors) that play and label; also the evaluation's processes")
+    workers: int = _f(2, "pool processes (Ray: tasks in flight) that play and label; also the evaluation's processes")
     games_per_task: int = _f(4, "games per pool task (each task carries the model once)")
     torch_threads: int = _f(1, "torch threads while fitting")
     progress: bool = _f(True, "show a progress bar")
@@ -400,38 +399,6 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
     }
 
 
-@contextlib.contextmanager
-def open_pool(backend: str, workers: int, address: str | None = None) -> Iterator[Any]:
-    """The pool that plays and labels: local processes, or ``ray.util.multiprocessing.Pool``.
-
-    With Ray, a running Ray instance is used as it is (a test's ``ray.init(num_cpus=2)``);
-    otherwise this joins the cluster at ``address`` or starts a local instance of ``workers``
-    CPUs, and shuts down what it started.
-    """
-    if backend == "multiprocessing":
-        with mp.get_context("fork").Pool(workers) as local_pool:
-            yield local_pool
-        return
-    import ray
-    from ray.util.multiprocessing import Pool as RayPool
-
-    started = not ray.is_initialized()
-    if started:
-        if address is None:
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(address=address, log_to_driver=False)
-    try:
-        pool = RayPool(workers)
-        try:
-            yield pool
-        finally:
-            pool.terminate()
-    finally:
-        if started:
-            ray.shutdown()
-
-
 # ---------------------------------------------------------------------- the run
 @dataclass
 class ExpertState(RunState):
@@ -496,7 +463,7 @@ class ExpertRun(Run):
             opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
             seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
             specs.append(GameSpec(int(seed), iteration * c.games_per_iteration + i, opponent, seats))
-        data = self.model_path.read_bytes()
+        data = self.current_model().to_bytes()  # the network in memory: the checkpoint's (Run.open)
         digest = hashlib.sha256(data).hexdigest()
         settings = {
             key: getattr(c, key)
@@ -525,7 +492,7 @@ class ExpertRun(Run):
             if bar is not None:
                 bar.update(part["games"])
         data = {key: np.concatenate([p[key] for p in parts]) for key in COLUMNS}
-        np.savez(self.run_dir / "data" / f"iter_{iteration:04d}.npz", **cast(dict[str, Any], data))
+        save_npz_atomic(self.run_dir / "data" / f"iter_{iteration:04d}.npz", cast(dict[str, Any], data))
         labelled = data["weight"] > 0
         self.state.games += self.config.games_per_iteration
         self.state.decisions += sum(int(p["decisions"]) for p in parts)
@@ -643,13 +610,13 @@ class ExpertRun(Run):
         """Label one decision here, so that forked workers inherit the compiled search instead of each compiling it."""
         c = self.config
         game = Game.new(c.map, c.num_players, 0)
-        student = LearnedAgent(0, model=AfterstateModel.load(self.model_path), record=True)
+        student = LearnedAgent(0, model=self.current_model(), record=True)
         student.act(game)
         teacher = make_teacher(c.teacher, c.teacher_options, student.model_for(game), 2, 0)
         search_label(teacher, game, student.trace[-1][1], 0)
 
     def open_pool(self) -> contextlib.AbstractContextManager[Any]:
-        """Local processes, or a Ray pool (``backend``, ``address``): see :func:`open_pool`."""
+        """Local processes, or Ray tasks (``backend``, ``address``): :func:`.workers.open_pool`."""
         c = self.config
         return open_pool(c.backend, c.workers, c.address)
 

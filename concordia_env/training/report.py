@@ -140,8 +140,7 @@ Masked argmax policy, fresh seeds, learner seats rotated equally; games still ru
 ## Play against the policy
 
 ```python
-import agents
-from concordia_env import Game
+from concordia_env import Game, agents
 
 policy = agents.make("policy", path="{model}")
 game = Game.new("{config.map}", {config.num_players}, seed=0)

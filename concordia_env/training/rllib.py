@@ -42,6 +42,12 @@ What is trained
   (:func:`concordia_env.integrations.rllib.fixed_policy_spec`);
   ``opponents`` gives the probability that each non-learner seat of an episode is played
   by one of them. One seat per episode (drawn from the episode id) is always ``"shared"``.
+* **The options level** (``level: options``): the env is the PettingZoo options level
+  (:mod:`concordia_env.envs.options_level`: the agent picks one of the turn options) and
+  ``"shared"`` is :class:`~concordia_env.training.options_rllib.OptionsRLModule`, the network
+  of ``concordia_env.OptionsPolicy``; ``"random"`` picks a random option; ``"heuristic"``
+  plays flat actions and is refused. It is evaluated as an agent
+  (:func:`~concordia_env.training.options_rllib.options_agent`) and writes no ``actor.npz``.
 * **Evaluation**: the shared policy's actor is copied into the project's
   :class:`~concordia_env.training.policy_net.NumpyActor` and played (masked argmax) by
   :func:`concordia_env.training.evaluate.evaluate` against ``eval_opponent`` on fresh seeds, seats rotated,
@@ -77,6 +83,7 @@ from concordia_env.tools.report import Z_95
 
 from .config import read_config
 from .evaluate import EVAL_DB, evaluate, weights_digest
+from .options_rllib import OptionsRLModule, options_agent
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 
 #: the name under which make_env is registered with ray.tune.registry
@@ -97,6 +104,9 @@ class RLlibConfig:
     # game
     map: str = "italia"
     num_players: int = 2
+    #: "flat" (one of 769 actions, RLlib's ActionMaskingTorchRLModule) or "options" (the turn options,
+    #: OptionsRLModule; hidden and activation are the flat level's, the options network keeps its sizes)
+    level: str = "flat"
     reward: str = "win"
     max_cycles: int = 3000  # decisions per game before truncation (random 2p Italia: ~400)
     #: "penalize": an illegal action ends the episode with -1 (an env runner never crashes);
@@ -136,6 +146,10 @@ class RLlibConfig:
             raise ValueError(f"illegal_action must be 'raise' or 'penalize'; got {self.illegal_action!r}")
         if self.num_cpus is not None and self.num_cpus < max(1, self.env_runners):
             raise ValueError(f"num_cpus={self.num_cpus} leaves no CPU for each of the {self.env_runners} env runners")
+        if self.level not in ("flat", "options"):
+            raise ValueError(f"level must be 'flat' or 'options'; got {self.level!r}")
+        if self.level == "options" and "heuristic" in self.opponents:
+            raise ValueError("the heuristic fixed policy plays the flat level's actions; at level 'options' use random")
         if self.activation not in NUMPY_ACTIVATIONS:
             raise ValueError(f"activation must be one of {sorted(NUMPY_ACTIVATIONS)}; got {self.activation!r}")
 
@@ -191,6 +205,7 @@ def build_config(config: RLlibConfig) -> Any:
     register()
     with_state = "heuristic" in config.opponents
     env_config = {
+        "level": config.level,
         "map": config.map,
         "num_players": config.num_players,
         "reward": config.reward,
@@ -201,8 +216,12 @@ def build_config(config: RLlibConfig) -> Any:
     probe = make_env(env_config)  # the spaces of one agent (every agent has the same)
     obs_space, act_space = probe.observation_spaces["player_0"], probe.action_spaces["player_0"]
     probe.close()
-    specs = {
-        SHARED: RLModuleSpec(
+    if config.level == "options":
+        shared = RLModuleSpec(
+            module_class=OptionsRLModule, observation_space=obs_space, action_space=spaces.Discrete(int(act_space.n))
+        )
+    else:
+        shared = RLModuleSpec(
             module_class=ActionMaskingTorchRLModule,
             observation_space=obs_space,
             action_space=spaces.Discrete(int(act_space.n)),
@@ -210,7 +229,7 @@ def build_config(config: RLlibConfig) -> Any:
                 fcnet_hiddens=list(config.hidden), fcnet_activation=config.activation, vf_share_layers=False
             ),
         )
-    }
+    specs = {SHARED: shared}
     for name in config.opponents:
         specs[name] = fixed_policy_spec(
             name,
@@ -444,13 +463,18 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
             if algo.iteration % config.checkpoint_every == 0 or algo.iteration == config.iterations:
                 algo.save_to_path(str((run_dir / "checkpoints" / f"iter_{algo.iteration:04d}").resolve()))
         progress.close()
-        actor = numpy_actor(algo.get_module(SHARED), config.activation)
-        actor.save(run_dir / "actor.npz")
+        if config.level == "options":  # the options network plays as an agent (its checkpoints keep it)
+            player: Any = options_agent(algo.get_module(SHARED))
+            version = weights_digest(p.detach().cpu().numpy() for p in algo.get_module(SHARED).parameters())
+        else:
+            player = numpy_actor(algo.get_module(SHARED), config.activation)
+            player.save(run_dir / "actor.npz")
+            version = weights_digest([*player.weights, *player.biases])
         algo.stop()
     summary: dict[str, Any] = {"iterations": config.iterations}
     if config.eval_games > 0:
         result = evaluate(
-            actor,
+            player,
             config.eval_opponent,
             config.eval_games,
             map=config.map,
@@ -458,7 +482,7 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
             seed=config.seed,
             index=config.iterations,
             db=run_dir / EVAL_DB,
-            given_version=weights_digest([*actor.weights, *actor.biases]),  # another actor's games are not read back
+            given_version=version,  # another model's games are not read back
         )
         summary["eval"] = dataclasses.asdict(result)
         print(

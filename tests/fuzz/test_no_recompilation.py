@@ -189,6 +189,11 @@ def warm_up() -> None:
     gym = SingleAgentEnv(map="italia", num_players=2, opponents="heuristic")
     gym.reset(seed=1)
     gym.step(int(np.flatnonzero(gym.action_masks())[0]))
+    for granularity in ("decision", "turn"):  # the options level: its options and a whole turn played
+        options_env = SingleAgentEnv(map="italia", num_players=2, level="options", granularity=granularity)
+        options_env.reset(seed=1)
+        for _ in range(3):
+            options_env.step(int(np.flatnonzero(options_env.action_masks())[0]))
     _warm_up_strategy_and_agents()
     _warm_up_batches()
     for campaign in CAMPAIGNS:  # whatever ordinary path the campaigns take, they take it here first
@@ -212,6 +217,10 @@ def _warm_up_strategy_and_agents() -> None:
             "mcts:simulations=3,seed=0",
         ):
             concordia_env.agents.from_spec(spec).act(game.clone())
+        recorder = concordia_env.agents.make("learned", record=True, seed=0)  # the readable Python route
+        recorder.act(game.clone())
+        for _, candidates, _ in recorder.trace:
+            assert candidates.features.shape[0] == len(candidates.scores(recorder.model_for(game)))
         for rollout in ("random", "heuristic", "none"):
             for evaluation in ("heuristic", "score"):
                 agent = concordia_env.agents.make(

@@ -17,8 +17,8 @@ varied:
 
 Every fact of the rules it uses (reach, house prices and affordability, what a Prefect
 produces, the cash bonus, buy costs, the Tribune's money, the tax) comes from the compiled
-rule queries of :mod:`concordia_env.rules.facts`; the state is otherwise read through named
-offsets (:mod:`concordia_env.state`). The policy only ever picks from the legal mask; a
+rule queries of :mod:`concordia_env.engine.rules.facts`; the state is otherwise read through named
+offsets (:mod:`concordia_env.engine.state`). The policy only ever picks from the legal mask; a
 chooser that found nothing legal would be a bug and raises. Like the engine's rules, the
 code compares with ``==`` chains where Python would test tuple membership (numba).
 """

@@ -1,0 +1,233 @@
+"""``OptionsPolicy``: the Stable-Baselines3 policy of the options level (``MaskablePPO(OptionsPolicy, env)``).
+
+::
+
+    from sb3_contrib import MaskablePPO
+    from concordia_env import OptionsPolicy, SingleAgentEnv
+
+    env = SingleAgentEnv(level="options", map="italia", num_players=2, opponents="heuristic")
+    model = MaskablePPO(OptionsPolicy, env, seed=0)
+    model.learn(200_000)
+    model.save("options_ppo.zip")          # MaskablePPO.load("options_ppo.zip") plays it again
+
+The network is :mod:`concordia_env.training.options_net`'s (its docstring says what each part
+does and how the features are scaled), cut into SB3's parts so that SB3 builds, saves and
+loads it as any of its own policies:
+
+* the **features extractor** (:class:`OptionsExtractor`) is the option and observation
+  encoder: per-option embeddings, the pooled summary and the valid rows;
+* the **mlp_extractor** is :class:`~concordia_env.training.options_net.OptionsHeads`: the
+  actor's MLP applied to every row alike, the critic's MLP on the pooled summary;
+* the **action_net** is ``Linear(latent, 1)`` applied to every row (one logit per option,
+  the same weights for all: permuting the options permutes the logits), and the
+  **value_net** SB3's ``Linear(latent, 1)``.
+
+Invalid rows are masked inside the policy from the observation's ``"action_mask"``, so
+``model.predict(obs)`` never picks one even without ``action_masks=``; sb3-contrib's masks
+(``env.action_masks()``) are applied on top as usual. Options (``policy_kwargs``):
+``net_arch=dict(pi=[64], vf=[64, 64])`` (the heads; a list gives both the same),
+``activation_fn`` (``nn.Tanh``), ``ortho_init``, and ``features_extractor_kwargs`` for the
+encoder: ``option_hidden=[128, 64]``, ``observation_hidden=[64]``, ``use_observation=True``
+(False: the options alone). The features extractor is always shared by actor and critic.
+
+:func:`options_agent` plays a trained model greedily as an agent, so that
+:func:`concordia_env.training.evaluate.evaluate` measures it as every training run is measured.
+
+Needs the ``train`` extra (torch, Stable-Baselines3, sb3-contrib).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+try:
+    import torch as th
+    from sb3_contrib.common.maskable.distributions import MaskableDistribution
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+    from stable_baselines3.common.type_aliases import PyTorchObs, Schedule
+    from torch import nn
+except ImportError as error:  # pragma: no cover - depends on the install
+    raise ImportError(
+        "OptionsPolicy needs the train extra (torch, stable-baselines3, sb3-contrib): "
+        f'pip install -e ".[train]" ({error})'
+    ) from error
+
+from concordia_env.strategy.afterstate import features_version
+
+from .evaluate import OptionsAgent
+from .options_net import OptionsEncoder, OptionsHeads, masked_logits
+
+#: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
+Features = tuple[th.Tensor, th.Tensor, th.Tensor]
+#: the keys of an options-level observation
+OBSERVATION, OPTIONS, ACTION_MASK = "observation", "options", "action_mask"
+
+
+def options_shape(observation_space: spaces.Space, action_space: spaces.Space | None = None) -> tuple[int, int, int]:
+    """``(observation size, K, F)`` of the options level's spaces; ``ValueError`` for other spaces."""
+    keys = {OBSERVATION, OPTIONS, ACTION_MASK}
+    if not isinstance(observation_space, spaces.Dict) or set(observation_space.spaces) != keys:
+        raise ValueError(
+            f"the options level's policy takes a Dict observation space with keys {sorted(keys)}; "
+            f"got {observation_space!r} (make the env with level='options')"
+        )
+    observation, options, mask = (
+        tuple(observation_space[key].shape or ()) for key in (OBSERVATION, OPTIONS, ACTION_MASK)
+    )
+    if len(observation) != 1 or len(options) != 2 or mask != options[:1]:
+        raise ValueError(
+            f"expected observation (N,), options (K, F) and action_mask (K,); got {observation}, {options}, {mask}"
+        )
+    if action_space is not None and (
+        not isinstance(action_space, spaces.Discrete) or int(action_space.n) != options[0]
+    ):
+        raise ValueError(
+            f"the action space must be Discrete({options[0]}), one action per option; got {action_space!r}"
+        )
+    return observation[0], options[0], options[1]
+
+
+class OptionsExtractor(BaseFeaturesExtractor):
+    """SB3's features extractor of :class:`OptionsPolicy`: ``(per_option, pooled, valid)`` of a batch.
+
+    ``features_dim`` is the width of a per-option row; the pooled summary's width is
+    ``pooled_dim``.
+    """
+
+    def __init__(
+        self,
+        observation_space: spaces.Dict,
+        option_hidden: list[int] | tuple[int, ...] = (128, 64),
+        observation_hidden: list[int] | tuple[int, ...] = (64,),
+        use_observation: bool = True,
+    ) -> None:
+        observation_size, _, num_features = options_shape(observation_space)
+        encoder = OptionsEncoder(observation_size, num_features, option_hidden, observation_hidden, use_observation)
+        super().__init__(observation_space, features_dim=encoder.option_dim)
+        self.encoder = encoder
+        self.pooled_dim = encoder.pooled_dim
+
+    def forward(self, observations: dict[str, th.Tensor]) -> Features:
+        return self.encoder(observations[OBSERVATION], observations[OPTIONS], observations[ACTION_MASK])
+
+
+class OptionsPolicy(MaskableActorCriticPolicy):
+    """One shared network scores every option; a masked softmax over the valid rows; the value on the pooled rows."""
+
+    features_extractor: OptionsExtractor
+    mlp_extractor: OptionsHeads  # type: ignore[assignment]
+
+    def __init__(
+        self,
+        observation_space: spaces.Space,
+        action_space: spaces.Space,
+        lr_schedule: Schedule,
+        net_arch: list[int] | dict[str, list[int]] | None = None,
+        activation_fn: type[nn.Module] = nn.Tanh,
+        ortho_init: bool = True,
+        features_extractor_class: type[BaseFeaturesExtractor] = OptionsExtractor,
+        features_extractor_kwargs: dict[str, Any] | None = None,
+        share_features_extractor: bool = True,
+        normalize_images: bool = True,
+        optimizer_class: type[th.optim.Optimizer] = th.optim.Adam,
+        optimizer_kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        options_shape(observation_space, action_space)
+        if not issubclass(features_extractor_class, OptionsExtractor):
+            raise ValueError(
+                f"features_extractor_class must be OptionsExtractor or a subclass; got {features_extractor_class!r}"
+            )
+        if not share_features_extractor:
+            raise ValueError("OptionsPolicy shares its features extractor between actor and critic")
+        super().__init__(
+            observation_space,
+            action_space,
+            lr_schedule,
+            net_arch=dict(pi=[64], vf=[64, 64]) if net_arch is None else net_arch,
+            activation_fn=activation_fn,
+            ortho_init=ortho_init,
+            features_extractor_class=features_extractor_class,
+            features_extractor_kwargs=features_extractor_kwargs,
+            share_features_extractor=True,
+            normalize_images=normalize_images,
+            optimizer_class=optimizer_class,
+            optimizer_kwargs=optimizer_kwargs,
+        )
+
+    def _build_mlp_extractor(self) -> None:
+        arch = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch, "vf": self.net_arch}
+        self.mlp_extractor = OptionsHeads(
+            self.features_extractor.features_dim,
+            self.features_extractor.pooled_dim,
+            pi=list(arch.get("pi", [])),
+            vf=list(arch.get("vf", [])),
+            activation=self.activation_fn,
+        )
+
+    def _build(self, lr_schedule: Schedule) -> None:
+        """SB3's ``_build`` with one change: the action net scores each row (``Linear(latent, 1)``)."""
+        self._build_mlp_extractor()
+        self.action_net = nn.Linear(self.mlp_extractor.latent_dim_pi, 1)
+        self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        if self.ortho_init:
+            gains = {
+                self.features_extractor: np.sqrt(2),
+                self.mlp_extractor: np.sqrt(2),
+                self.action_net: 0.01,
+                self.value_net: 1,
+            }
+            for module, gain in gains.items():
+                module.apply(partial(self.init_weights, gain=gain))
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
+
+    # ------------------------------------------------------------------ the two heads
+    def _distribution(
+        self, features: tuple[th.Tensor, th.Tensor, th.Tensor], action_masks: Any
+    ) -> MaskableDistribution:
+        per_option, _, valid = features
+        scores = self.action_net(self.mlp_extractor.forward_actor(per_option)).squeeze(-1)
+        distribution = self.action_dist.proba_distribution(action_logits=masked_logits(scores, valid))
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def _values(self, features: Features) -> th.Tensor:
+        return self.value_net(self.mlp_extractor.forward_critic(features[1]))
+
+    # ------------------------------------------------------------------ SB3's entry points
+    def forward(
+        self, obs: th.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        features = self.extract_features(obs)
+        distribution = self._distribution(features, action_masks)  # type: ignore[arg-type]
+        actions = distribution.get_actions(deterministic=deterministic)
+        return actions.reshape(-1), self._values(features), distribution.log_prob(actions)  # type: ignore[arg-type]
+
+    def evaluate_actions(
+        self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor | None]:
+        features = self.extract_features(obs)
+        distribution = self._distribution(features, action_masks)  # type: ignore[arg-type]
+        return self._values(features), distribution.log_prob(actions), distribution.entropy()  # type: ignore[arg-type]
+
+    def get_distribution(self, obs: PyTorchObs, action_masks: np.ndarray | None = None) -> MaskableDistribution:
+        return self._distribution(self.extract_features(obs), action_masks)  # type: ignore[arg-type]
+
+    def predict_values(self, obs: PyTorchObs) -> th.Tensor:
+        return self._values(self.extract_features(obs))  # type: ignore[arg-type]
+
+
+def options_agent(model: Any) -> OptionsAgent:
+    """The greedy player of an :class:`OptionsPolicy` (or of a ``MaskablePPO`` holding one), for :func:`evaluate`."""
+    policy = getattr(model, "policy", model)
+    _, max_options, num_features = options_shape(policy.observation_space)
+
+    def choose(observation: dict[str, np.ndarray]) -> int:
+        return int(policy.predict(observation, deterministic=True)[0])
+
+    return OptionsAgent(choose, max_options, features_version(num_features))

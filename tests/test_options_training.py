@@ -1,0 +1,135 @@
+"""Training at the options level end to end: MaskablePPO with OptionsPolicy, the single-file script, RLlib.
+
+Tiny runs (a few hundred steps, 2-game evaluations) that keep the pipelines working; they
+say nothing about strength (docs/training.md, "The options level", has the measured runs).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+import torch as th
+from sb3_contrib import MaskablePPO
+
+from concordia_env import OptionsPolicy, SingleAgentEnv
+from concordia_env.tools import cli
+from concordia_env.training import ppo_options
+from concordia_env.training.evaluate import OptionsAgent, evaluate
+from concordia_env.training.options_policy import options_agent
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread() -> Iterator[None]:
+    """One torch thread: the networks are small, and more threads on a busy machine are far slower."""
+    threads = th.get_num_threads()
+    th.set_num_threads(1)
+    yield
+    th.set_num_threads(threads)
+
+
+def options_env(**options: object) -> SingleAgentEnv:
+    return SingleAgentEnv(level="options", map="italia", num_players=2, illegal_action="raise", **options)
+
+
+def test_a_tiny_maskable_ppo_run_with_options_policy_trains_end_to_end(tmp_path: Path) -> None:
+    env = options_env(opponents="heuristic", seat="random")
+    model = MaskablePPO(OptionsPolicy, env, n_steps=128, batch_size=64, n_epochs=2, seed=0)
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    model.learn(256)  # illegal_action="raise": one masked option played would fail the run
+    assert model.num_timesteps == 256
+    assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True)), "it learned"
+    model.save(tmp_path / "model.zip")
+    loaded = MaskablePPO.load(tmp_path / "model.zip", env=options_env(opponents="heuristic"))
+    obs, _ = env.reset(seed=4)
+    for _ in range(20):  # the loaded model plays the same moves on the real env
+        action, _ = loaded.predict(obs, deterministic=True)
+        assert action == model.predict(obs, deterministic=True)[0]
+        obs, *_ = env.step(action)
+    result = evaluate(options_agent(loaded), "random", 2, map="italia", num_players=2, seed=0, index=0)
+    assert result.games == 2
+
+
+def test_the_options_agent_plays_the_env_s_options() -> None:
+    """The evaluation's agent sees what the env shows: row 0 (the heuristic's best option) beats random."""
+    result = evaluate(OptionsAgent(lambda obs: 0, 96, 2), "random", 4, map="italia", num_players=2, seed=0, index=0)
+    assert result.wins == 4
+
+
+def test_the_single_file_script_runs_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = ["--num_envs", "2", "--num_steps", "32", "--total_steps", "128", "--eval_games", "2"]
+    assert cli.main(["train", "ppo_options", *tiny, "--runs_dir", str(tmp_path), "--seed", "3"]) == 0
+    (run,) = tmp_path.iterdir()
+    assert json.loads((run / "config.json").read_text())["seed"] == 3
+    lines = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
+    assert [x["update"] for x in lines] == [1, 2] and lines[-1]["steps"] == 128
+    assert np.isfinite([lines[-1]["pg_loss"], lines[-1]["v_loss"], lines[-1]["entropy"]]).all()
+    report = json.loads((run / "eval.json").read_text())
+    assert report["games"] == 2 and report["opponent"] == "heuristic" and report["cut_short"] is False
+    assert 0 <= report["ci_low"] <= report["win_rate"] <= report["ci_high"] <= 1
+    assert "vs heuristic: won" in capsys.readouterr().out
+    net = ppo_options.load(run / "model.pt")  # the saved network plays a real observation
+    obs, _ = options_env(opponents="random").reset(seed=0)
+    logits, _ = net(*(x.unsqueeze(0) for x in ppo_options.tensors(obs)))
+    assert obs["action_mask"][int(logits.argmax())] == 1
+
+
+def test_the_script_s_time_guard_says_it_cut_the_run_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = ["--num_envs", "1", "--num_steps", "16", "--total_steps", "64", "--eval_games", "2", "--minutes", "0"]
+    report = ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])
+    assert report["cut_short"] is True and report["timesteps"] == 16
+    assert "time guard: stopped after 0 minutes, 16 of 64 steps" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- RLlib
+@pytest.fixture(scope="module")
+def rllib_modules() -> Iterator[tuple]:
+    pytest.importorskip("ray.rllib")
+    from concordia_env.integrations import rllib as rllib_integration
+    from concordia_env.training import options_rllib
+
+    yield rllib_integration, options_rllib
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def test_the_rllib_module_scores_the_options_of_the_pettingzoo_level(rllib_modules: tuple) -> None:
+    from ray.rllib.core.columns import Columns
+
+    rllib_integration, options_rllib = rllib_modules
+    env = rllib_integration.env(level="options", map="italia", num_players=2)
+    space = env.observation_spaces["player_0"]
+    assert set(space) == {"observations", "options", "action_mask"}
+    module = options_rllib.OptionsRLModule(observation_space=space, action_space=env.action_spaces["player_0"])
+    obs, _ = env.reset(seed=0)
+    ((_, first),) = obs.items()
+    batch = {Columns.OBS: {key: th.as_tensor(value)[None] for key, value in first.items()}}
+    logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+    assert logits.shape == (1, space["options"].shape[0])
+    assert (logits[0, th.as_tensor(first["action_mask"]) == 0] == -1e8).all()
+    assert th.isfinite(module.compute_values(batch)).all()
+    with pytest.raises(ValueError, match="OptionsRLModule takes observations"):
+        options_rllib.OptionsRLModule(
+            observation_space=rllib_integration.env().observation_spaces["player_0"],
+            action_space=env.action_spaces["player_0"],
+        )
+
+
+def test_one_tiny_rllib_iteration_of_options_self_play(rllib_modules: tuple, tmp_path: Path) -> None:
+    from concordia_env.training import rllib
+
+    config = rllib.RLlibConfig.load("concordia_env/training/configs/rllib_options_tiny.yaml", {})
+    assert config.level == "options" and config.illegal_action == "raise"
+    summary = rllib.train(config, tmp_path / "run")
+    (line,) = [json.loads(x) for x in (tmp_path / "run" / "progress.jsonl").read_text().splitlines()]
+    assert line["module_steps_trained"] > 0 and np.isfinite(line["policy_loss"])
+    assert summary["eval"]["games"] == 2
+    with pytest.raises(ValueError, match="heuristic fixed policy plays the flat level"):
+        rllib.RLlibConfig.load(None, {"level": "options", "opponents": {"heuristic": 0.5}})
