@@ -168,7 +168,8 @@ def test_warmup_has_help_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_.value.code == 0 and "ahead of time" in capsys.readouterr().out
     assert cli.main(["warmup"]) == 0
     printed = capsys.readouterr().out
-    for part in ("the rules", "the heuristic", "MCTS", "the learned agent", "VectorGame", "the vector env"):
+    parts = ("the rules", "the heuristic", "MCTS", "the learned agent", "VectorGame", "the vector env", "the options")
+    for part in parts:
         assert f"  {part}" in printed, part
     assert "ready in" in printed
 
