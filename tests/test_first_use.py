@@ -34,6 +34,24 @@ def test_dir_and_all_list_the_lazy_names_and_help_shows_them() -> None:
         assert re.search(rf"\b{name}\b", text.split("CLASSES", 1)[-1]), name
 
 
+def test_help_works_on_the_core_install_and_a_name_of_an_extra_says_which() -> None:
+    """Without torch (the train extra), help() and dir() skip OptionsPolicy, and asking for it names the extra."""
+    code = (
+        "import sys, pydoc\n"
+        "sys.modules['torch'] = None\n"
+        "import concordia_env\n"
+        "assert 'OptionsPolicy' not in dir(concordia_env) and 'SingleAgentEnv' in dir(concordia_env)\n"
+        "assert 'evaluate' in pydoc.render_doc(concordia_env, renderer=pydoc.plaintext)\n"
+        "try:\n"
+        "    concordia_env.OptionsPolicy\n"
+        "except ModuleNotFoundError as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert 'torch is not installed): pip install "concordia-env[train]"' in done.stdout
+
+
 def test_the_package_docstring_is_a_quick_start_that_points_only_to_what_ships() -> None:
     doc = concordia_env.__doc__ or ""
     for name in ("Game.new", "env(", "SingleAgentEnv", "ConcordiaVectorEnv", "VectorGame", "evaluate", "warmup"):
