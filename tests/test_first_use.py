@@ -9,6 +9,7 @@ import pydoc
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,16 @@ def test_the_package_docstring_is_a_quick_start_that_points_only_to_what_ships()
         assert (ROOT / Path(*module.split("."))).with_suffix(".py").is_file() or (
             ROOT / Path(*module.split(".")) / "__init__.py"
         ).is_file(), module
+
+
+def test_pettingzoo_s_api_test_prints_no_warning_of_the_project() -> None:
+    from pettingzoo.test import api_test
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(concordia_env.env(map="italia", num_players=2), num_cycles=20)
+    ours = [str(w.message) for w in caught if "reset()" in str(w.message) or "concordia" in w.filename]
+    assert ours == []
 
 
 # ---------------------------------------------------------------------- the extras of the subcommands
