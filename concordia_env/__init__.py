@@ -19,6 +19,8 @@ with the package), and the ``concordia`` command (``concordia --help``):
   inside the batch: :mod:`concordia_env.envs.vector_env`; for Stable-Baselines3 (the fast path,
   ``train`` extra): ``concordia_env.envs.sb3.SB3VecEnv``;
 * ``VectorGame``: many games on one 2-D state array, :mod:`concordia_env.envs.vector`;
+* ``OptionsPolicy``: the SB3 policy of the options level (``level="options"``; ``train`` extra),
+  :mod:`concordia_env.training.options_policy`;
 * ``evaluate``: a model, callable or agent against the reference agents, :mod:`concordia_env.tools.evaluate`;
 * the agents (``random``, ``heuristic``, ``mcts``, ``learned``, ``policy``): :mod:`concordia_env.agents`.
 
@@ -65,6 +67,22 @@ _LAZY = {
     # the options level's SB3 policy (needs the train extra: torch, stable-baselines3, sb3-contrib)
     "OptionsPolicy": "training.options_policy",
 }
+#: lazy names that need an extra: name -> (extra, the modules it brings that the name imports)
+_LAZY_EXTRAS = {"OptionsPolicy": ("train", ("torch", "stable_baselines3", "sb3_contrib"))}
+
+
+def _missing_module(name: str) -> str | None:
+    """The first module of the extra a lazy name needs that is not installed (None: all there); imports nothing."""
+    import importlib.util
+
+    for module in _LAZY_EXTRAS.get(name, ("", ()))[1]:
+        try:
+            if importlib.util.find_spec(module) is None:
+                return module
+        except (ImportError, ValueError):
+            return module
+    return None
+
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
 #: "Concordia-v1" is the current one
@@ -107,6 +125,15 @@ def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
+        missing = _missing_module(name)
+        if missing is not None:
+            extra = _LAZY_EXTRAS[name][0]
+            raise ModuleNotFoundError(
+                f'concordia_env.{name} needs the "{extra}" extra ({missing} is not installed): '
+                f'pip install "concordia-env[{extra}]"',
+                name=missing,
+            )
+
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     if f"{__name__}.{name}" in _aliases.ALIASES:  # an old module name (concordia_env.render, ...)
         return _aliases.attribute(__name__, name)
@@ -114,8 +141,12 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    """The module's names and the lazy ones, so that ``dir()``, ``help()`` and completion list them."""
-    return sorted(set(globals()) | set(_LAZY))
+    """The module's names and the lazy ones, so that ``dir()``, ``help()`` and completion list them.
+
+    A lazy name whose extra is not installed is left out, so that ``help(concordia_env)`` works on
+    the core install (asking for the name itself says which extra it needs).
+    """
+    return sorted(set(globals()) | {name for name in _LAZY if _missing_module(name) is None})
 
 
 __all__ = [

@@ -7,6 +7,7 @@ was played on the constructor's map; ``parallel_env.step`` took an unknown agent
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -48,8 +49,11 @@ def test_reset_options_are_refused_and_nothing_changes(make: str, options: Any, 
     assert np.array_equal(e.unwrapped.game.state, before)
     e.reset(seed=2, options={})  # an empty dict and None are fine
     e.reset(seed=2, options=None)
-    with pytest.warns(UserWarning, match="reads no options and ignores 'options'"):
-        e.reset(seed=2, options={"options": 1})  # what PettingZoo's api_test sends: taken, not silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        e.reset(seed=2, options={"options": 1})  # what PettingZoo's api_test sends: taken without a warning
+    with pytest.warns(UserWarning, match="reads no options and ignores 'postion'"):
+        e.reset(seed=2, options={"postion": 1})  # any other key is not read, and says so
     assert e.unwrapped.game.map.name == "italia"
 
 

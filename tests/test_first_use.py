@@ -9,6 +9,7 @@ import pydoc
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,24 @@ def test_dir_and_all_list_the_lazy_names_and_help_shows_them() -> None:
         assert re.search(rf"\b{name}\b", text.split("CLASSES", 1)[-1]), name
 
 
+def test_help_works_on_the_core_install_and_a_name_of_an_extra_says_which() -> None:
+    """Without torch (the train extra), help() and dir() skip OptionsPolicy, and asking for it names the extra."""
+    code = (
+        "import sys, pydoc\n"
+        "sys.modules['torch'] = None\n"
+        "import concordia_env\n"
+        "assert 'OptionsPolicy' not in dir(concordia_env) and 'SingleAgentEnv' in dir(concordia_env)\n"
+        "assert 'evaluate' in pydoc.render_doc(concordia_env, renderer=pydoc.plaintext)\n"
+        "try:\n"
+        "    concordia_env.OptionsPolicy\n"
+        "except ModuleNotFoundError as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert 'torch is not installed): pip install "concordia-env[train]"' in done.stdout
+
+
 def test_the_package_docstring_is_a_quick_start_that_points_only_to_what_ships() -> None:
     doc = concordia_env.__doc__ or ""
     for name in ("Game.new", "env(", "SingleAgentEnv", "ConcordiaVectorEnv", "VectorGame", "evaluate", "warmup"):
@@ -43,6 +62,16 @@ def test_the_package_docstring_is_a_quick_start_that_points_only_to_what_ships()
         assert (ROOT / Path(*module.split("."))).with_suffix(".py").is_file() or (
             ROOT / Path(*module.split(".")) / "__init__.py"
         ).is_file(), module
+
+
+def test_pettingzoo_s_api_test_prints_no_warning_of_the_project() -> None:
+    from pettingzoo.test import api_test
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(concordia_env.env(map="italia", num_players=2), num_cycles=20)
+    ours = [str(w.message) for w in caught if "reset()" in str(w.message) or "concordia" in w.filename]
+    assert ours == []
 
 
 # ---------------------------------------------------------------------- the extras of the subcommands
@@ -127,6 +156,9 @@ def test_evaluate_a_spec_an_agent_or_a_callable_with_intervals_and_how_much_the_
         concordia_env.evaluate(42, games=2)
     with pytest.raises(ValueError):
         concordia_env.evaluate("no-such-agent", games=2)
+    for bad in ({"games": 0}, {"games": 2.5}, {"seed": -1}, {"opponents": []}, {"map": "atlantis"}):
+        with pytest.raises((ValueError, TypeError)):
+            concordia_env.evaluate("random", **{"games": 2, **bad})
 
 
 def test_evaluate_a_stable_baselines3_model_in_memory() -> None:
@@ -165,7 +197,8 @@ def test_warmup_has_help_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_.value.code == 0 and "ahead of time" in capsys.readouterr().out
     assert cli.main(["warmup"]) == 0
     printed = capsys.readouterr().out
-    for part in ("the rules", "the heuristic", "MCTS", "the learned agent", "VectorGame", "the vector env"):
+    parts = ("the rules", "the heuristic", "MCTS", "the learned agent", "VectorGame", "the vector env", "the options")
+    for part in parts:
         assert f"  {part}" in printed, part
     assert "ready in" in printed
 

@@ -33,3 +33,11 @@ def test_readme_block_runs_and_ends(index: int, capsys: pytest.CaptureFixture[st
         signal.signal(signal.SIGALRM, previous)
     out = capsys.readouterr().out
     assert 0 < out.count("\n") < 100, "a README block prints a few lines"
+
+
+def test_the_readme_is_a_front_door() -> None:
+    """At most 150 lines, as PettingZoo's and pgx's are: the rest is linked, and every linked page exists."""
+    text = README.read_text()
+    assert len(text.splitlines()) <= 150
+    for link in re.findall(r"\]\(((?:docs/)?[\w./-]+\.md)(?:#[\w-]+)?\)", text):
+        assert (README.parent / link).is_file(), link

@@ -47,6 +47,8 @@ def check_render_mode(render_mode: str | None) -> str | None:
 
 #: the reset option that starts an episode from a position (``reset(options={"position": game})``)
 POSITION_OPTION = "position"
+#: the key PettingZoo's api_test and parallel_test send to check reset's signature: taken without a warning
+SIGNATURE_PROBE = "options"
 #: what the environments' constructors take (besides the engine's game options): a reset
 #: option of one of these names would be ignored, so it is refused
 CONSTRUCTOR_OPTIONS = frozenset(
@@ -81,9 +83,11 @@ def check_reset_options(options: Any, map_name: str, num_players: int) -> Game |
     played on the constructor's settings. ``"position"`` (:data:`POSITION_OPTION`) is a
     :class:`Game`, a position's JSON text or its dict; it must be a game still running of
     ``map_name`` with ``num_players`` players, else :class:`PositionError` (a ``ValueError``).
-    Any other key is not read, and says so with a ``UserWarning``: PettingZoo's own
-    ``api_test`` and ``parallel_test`` call ``reset(seed=0, options={"options": 1})`` to
-    check the signature and require the call to succeed. No options and ``{}`` warn nothing.
+    Any other key is not read, and says so with a ``UserWarning`` (a misspelt ``"postion"``
+    is seen), except ``"options"`` (:data:`SIGNATURE_PROBE`): PettingZoo's own ``api_test``
+    and ``parallel_test`` call ``reset(seed=0, options={"options": 1})`` to check the
+    signature, and a conforming env should pass them without a warning of its own. No
+    options and ``{}`` warn nothing.
     """
     if options is None:
         return None
@@ -95,7 +99,7 @@ def check_reset_options(options: Any, map_name: str, num_players: int) -> Game |
             f"reset() takes no options, got {', '.join(map(repr, named[:5]))}: the map, player count and game "
             f"options are given to the constructor (make a new env to change them)"
         )
-    ignored = [key for key in options if key != POSITION_OPTION]
+    ignored = [key for key in options if key not in (POSITION_OPTION, SIGNATURE_PROBE)]
     if ignored:
         keys = ", ".join(short_repr(k, 30) for k in ignored[:5])
         warnings.warn(

@@ -56,8 +56,9 @@ levels; the seed still draws the seat and seeds the opponents. A position of ano
 player count, or of a game that is over, raises ``PositionError`` (a ``ValueError``),
 nothing changed. No other reset option is read: a key that names one of the options above
 (or of the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``,
-with nothing changed; any other key gives a ``UserWarning`` that it is ignored (see
-``envs.common.check_reset_options``). No options and ``{}`` warn nothing.
+with nothing changed; any other key gives a ``UserWarning`` that it is ignored (but for
+PettingZoo's signature probe ``"options"``: see ``envs.common.check_reset_options``). No
+options and ``{}`` warn nothing.
 
 Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
 until the game ends; ``"score_delta"`` is the change of the learner's VP-if-the-game-ended-now

@@ -138,9 +138,9 @@ its JSON text or dict), at both levels; one of another map or player count, or o
 game, raises ``PositionError`` (a ``ValueError``), nothing changed. No other reset option is
 read: a key that names one of the options above (``{"map": "imperium"}``) raises
 ``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with nothing changed;
-any other key gives a ``UserWarning`` that it is ignored (PettingZoo's ``api_test`` passes
-``{"options": 1}`` and requires the call to succeed; see ``envs.common.check_reset_options``).
-No options and ``{}`` warn nothing.
+any other key gives a ``UserWarning`` that it is ignored, except the ``{"options": 1}`` that
+PettingZoo's ``api_test`` passes to check the signature, taken silently (see
+``envs.common.check_reset_options``). No options and ``{}`` warn nothing.
 
 Bad agent names
 ---------------

@@ -61,6 +61,7 @@ import numpy as np
 
 from concordia_env import agents
 from concordia_env.agents.policy import PolicyAgent
+from concordia_env.engine.errors import integer_argument, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.envs.opponents import resolve
 from concordia_env.tools import arguments
@@ -267,7 +268,11 @@ def evaluate(
     """
     specs = [opponents] if isinstance(opponents, str) else list(opponents)
     if not specs or not all(isinstance(s, str) for s in specs):
-        raise TypeError(f"opponents is an agent spec or a list of them, got {opponents!r}")
+        raise TypeError(f"opponents is an agent spec or a list of them, got {short_repr(opponents)}")
+    if integer_argument(games, "games") < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    if integer_argument(seed, "seed") < 0:
+        raise ValueError(f"seed must be >= 0, got {seed}")
     agent = as_agent(policy)
     name = f"{EVALUATED} {label_of(policy)}"
     results = [

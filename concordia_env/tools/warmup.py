@@ -13,8 +13,9 @@ CI do). A part that is already compiled only loads from the cache (a second or t
 
 What it compiles, in order (:data:`PARTS`): the rules (``Game``: steps, legal actions,
 observations, scoring), the heuristic, MCTS, the learned agent (the scorer, with and
-without its search), ``VectorGame`` (one thread and two) and the vector env with compiled
-opponents inside (``ConcordiaVectorEnv``, heuristic and learned).
+without its search), ``VectorGame`` (one thread and two), the vector env with compiled
+opponents inside (``ConcordiaVectorEnv``, heuristic and learned) and the options level
+(``level="options"``: the turn options and their afterstate features).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 
 from concordia_env import agents
 from concordia_env.engine.game import Game
+from concordia_env.envs.gym_env import SingleAgentEnv
 from concordia_env.envs.vector import VectorGame
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
 
@@ -83,6 +85,15 @@ def _vector_env() -> None:
         env.close()
 
 
+def _options_level() -> None:
+    env = SingleAgentEnv(level="options", opponents="heuristic", map="italia", num_players=2, seed=0)
+    env.reset(seed=0)
+    for _ in range(10):
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if terminated or truncated:
+            env.reset()
+
+
 #: (what is compiled, how) in the order they run
 PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("the rules (Game)", _rules),
@@ -92,6 +103,7 @@ PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("the learned agent's search", _agent("learned:simulations=8")),
     ("VectorGame", _vector_game),
     ("the vector env with compiled opponents", _vector_env),
+    ("the options level", _options_level),
 )
 
 
