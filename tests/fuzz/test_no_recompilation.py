@@ -249,6 +249,16 @@ def _warm_up_batches() -> None:
             vec.step(vec.sample_actions())
         vec.scores(), vec.observations(), vec.legal_masks()
         vec.close()
+    # the options level of the vector env; a turn cap restarts rows, whose options are computed alone
+    from concordia_env.envs.vector_env import ConcordiaVectorEnv
+
+    for threads in (1, 2):
+        venv = ConcordiaVectorEnv(2, opponents="heuristic", map="italia", num_players=2, level="options",
+                                  max_turns=2, threads=threads, seed=0)  # fmt: skip
+        venv.reset(seed=0)
+        for _ in range(8):
+            venv.step(np.argmax(venv.action_masks(), axis=1))
+        venv.close()
 
 
 def _ask_rule_queries(game: Game) -> None:
