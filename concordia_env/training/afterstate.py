@@ -146,7 +146,7 @@ class AfterstateConfig(ConfigBase):
     epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
     replan: bool = _f(
         False,
-        "the learner decides at every decision (the learned agent's default since 2026-12-04) instead of "
+        "the learner decides at every decision (the learned agent's default) instead of "
         "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
     )
 

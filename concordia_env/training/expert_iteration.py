@@ -144,7 +144,7 @@ class ExpertConfig(ConfigBase):
     epsilon: float = _f(0.3, "probability that a student decision samples from the softmax instead of the best")
     replan: bool = _f(
         False,
-        "the student decides at every decision (the learned agent's default since 2026-12-04) instead of "
+        "the student decides at every decision (the learned agent's default) instead of "
         "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
     )
 
