@@ -663,7 +663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # refuse a bad command line before serving anything (its own specs are trusted)
         _options({}, defaults, defaults.vs)
         new_session(args.map, args.players, args.vs, args.seat, 0 if args.seed is None else args.seed)
-    except (RequestError, ValueError) as exc:
+    except (RequestError, ValueError, OSError) as exc:  # OSError: a policy: or learned: spec naming a missing file
         parser.error(str(exc))
     import uvicorn
 

@@ -77,6 +77,12 @@ campaign                  input, and what must hold
                           are handed: an ``OpponentError`` naming seat and spec with the cause
                           chained (never the learner's ``IllegalActionError`` or a penalty),
                           then ``ResetNeededError`` until ``reset``; a legal index is played
+``stored-rows``           a results file whose one real game had 1 to 3 of its stored values
+                          replaced (JSON of any shape, raw SQLite integers, floats, text and
+                          blobs, lists nested up to 100,000 deep, an entry of a list edited):
+                          ``Store.game`` / ``Store.games`` raise ``StoreError`` only, with a
+                          one-line message, or give a record that replays as text and HTML or
+                          whose actions the rules refuse (``IllegalActionError``)
 ``state-mutation``        writes through every array a ``Game`` or ``VectorGame`` hands out
                           (``state``, slices, views, ``flags.writeable``, ``memoryview``,
                           ``frombuffer``, pickles, ``Game(arr, map)`` then ``arr``, masks,
@@ -95,6 +101,7 @@ import argparse
 import contextlib
 import fractions
 import functools
+import io
 import json
 import math
 import os
@@ -1754,6 +1761,85 @@ def _mutate_vector(data: st.DataObject) -> None:
         check_invariants(vec.game(row))
 
 
+# =========================================================================== stored rows
+#: the columns of a stored game a campaign may overwrite (all but its ids)
+STORED_COLUMNS = (
+    "game_index", "seed", "map", "players", "options_json", "seats_json", "num_actions", "scores_json",
+    "winner", "ranking_json", "breakdowns_json", "actions_json", "think_json", "decisions_json", "duration", "over",
+)  # fmt: skip
+
+
+@functools.cache
+def _stored_game_file() -> Path:
+    """A results file holding one real 2-player Italia game between random agents (made once per process)."""
+    from concordia_env.tools.replay import play_new_game
+    from concordia_env.tools.store import Store
+
+    path = Path(tempfile.mkdtemp(prefix="concordia-stored-rows-")) / "one-game.db"
+    record = play_new_game(["random", "random"], "italia", 7)
+    with Store(path) as store:
+        store.register_tournament(record.tournament_id, {"kind": "fuzz"})
+        store.add_game(record)
+    return path
+
+
+def _stored_value(data: st.DataObject, column: str, old: Any) -> Any:
+    """A new value for ``column``: a JSON value, a raw SQLite value, text nested deep, or the old JSON edited."""
+    how = data.draw(st.sampled_from(("json", "raw", "deep", "edit")), label="how")
+    if how == "json":
+        return json.dumps(data.draw(json_values(), label="json value"))
+    if how == "raw":
+        return data.draw(
+            st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(), st.text(max_size=8), st.binary(max_size=8)),
+            label="raw value",
+        )
+    if how == "deep":
+        depth = data.draw(st.sampled_from((50, 1000, 100_000)), label="depth")
+        return "[" * depth + "]" * depth
+    value = json.loads(old) if isinstance(old, str) and old[:1] in "[{" else None
+    if isinstance(value, list) and value:
+        value[data.draw(st.integers(0, len(value) - 1), label="at")] = data.draw(json_values(), label="entry")
+        return json.dumps(value)
+    if isinstance(value, dict):
+        value[data.draw(st.text(max_size=20), label="key")] = data.draw(json_values(), label="entry")
+        return json.dumps(value)
+    return json.dumps(data.draw(json_values(), label="json value"))
+
+
+def check_stored_rows(data: st.DataObject) -> None:
+    import sqlite3
+
+    from concordia_env.tools.replay import html_replay, replay
+    from concordia_env.tools.store import Store, StoreError
+
+    with tempfile.TemporaryDirectory(prefix="concordia-rows-") as folder:
+        path = Path(folder) / "results.db"
+        path.write_bytes(_stored_game_file().read_bytes())
+        edits = data.draw(st.integers(1, 3), label="edits")
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            for _ in range(edits):
+                column = data.draw(st.sampled_from(STORED_COLUMNS), label="column")
+                old = conn.execute(f"SELECT {column} FROM games").fetchone()[0]
+                conn.execute(f"UPDATE games SET {column} = ?", (_stored_value(data, column, old),))
+            conn.commit()
+        with Store(path) as store:
+            try:
+                record = store.game(1)
+                store.games(record.tournament_id, with_actions=False)
+            except StoreError as e:
+                message = str(e)
+                assert "\n" not in message and len(message) < MESSAGE_LIMIT, f"a poor refusal: {message[:300]}"
+                OUTCOMES["stored-rows: refused"] += 1
+                return
+        try:  # an accepted row replays, or its actions are refused as the engine refuses them
+            replay(record, io.StringIO())
+            html_replay(record)
+        except IllegalActionError:
+            OUTCOMES["stored-rows: actions refused by the rules"] += 1
+            return
+        OUTCOMES["stored-rows: accepted, replayed"] += 1
+
+
 # =========================================================================== running campaigns
 @dataclass(frozen=True)
 class Campaign:
@@ -1776,6 +1862,7 @@ CAMPAIGNS: dict[str, Campaign] = {
         Campaign("web", check_web),
         Campaign("web-attacks", check_web_attacks),
         Campaign("opponents", check_opponents),
+        Campaign("stored-rows", check_stored_rows),
         Campaign("raw-state", check_raw_state, isolated=True),
         Campaign("state-mutation", check_state_mutation, isolated=True),
     )
