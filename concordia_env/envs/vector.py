@@ -97,8 +97,10 @@ byte order, read-only, strided or non-contiguous arrays, Python lists (values be
 int64 included). Everything is checked, then copied to one contiguous int64 array, the
 only type the compiled batch functions see (so no input compiles a new version of them
 at run time). Floats, bools and objects are refused with ``IllegalActionError``, a wrong
-shape with ``ValueError``. ``observations(players)`` takes integer seats only (a float
-seat is refused, not truncated).
+shape with ``ValueError``; an object array of Python or numpy integers is integers.
+``observations(players)`` takes integer seats only (a float seat is refused, not
+truncated), and ``restart(rows)`` integer rows only (``[0.9]``, ``[True]`` or ``"2"`` raise
+``ArgumentTypeError`` and restart nothing).
 """
 
 from __future__ import annotations
@@ -323,11 +325,9 @@ class VectorGame:
     def _seats(self, players: Any) -> np.ndarray:
         """``players`` as contiguous int64 seats, one per row; floats and bools are refused, not truncated."""
         try:
-            seats = np.asarray(players)
-        except (TypeError, ValueError, OverflowError) as e:  # ragged lists, integers beyond any dtype
-            raise ArgumentTypeError(f"players must be integer seats, got {short_repr(players)} ({e})") from None
-        if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
-            raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
+            seats = self._integers(players, "players")
+        except ArgumentTypeError as e:
+            raise ArgumentTypeError(f"players must be integer seats: {e}") from None
         if seats.shape != (self._n,) or seats.min() < 0 or seats.max() >= self._num_players:
             raise ValueError(f"players must be {self._n} seats in 0..{self._num_players - 1}")
         return np.array(seats, dtype=np.int64)
@@ -393,6 +393,29 @@ class VectorGame:
         self.last_infos = infos
         return rewards, self.dones, infos
 
+    @staticmethod
+    def _integers(values: Any, what: str) -> np.ndarray:
+        """``values`` as an int64 array; floats, bools, strings and objects that are not integers are refused.
+
+        Integers are Python and numpy integers (of any width, also inside an object array);
+        a value beyond int64 is refused as out of range by the caller's range check, never wrapped.
+        """
+        try:
+            given = np.asarray(values)
+        except (TypeError, ValueError, OverflowError) as e:  # ragged lists and the like
+            raise ArgumentTypeError(f"{what} must be integers, got {short_repr(values)} ({e})") from None
+        if given.dtype == np.object_:
+            items = given.reshape(-1).tolist()
+            if not all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in items):
+                raise ArgumentTypeError(f"{what} must be integers, got {short_repr(values)}")
+            clipped = [min(max(int(a), -1), 2**62) for a in items]  # beyond int64: out of range, not wrapped
+            return np.array(clipped, dtype=np.int64).reshape(given.shape)
+        if given.dtype == np.bool_ or given.dtype.kind not in "iu":
+            raise ArgumentTypeError(f"{what} must be integers, got {short_repr(values)} (dtype {given.dtype})")
+        if given.dtype == np.uint64:
+            given = np.minimum(given, np.uint64(2**62))  # beyond int64: out of range, not wrapped
+        return given.astype(np.int64)
+
     def _check_actions(self, actions: Any) -> np.ndarray:
         """The actions as a new contiguous int64 array (n,), or an error naming the first bad row (nothing changed).
 
@@ -408,8 +431,9 @@ class VectorGame:
         if given.dtype == np.int64:  # the usual case: the compiled check below tests the range too
             out = np.array(given)  # a fresh, writable, contiguous copy: the compiled signature
         else:
-            if given.dtype == np.object_:  # Python ints beyond int64
-                if not all(isinstance(a, int) and not isinstance(a, bool) for a in given):
+            if given.dtype == np.object_:  # Python ints beyond int64, numpy integers in a list with them
+                integer = (int, np.integer)
+                if not all(isinstance(a, integer) and not isinstance(a, (bool, np.bool_)) for a in given):
                     raise IllegalActionError(-1, f"actions must be integers, got {short_repr(given.tolist())}")
                 in_range = np.array([0 <= a < NUM_ACTIONS for a in given], dtype=np.bool_)
             elif given.dtype == np.bool_ or given.dtype.kind not in "iu":
@@ -522,8 +546,8 @@ class VectorGame:
         What an episode cap does (the vector env's ``max_turns``): the rows go on with the
         seeds and seats of their next games, as if their games had ended.
         """
-        picked = np.unique(np.asarray(rows, dtype=np.int64))
+        picked = np.unique(self._integers(rows, "rows").reshape(-1))
         if picked.size and (picked[0] < 0 or picked[-1] >= self._n):
-            raise ValueError(f"rows must be in 0..{self._n - 1}, got {rows!r}")
+            raise ValueError(f"rows must be in 0..{self._n - 1}, got {short_repr(rows)}")
         for row in picked:
             self._next_game(int(row))

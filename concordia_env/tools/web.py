@@ -43,7 +43,9 @@ send requests to ``127.0.0.1`` (cross-site requests), and a page on a hostile do
 rebind that domain to ``127.0.0.1`` to read the answers (DNS rebinding). So:
 
 * it binds to ``127.0.0.1`` only, and answers only requests whose ``Host`` names that
-  address (``127.0.0.1``, ``localhost`` or ``[::1]``, any port): a rebound domain gets 421;
+  address (``127.0.0.1``, ``localhost`` or ``[::1]``, any port): a rebound domain gets 421.
+  ``Host`` and ``Origin`` are compared as exact text (:func:`local_authority`): a user-info
+  form (``http://evil.com@127.0.0.1:8765``), a path or anything else around the name is refused;
 * a request that carries an ``Origin`` other than this server's (or ``Sec-Fetch-Site:
   cross-site``) is refused with 403, and every ``POST`` body must be ``application/json``
   (415 otherwise): a cross-site page cannot send JSON without a CORS preflight, which the
@@ -71,6 +73,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import secrets
 import sys
 import threading
@@ -81,7 +84,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -490,6 +492,27 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any]:
     return data
 
 
+#: ``name`` or ``name:port`` and nothing else: no user info (``evil.com@``), no path, no spaces
+_AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?")
+
+
+def local_authority(text: str, hosts: Collection[str] = LOCAL_HOSTS) -> tuple[str, int | None] | None:
+    """``(name, port)`` if ``text`` is exactly ``name`` or ``name:port`` with ``name`` in ``hosts``, else None.
+
+    The header text is compared whole: ``evil.com@127.0.0.1:8765`` (user info), ``127.0.0.1:8765/x``
+    (a path) or ``127.0.0.1:8765 `` are not this server, whatever a URL parser makes of them.
+    An IPv6 name is written in brackets (``[::1]:8765``).
+    """
+    match = _AUTHORITY.fullmatch(text)
+    if match is None:
+        return None
+    name = (match.group(1)[1:-1] if match.group(1).startswith("[") else match.group(1)).lower()  # DNS: any case
+    port = None if match.group(2) is None else int(match.group(2))
+    if name not in hosts or (port is not None and not 0 < port <= 65535):
+        return None
+    return name, port
+
+
 def request_refusal(method: str, headers: Headers, hosts: Collection[str] = LOCAL_HOSTS) -> tuple[int, str] | None:
     """Why a request must be refused before it is read (status, reason), or None (see the threat model).
 
@@ -498,21 +521,13 @@ def request_refusal(method: str, headers: Headers, hosts: Collection[str] = LOCA
     ``application/json`` (415: what a cross-site form or ``no-cors`` fetch sends is not).
     """
     host = headers.get("host", "")
-    try:
-        here = urlsplit("//" + host)
-        host_name, host_port = here.hostname, here.port
-    except ValueError:
-        host_name = host_port = None
-    if host_name not in hosts:
+    here = local_authority(host, hosts)
+    if here is None:
         return 421, f"this server answers only requests for {', '.join(sorted(hosts))}, not Host {short_repr(host)}"
     origin = headers.get("origin")
     if origin is not None:
-        try:
-            there = urlsplit(origin)
-            same = there.scheme == "http" and there.hostname in hosts and there.port == host_port
-        except ValueError:
-            same = False
-        if not same:
+        there = local_authority(origin.removeprefix("http://"), hosts) if origin.startswith("http://") else None
+        if there is None or there[1] != here[1]:
             return 403, f"cross-origin requests are refused (Origin {short_repr(origin)})"
     if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         return 403, "cross-site requests are refused (Sec-Fetch-Site)"

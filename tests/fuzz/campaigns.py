@@ -803,7 +803,9 @@ def check_vector(data: st.DataObject) -> None:
             check_refusal(e)
         else:
             index = np.asarray(seats)
-            assert index.dtype.kind in "iu" and index.shape == (n,), f"seats {seats!r} were accepted"
+            values = [as_index(a) for a in index.reshape(-1).tolist()] if index.dtype == object else None
+            integers = values is not None and None not in values  # an object array of integers is integers
+            assert (index.dtype.kind in "iu" or integers) and index.shape == (n,), f"seats {seats!r} were accepted"
             assert obs.shape[0] == n
 
 

@@ -98,6 +98,12 @@ def test_the_cross_site_reproducer_is_refused_and_runs_nothing(client, tmp_path)
         ({"sec-fetch-site": "cross-site"}, 403, "cross-site"),
         ({"host": "evil.example:8765"}, 421, "Host"),  # a DNS-rebound name
         ({"host": "127.0.0.1.evil.example"}, 421, "Host"),
+        ({"host": "evil.example@127.0.0.1:8765"}, 421, "Host"),  # user info: the header text is compared whole
+        ({"host": "127.0.0.1:8765/path"}, 421, "Host"),
+        ({"host": "127.0.0.1:99999"}, 421, "Host"),
+        ({"origin": "http://evil.example@127.0.0.1:8765"}, 403, "cross-origin"),
+        ({"origin": "http://127.0.0.1:8765/"}, 403, "cross-origin"),
+        ({"origin": "http://127.0.0.1:8765 "}, 403, "cross-origin"),
         ({"content-type": "text/plain"}, 415, "application/json"),
         ({"content-type": "application/x-www-form-urlencoded"}, 415, "application/json"),
         ({"content-type": "multipart/form-data; boundary=x"}, 415, "application/json"),
