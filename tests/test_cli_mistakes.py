@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from concordia_env.tools import replay as replay_tool
 from concordia_env.tools import tournament as tournament_tool
 from concordia_env.tools import web as web_tool
 from concordia_env.tools.store import Store, StoreError
+from concordia_env.training import expert_iteration
 
 TWO_GAMES = ["--agents", "random", "random", "--map", "italia", "--players", "2", "--games", "2", "--workers", "1"]
 
@@ -191,3 +194,32 @@ def test_a_killed_tournament_worker_is_one_line(
     assert tournament_tool.main(argv) == 1
     out = capsys.readouterr().out
     assert "a worker process died" in out and "run the same command again to resume" in out
+
+
+# ---------------------------------------------------------------------- a Ray address that cannot be reached
+def _closed_port() -> int:
+    """A port on this machine where nothing listens (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:{port}", "ray://127.0.0.1:{port}", "not an address"])
+def test_an_unreachable_ray_address_is_refused_in_seconds(
+    address: str, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    address = address.format(port=_closed_port())
+    start = time.monotonic()
+    with pytest.raises(SystemExit) as exit_:
+        tournament_tool.main([*TWO_GAMES, "--db", str(tmp_path / "t.db"), "--backend", "ray", "--address", address])
+    assert exit_.value.code == 2
+    line = _error_line(capsys, "concordia tournament")
+    assert ("a Ray address is" if address == "not an address" else "cannot reach the Ray cluster") in line
+    argv = ["--config", "expert_tiny", "--runs_dir", str(tmp_path / "runs"), "--backend", "ray", "--address", address]
+    with pytest.raises(SystemExit) as exit_:
+        expert_iteration.main(argv)
+    assert exit_.value.code == 2
+    line = _error_line(capsys, "concordia train expert")
+    assert ("a Ray address is" if address == "not an address" else "cannot reach the Ray cluster") in line
+    assert time.monotonic() - start < 30
+    assert not any(tmp_path.iterdir())  # no results file, no run directory
