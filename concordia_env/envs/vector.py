@@ -105,6 +105,7 @@ truncated), and ``restart(rows)`` integer rows only (``[0.9]``, ``[True]`` or ``
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -122,6 +123,7 @@ from concordia_env.engine.observation import (
 )
 from concordia_env.engine.rules.engine import first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.rules.setup import setup_args, start_game
+from concordia_env.engine.serial import serialized
 from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
@@ -147,12 +149,18 @@ SEED_BOUND = 2**31
 MAX_SEED = 2**62
 
 
+@serialized
 class VectorGame:
     """n games of one map and player count, one state per row of ``states``.
 
     The batch owns its state array and only the compiled rules write it (see the module
     docstring, "Who owns the states"): ``states`` is a read-only view, and ``n``, ``map``
     and ``num_players`` cannot be reassigned.
+
+    One batch may be shared by threads: every public method holds the batch's lock while
+    it runs, so calls from several threads run one after another
+    (:mod:`concordia_env.engine.serial`); a batch of actions that another thread's step made
+    illegal is refused (``IllegalActionError``, no row changed).
     """
 
     def __init__(
@@ -167,6 +175,7 @@ class VectorGame:
         opponents: Any = None,
         **game_options: Any,
     ) -> None:
+        self._lock = threading.RLock()  # one call at a time (engine.serial): the compiled step releases the GIL
         if integer_argument(n, "n") < 1:
             raise ValueError(f"n must be a positive int, got {n}")
         self._n = integer_argument(n, "n")
