@@ -77,6 +77,12 @@ campaign                  input, and what must hold
                           are handed: an ``OpponentError`` naming seat and spec with the cause
                           chained (never the learner's ``IllegalActionError`` or a penalty),
                           then ``ResetNeededError`` until ``reset``; a legal index is played
+``concurrent``            2 to 4 threads calling one ``Game`` (steps with legal and odd values,
+                          masks, observations, scores, clones, JSON) or one ``VectorGame``
+                          (sampled and odd steps, restarts, observations, masks, rows) at
+                          once: only refusals (``IllegalActionError``, ``ValueError``,
+                          ``TypeError``), and afterwards every game keeps every invariant and
+                          plays on
 ``stored-rows``           a results file whose one real game had 1 to 3 of its stored values
                           replaced (JSON of any shape, raw SQLite integers, floats, text and
                           blobs, lists nested up to 100,000 deep, an entry of a list edited):
@@ -1763,6 +1769,98 @@ def _mutate_vector(data: st.DataObject) -> None:
         check_invariants(vec.game(row))
 
 
+# =========================================================================== concurrent use
+GAME_CALLS = ("step legal", "step legal", "step odd", "legal", "observe", "scores", "clone", "json")
+BATCH_CALLS = ("step sampled", "step sampled", "step odd", "restart", "observations", "masks", "row")
+
+
+def check_concurrent(data: st.DataObject) -> None:
+    """Threads calling one ``Game`` or one ``VectorGame`` at once, with any mix of calls."""
+    import threading
+
+    from concordia_env import VectorGame
+
+    batch = data.draw(st.booleans(), label="VectorGame")
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    players = data.draw(st.sampled_from(load(name).players), label="players")
+    seed = data.draw(st.integers(0, 2**31 - 1), label="seed")
+    target: Any = Game.new(name, players, seed)
+    if batch:
+        target = VectorGame(data.draw(st.integers(1, 16), label="rows"), map=name, num_players=players, seed=seed)
+    calls = BATCH_CALLS if batch else GAME_CALLS
+    plans = [
+        data.draw(st.lists(st.sampled_from(calls), min_size=1, max_size=40), label=f"thread {k}")
+        for k in range(data.draw(st.integers(2, 4), label="threads"))
+    ]
+    odd = data.draw(odd_values(), label="odd value")
+    unexpected: list[str] = []
+    start = threading.Barrier(len(plans))
+
+    def run(k: int, plan: list[str]) -> None:
+        rng = np.random.default_rng(k)
+        start.wait()
+        for call in plan:
+            try:
+                if batch:
+                    _batch_call(target, call, rng, odd)
+                else:
+                    _game_call(target, call, rng, odd)
+            except (IllegalActionError, ValueError, TypeError):
+                OUTCOMES["concurrent: call refused"] += 1  # an action the other thread's step made illegal, or odd
+            except BaseException as e:  # any other exception is a broken contract
+                unexpected.append(f"{call}: {type(e).__name__}: {e}")
+            else:
+                OUTCOMES["concurrent: call done"] += 1
+
+    threads = [threading.Thread(target=run, args=(k, plan)) for k, plan in enumerate(plans)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not unexpected, unexpected[:3]
+    games = [target.game(row) for row in range(target.n)] if batch else [target]
+    for game in games:
+        check_invariants(game)
+    if batch:
+        target.step(target.sample_actions(np.random.default_rng(0)))  # the batch goes on
+    elif not target.is_over():
+        target.step(int(target.legal_actions()[0]))
+
+
+def _game_call(game: Game, call: str, rng: np.random.Generator, odd: Any) -> None:
+    if call == "step legal":
+        legal = game.legal_actions()
+        if len(legal):
+            game.step(int(rng.choice(legal)))
+    elif call == "step odd":
+        game.step(odd)
+    elif call == "legal":
+        game.legal_mask()
+    elif call == "observe":
+        game.observation(int(rng.integers(game.num_players)))
+    elif call == "scores":
+        game.scores()
+    elif call == "clone":
+        check_invariants(game.clone())
+    else:
+        Game.from_json(game.to_json()) if not beyond_position_bounds(game) else game.to_json()
+
+
+def _batch_call(vec: Any, call: str, rng: np.random.Generator, odd: Any) -> None:
+    if call == "step sampled":
+        vec.step(vec.sample_actions(rng))
+    elif call == "step odd":
+        vec.step(np.full(vec.n, odd) if np.ndim(odd) == 0 else odd)
+    elif call == "restart":
+        vec.restart([int(rng.integers(vec.n))])
+    elif call == "observations":
+        vec.observations()
+    elif call == "masks":
+        vec.legal_masks()
+    else:
+        check_invariants(vec.game(int(rng.integers(vec.n))))
+
+
 # =========================================================================== stored rows
 #: the columns of a stored game a campaign may overwrite (all but its ids)
 STORED_COLUMNS = (
@@ -1798,7 +1896,10 @@ def _stored_value(data: st.DataObject, column: str, old: Any) -> Any:
     if how == "deep":
         depth = data.draw(st.sampled_from((50, 1000, 100_000)), label="depth")
         return "[" * depth + "]" * depth
-    value = json.loads(old) if isinstance(old, str) and old[:1] in "[{" else None
+    try:  # the old value is what an earlier edit left: maybe no JSON, maybe nested too deep to read
+        value = json.loads(old) if isinstance(old, str) and old[:1] in ("[", "{") else None
+    except (ValueError, RecursionError):
+        value = None
     if isinstance(value, list) and value:
         value[data.draw(st.integers(0, len(value) - 1), label="at")] = data.draw(json_values(), label="entry")
         return json.dumps(value)
@@ -1865,6 +1966,7 @@ CAMPAIGNS: dict[str, Campaign] = {
         Campaign("web-attacks", check_web_attacks),
         Campaign("opponents", check_opponents),
         Campaign("stored-rows", check_stored_rows),
+        Campaign("concurrent", check_concurrent),
         Campaign("raw-state", check_raw_state, isolated=True),
         Campaign("state-mutation", check_state_mutation, isolated=True),
     )
