@@ -1923,7 +1923,8 @@ def check_stored_rows(data: st.DataObject) -> None:
             for _ in range(edits):
                 column = data.draw(st.sampled_from(STORED_COLUMNS), label="column")
                 old = conn.execute(f"SELECT {column} FROM games").fetchone()[0]
-                conn.execute(f"UPDATE games SET {column} = ?", (_stored_value(data, column, old),))
+                with contextlib.suppress(sqlite3.IntegrityError):  # NaN is NULL: SQLite refuses it itself
+                    conn.execute(f"UPDATE games SET {column} = ?", (_stored_value(data, column, old),))
             conn.commit()
         with Store(path) as store:
             try:
