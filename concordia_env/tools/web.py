@@ -56,6 +56,9 @@ rebind that domain to ``127.0.0.1`` to read the answers (DNS rebinding). So:
   so a request never opens a file nor unpickles anything; the shipped models are chosen by
   player count. A spec given on the command line (``--vs policy:my.zip``) is the user's
   own and may be asked for again by its exact text;
+* a request must arrive whole (headers and body) within :data:`READ_TIMEOUT` seconds of the
+  connection opening, or of the previous response, else the connection is closed
+  (:func:`timed_protocol`): idle and slow clients do not hold connections open;
 * every number is range-checked before anything is allocated or built, a body is read
   only up to 64 KiB, and the games held are capped (:data:`MAX_GAMES`): a finished game
   untouched for :data:`FINISHED_TTL` seconds, or any game untouched for :data:`IDLE_TTL`
@@ -72,6 +75,7 @@ writes it for the replay page, which the app's page draws with the same ``board.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import re
 import secrets
@@ -686,8 +690,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Concordia: {url}  (Ctrl+C stops the server)")
     if not args.no_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(create_app(defaults), host="127.0.0.1", port=args.port, log_level="warning")
+    uvicorn.run(
+        create_app(defaults), host="127.0.0.1", port=args.port, log_level="warning", http=timed_protocol(READ_TIMEOUT)
+    )
     return 0
+
+
+#: the longest one request may take to arrive whole, headers and body (seconds): a client that
+#: sends nothing, or a byte now and then, is cut off (uvicorn alone waits for it forever)
+READ_TIMEOUT = 10.0
+
+
+def timed_protocol(read_timeout: float = READ_TIMEOUT) -> type:
+    """uvicorn's h11 protocol with a deadline: each request must arrive whole within ``read_timeout`` s.
+
+    The clock starts when a connection opens and again after each response on a kept-alive
+    connection; it stops once a request's headers and body are read (the app's own time is
+    not counted). A connection past its deadline is closed. Pass it as uvicorn's ``http``.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete and not cycle.more_body:
+                self._disarm()  # this request is read whole: the app answers it in its own time
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next request of this kept-alive connection
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(read_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return TimedH11Protocol
 
 
 if __name__ == "__main__":
