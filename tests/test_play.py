@@ -203,3 +203,80 @@ def test_quitting_with_q_exits_0_and_input_that_ends_first_exits_1(answers: str,
     done = subprocess.run(cmd, cwd=ROOT, input=answers, capture_output=True, text=True, timeout=300)
     assert done.returncode == status, done.stdout[-2000:] + done.stderr
     assert "the unfinished game is not saved" in done.stdout
+
+
+# ---------------------------------------------------------------------- --save: checked first, never lost
+def _not_a_results_file(tmp_path: Path) -> tuple[Path, bytes]:
+    path = tmp_path / "notes.db"
+    path.write_bytes(b"my notes, not a database " * 100)
+    return path, path.read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["a directory", "not a database", "under a file"])
+def test_an_unusable_save_file_is_refused_before_the_first_move(tmp_path: Path, kind: str) -> None:
+    notes, content = _not_a_results_file(tmp_path)
+    target = {"a directory": tmp_path, "not a database": notes, "under a file": notes / "play.db"}[kind]
+    cmd = [sys.executable, "-m", "concordia_env.tools.play", "--map", "italia", "--players", "2", "--vs", "random"]
+    cmd += ["--seed", "11", "--save", str(target), "--no-color"]
+    done = subprocess.run(cmd, cwd=ROOT, input="1\n" * ANSWERS, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr
+    assert "=== turn" not in done.stdout and "Traceback" not in done.stderr
+    error = done.stderr.strip().splitlines()[-1]
+    assert error.startswith("concordia play: error: ") and str(target) in error, error
+    assert "--db" not in error and "--reset" not in error
+    assert ("give --save another file" if kind != "under a file" else "check that") in error
+    assert notes.read_bytes() == content and sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
+def _play_in_process(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, db: Path) -> tuple[int, str]:
+    """``concordia play --save db`` with piped answers; ``db`` is replaced by a foreign file once the game is over."""
+    import concordia_env.tools.play as play_module
+
+    original = play_module.play
+
+    def play_then_break_the_file(*args, **kwargs):
+        original(*args, **kwargs)
+        db.unlink()
+        db.write_bytes(b"replaced during the game " * 100)
+
+    monkeypatch.setattr(play_module, "play", play_then_break_the_file)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("1\n" * ANSWERS))
+    argv = ["--map", "italia", "--players", "2", "--vs", "random", "--seed", "11", "--save", str(db), "--no-color"]
+    status = play_module.main(argv)
+    return status, capsys.readouterr().out
+
+
+def test_a_game_whose_save_fails_at_the_end_is_kept_in_another_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status, out = _play_in_process(monkeypatch, capsys, tmp_path / "play.db")
+    assert status == 1 and "=== game over ===" in out
+    assert f"could not save the game in {tmp_path / 'play.db'}" in out
+    match = re.search(r"the game is kept in (\S+) instead: concordia replay (\S+) (\d+)", out)
+    assert match and Path(match.group(1)).parent == tmp_path
+    with Store(match.group(1)) as store:
+        record = store.game(int(match.group(3)))
+    assert record.seats == ["human", "random"] and record.seed == 11 and record.num_actions > 100
+
+    from concordia_env.tools.replay import main as replay_main
+
+    assert replay_main([match.group(1), match.group(3), "--no-color"]) == 0
+
+
+def test_a_game_no_file_can_take_is_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    import tempfile
+
+    nowhere = tmp_path / "a file"
+    nowhere.write_text("")
+    monkeypatch.setattr(Path, "cwd", classmethod(lambda cls: nowhere / "cwd"))
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(nowhere / "tmp"))
+    status, out = _play_in_process(monkeypatch, capsys, tmp_path / "play.db")
+    assert status == 1
+    printed = out.split("no file could be written; the game, to keep by hand:\n")[1]
+    import json
+
+    kept = json.loads(printed.splitlines()[0])
+    assert kept["seed"] == 11 and kept["seats"] == ["human", "random"] and len(kept["actions"]) > 100

@@ -7,6 +7,7 @@ codes into Python errors. ``clone()`` is an array copy.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +37,7 @@ from .rules.engine import CACHE_LEGAL, CACHE_MASK, STEP_OK, legal_into_cache, ne
 from .rules.hidden import shuffle_hidden_stack
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, ranking, score_parts, score_totals
 from .rules.setup import new_state
+from .serial import serialized
 from .state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,
@@ -80,6 +82,7 @@ NUM_ACTIONS = A.NUM_ACTIONS
 SCORE_KEYS: tuple[str, ...] = (*GODS, "special_squares", "concordia")
 
 
+@serialized
 class Game:
     """One game of Concordia.
 
@@ -120,6 +123,10 @@ class Game:
     * Unpickling and ``copy.deepcopy`` check the state the same way; :meth:`clone` copies
       it (a state the engine produced needs no check).
 
+    One game may be shared by threads: every public method holds the game's lock while it
+    runs, so calls from several threads run one after another (:mod:`concordia_env.engine.serial`).
+    A step that another thread's step made illegal is refused (``IllegalActionError``).
+
     Inside the package, code that advances a game with compiled functions in place (the
     strategy core's rollouts on a clone, the OpenSpiel bridge's chance outcomes) writes the
     game's own array, ``game._state``; nothing outside the package should.
@@ -135,7 +142,7 @@ class Game:
     # calls take; ``_mask`` and ``_legal`` (where ``legal_actions`` finds the indices it copies
     # out) are numpy views of its parts.
     # ``_tables`` is ``_map.tables``, kept at hand for the calls made on every decision.
-    __slots__ = ("_cache", "_legal", "_map", "_mask", "_state", "_tables", "_view")
+    __slots__ = ("_cache", "_legal", "_lock", "_map", "_mask", "_state", "_tables", "_view")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
         m = _map_of(map)
@@ -151,6 +158,7 @@ class Game:
         return game
 
     def _set(self, state: np.ndarray, m: Map) -> None:
+        self._lock = threading.RLock()  # one call at a time (engine.serial): the compiled rules release the GIL
         self._map = m
         self._tables = m.tables
         self._state = state

@@ -29,6 +29,9 @@ import gymnasium
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
+from concordia_env.engine.errors import integer_argument
+
+from .vector import MAX_SEED
 from .vector_env import ConcordiaVectorEnv
 
 
@@ -62,8 +65,8 @@ class SB3VecEnv(VecEnv):
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         if self._actions is None:
             raise RuntimeError("step_wait() without step_async(actions)")
-        obs, rewards, terminations, truncations, infos = self.env.step(self._actions)
-        self._actions = None
+        actions, self._actions = self._actions, None  # refused actions are not sent again by the next call
+        obs, rewards, terminations, truncations, infos = self.env.step(actions)
         dones = terminations | truncations
         row_infos: list[dict[str, Any]] = [{"learner_seat": int(seat)} for seat in infos["learner_seat"]]
         for row in np.flatnonzero(dones):
@@ -83,7 +86,15 @@ class SB3VecEnv(VecEnv):
         self.env.close()
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """The base seed of the next ``reset()`` (row i: ``seed + i``)."""
+        """The base seed of the next ``reset()`` (row i: ``seed + i``): None or an integer in 0..2**62.
+
+        A seed the batch would refuse is refused here, at once (``ArgumentTypeError`` for a
+        non-integer, ``ValueError`` out of range), and the pending seed stays as it was.
+        """
+        if seed is not None:
+            seed = integer_argument(seed, "seed")
+            if not 0 <= seed <= MAX_SEED:
+                raise ValueError(f"seed must be None or an integer in 0..2**62, got {seed}")
         self._next_seed = seed
         return [None if seed is None else seed + i for i in range(self.num_envs)]
 

@@ -105,12 +105,15 @@ byte order, read-only, strided or non-contiguous arrays, Python lists (values be
 int64 included). Everything is checked, then copied to one contiguous int64 array, the
 only type the compiled batch functions see (so no input compiles a new version of them
 at run time). Floats, bools and objects are refused with ``IllegalActionError``, a wrong
-shape with ``ValueError``. ``observations(players)`` takes integer seats only (a float
-seat is refused, not truncated).
+shape with ``ValueError``; an object array of Python or numpy integers is integers.
+``observations(players)`` takes integer seats only (a float seat is refused, not
+truncated), and ``restart(rows)`` integer rows only (``[0.9]``, ``[True]`` or ``"2"`` raise
+``ArgumentTypeError`` and restart nothing).
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -128,6 +131,7 @@ from concordia_env.engine.observation import (
 )
 from concordia_env.engine.rules.engine import first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.rules.setup import setup_args, start_game
+from concordia_env.engine.serial import serialized
 from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
@@ -156,12 +160,18 @@ SEED_BOUND = 2**31
 MAX_SEED = 2**62
 
 
+@serialized
 class VectorGame:
     """n games of one map and player count, one state per row of ``states``.
 
     The batch owns its state array and only the compiled rules write it (see the module
     docstring, "Who owns the states"): ``states`` is a read-only view, and ``n``, ``map``
     and ``num_players`` cannot be reassigned.
+
+    One batch may be shared by threads: every public method holds the batch's lock while
+    it runs, so calls from several threads run one after another
+    (:mod:`concordia_env.engine.serial`); a batch of actions that another thread's step made
+    illegal is refused (``IllegalActionError``, no row changed).
     """
 
     def __init__(
@@ -176,6 +186,7 @@ class VectorGame:
         opponents: Any = None,
         **game_options: Any,
     ) -> None:
+        self._lock = threading.RLock()  # one call at a time (engine.serial): the compiled step releases the GIL
         if integer_argument(n, "n") < 1:
             raise ValueError(f"n must be a positive int, got {n}")
         self._n = integer_argument(n, "n")
@@ -356,11 +367,9 @@ class VectorGame:
     def _seats(self, players: Any) -> np.ndarray:
         """``players`` as contiguous int64 seats, one per row; floats and bools are refused, not truncated."""
         try:
-            seats = np.asarray(players)
-        except (TypeError, ValueError, OverflowError) as e:  # ragged lists, integers beyond any dtype
-            raise ArgumentTypeError(f"players must be integer seats, got {short_repr(players)} ({e})") from None
-        if seats.dtype == np.bool_ or seats.dtype.kind not in "iu":
-            raise ArgumentTypeError(f"players must be integer seats, got dtype {seats.dtype}")
+            seats = self._integers(players, "players")
+        except ArgumentTypeError as e:
+            raise ArgumentTypeError(f"players must be integer seats: {e}") from None
         if seats.shape != (self._n,) or seats.min() < 0 or seats.max() >= self._num_players:
             raise ValueError(f"players must be {self._n} seats in 0..{self._num_players - 1}")
         return np.array(seats, dtype=np.int64)
@@ -456,6 +465,29 @@ class VectorGame:
         self.last_infos = infos
         return rewards, self.dones, infos
 
+    @staticmethod
+    def _integers(values: Any, what: str) -> np.ndarray:
+        """``values`` as an int64 array; floats, bools, strings and objects that are not integers are refused.
+
+        Integers are Python and numpy integers (of any width, also inside an object array);
+        a value beyond int64 is refused as out of range by the caller's range check, never wrapped.
+        """
+        try:
+            given = np.asarray(values)
+        except (TypeError, ValueError, OverflowError) as e:  # ragged lists and the like
+            raise ArgumentTypeError(f"{what} must be integers, got {short_repr(values)} ({e})") from None
+        if given.dtype == np.object_:
+            items = given.reshape(-1).tolist()
+            if not all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) for a in items):
+                raise ArgumentTypeError(f"{what} must be integers, got {short_repr(values)}")
+            clipped = [min(max(int(a), -1), 2**62) for a in items]  # beyond int64: out of range, not wrapped
+            return np.array(clipped, dtype=np.int64).reshape(given.shape)
+        if given.dtype == np.bool_ or given.dtype.kind not in "iu":
+            raise ArgumentTypeError(f"{what} must be integers, got {short_repr(values)} (dtype {given.dtype})")
+        if given.dtype == np.uint64:
+            given = np.minimum(given, np.uint64(2**62))  # beyond int64: out of range, not wrapped
+        return given.astype(np.int64)
+
     def _check_actions(self, actions: Any) -> np.ndarray:
         """The actions as a new contiguous int64 array (n,), or an error naming the first bad row (nothing changed).
 
@@ -471,8 +503,9 @@ class VectorGame:
         if given.dtype == np.int64:  # the usual case: the compiled check below tests the range too
             out = np.array(given)  # a fresh, writable, contiguous copy: the compiled signature
         else:
-            if given.dtype == np.object_:  # Python ints beyond int64
-                if not all(isinstance(a, int) and not isinstance(a, bool) for a in given):
+            if given.dtype == np.object_:  # Python ints beyond int64, numpy integers in a list with them
+                integer = (int, np.integer)
+                if not all(isinstance(a, integer) and not isinstance(a, (bool, np.bool_)) for a in given):
                     raise IllegalActionError(-1, f"actions must be integers, got {short_repr(given.tolist())}")
                 in_range = np.array([0 <= a < NUM_ACTIONS for a in given], dtype=np.bool_)
             elif given.dtype == np.bool_ or given.dtype.kind not in "iu":
@@ -585,8 +618,8 @@ class VectorGame:
         What an episode cap does (the vector env's ``max_turns``): the rows go on with the
         seeds and seats of their next games, as if their games had ended.
         """
-        picked = np.unique(np.asarray(rows, dtype=np.int64))
+        picked = np.unique(self._integers(rows, "rows").reshape(-1))
         if picked.size and (picked[0] < 0 or picked[-1] >= self._n):
-            raise ValueError(f"rows must be in 0..{self._n - 1}, got {rows!r}")
+            raise ValueError(f"rows must be in 0..{self._n - 1}, got {short_repr(rows)}")
         for row in picked:
             self._next_game(int(row))

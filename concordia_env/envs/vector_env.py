@@ -203,7 +203,7 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
             num_envs,
             map=map,
             num_players=num_players,
-            seed=0 if seed is None else seed,
+            seed=seed,  # None: a random one, also for a step before the first reset()
             reward=reward,
             observation_version=observation_version,
             threads=threads,
@@ -330,6 +330,8 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         """Gymnasium's vector seeds: one int (row i gets ``seed + i``) or that very list; others are refused."""
         if seed is None:
             return None
+        if isinstance(seed, np.ndarray) and seed.ndim == 1:
+            seed = list(seed)  # an array of seeds is the list of them (its items are numpy integers)
         if isinstance(seed, Sequence) and not isinstance(seed, str):
             seeds = [integer_argument(s, "seed") for s in seed]
             if len(seeds) != self.num_envs or seeds != list(range(seeds[0], seeds[0] + self.num_envs)):

@@ -18,17 +18,30 @@ before the game does exits with status 1).
 :mod:`concordia_env.tools.store`, replayable with ``concordia replay``: that is why the
 command lives here, beside the tournament and the replay, while the menus and the session
 it plays are :mod:`concordia_env.tools.session` (shared with the web app).
+
+A finished game is never lost: the ``--save`` file is opened (created if missing) before
+the first move, so a file that cannot be used (a directory, a file that is not a results
+database, a path that cannot be written) is refused before the game starts, with the
+usual usage error. If the save still fails at the end (the disk filled up meanwhile, the
+file was replaced), the game is written to a new results file in the current folder, or
+else in the temporary folder, or else printed as JSON, and the message says where (exit
+status 1).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import secrets
+import sqlite3
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, TextIO
 
 from concordia_env.tools import arguments
 from concordia_env.tools.replay import board_text, breakdown_table
@@ -41,7 +54,7 @@ from concordia_env.tools.session import (
     ask_human,
     new_session,
 )
-from concordia_env.tools.store import Store
+from concordia_env.tools.store import GameRecord, Store, StoreError
 from concordia_env.tools.tournament import record_from_game
 
 
@@ -71,11 +84,45 @@ def play(session: Session, read: Callable[[str], str], out: TextIO, color: bool 
     out.write("You win!\n" if place == 1 else f"You finish in place {place} of {game.num_players}.\n")
 
 
-def save(session: Session, db: str) -> int:
-    """Store the finished game in a results database; returns its game id for ``concordia_env.tools.replay``."""
+#: what a refused ``--save`` file tells the person to do
+SAVE_RECOVERY = "give --save another file, or move this one away"
+
+
+def check_save_file(db: str) -> None:
+    """Open the ``--save`` results file (created if missing) before the game: :class:`StoreError` if it is unusable."""
+    with Store(db, recovery=SAVE_RECOVERY):
+        pass
+
+
+def save_somewhere(session: Session, db: str, out: TextIO) -> bool:
+    """Save the finished game in ``db``; if that fails, in a new file (then say where). True if ``db`` took it."""
+    try:
+        game_id = save(session, db)
+    except (StoreError, OSError, sqlite3.Error) as exc:
+        out.write(f"\ncould not save the game in {db}: {exc}\n")
+    else:
+        out.write(f"saved as game {game_id}: concordia replay {db} {game_id}\n")
+        return True
+    name = f"concordia-play-{time.strftime('%Y%m%d-%H%M%S')}-{session.seed}.db"
+    for folder in (Path.cwd(), Path(tempfile.gettempdir())):
+        try:
+            game_id = save(session, str(folder / name))
+        except (StoreError, OSError, sqlite3.Error):
+            continue
+        out.write(f"the game is kept in {folder / name} instead: concordia replay {folder / name} {game_id}\n")
+        return False
+    out.write("no file could be written; the game, to keep by hand:\n" + json.dumps(record_of(session)) + "\n")
+    return False
+
+
+def record_of(session: Session) -> dict[str, Any]:
+    """The finished game as a results record (a dict of :class:`~concordia_env.tools.store.GameRecord`'s fields)."""
+    return asdict(_record(session, "play"))
+
+
+def _record(session: Session, tournament_id: str) -> GameRecord:
     game = session.game
-    tournament_id = f"play-{uuid.uuid4().hex[:12]}"
-    record = record_from_game(
+    return record_from_game(
         game,
         tournament_id=tournament_id,
         game_index=0,
@@ -87,8 +134,15 @@ def save(session: Session, db: str) -> int:
         decisions=session.decisions,
         duration=sum(session.think_seconds),
     )
+
+
+def save(session: Session, db: str) -> int:
+    """Store the finished game in a results database; returns its game id for ``concordia_env.tools.replay``."""
+    game = session.game
+    tournament_id = f"play-{uuid.uuid4().hex[:12]}"
+    record = _record(session, tournament_id)
     config = {"kind": "play", "map": game.map.name, "players": game.num_players, "seats": session.seats}
-    with Store(db) as store:
+    with Store(db, recovery=SAVE_RECOVERY) as store:
         store.register_tournament(tournament_id, {**config, "seed": session.seed})
         return store.add_game(record)
 
@@ -128,7 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = secrets.randbelow(MAX_SEED) if args.seed is None else args.seed
     try:
         session = new_session(args.map, args.players, args.vs, args.seat, seed)
-    except ValueError as exc:
+        if args.save:
+            check_save_file(args.save)  # before the first move: a game is not played into a file it cannot go to
+    except (ValueError, OSError, StoreError) as exc:  # OSError: a policy: or learned: spec naming a missing file
         parser.error(str(exc))
     out = sys.stdout
     color = out.isatty() if args.color is None else args.color
@@ -142,9 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except QuitError as exc:  # q is the player's choice (status 0); input that ran out is not (status 1)
         out.write(f"\nstopped: {exc}; the unfinished game is not saved\n")
         return 1 if isinstance(exc, InputEndedError) else 0
-    if args.save:
-        game_id = save(session, args.save)
-        out.write(f"saved as game {game_id}: concordia replay {args.save} {game_id}\n")
+    if args.save and not save_somewhere(session, args.save, out):
+        return 1
     return 0
 
 

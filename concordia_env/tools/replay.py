@@ -18,7 +18,12 @@ action list. Each turn shows the text board and then every action of the turn in
 with the player who took it (a storehouse overflow can make another player decide
 mid-turn). At the end the replayed final scores are compared with the stored ones: a
 difference means the engine's rules changed since the game was recorded, and the exit
-status is 1.
+status is 1 (as for a stored action the position does not allow, said in one line).
+
+Mistakes are usage errors (exit status 2), found before any game is played or replayed:
+an ``--html`` path that is a directory or lies under a file (missing folders are
+created), an agent spec naming a missing model file, a results file or a stored game
+that is not one (:mod:`concordia_env.tools.store` checks every row it reads).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from concordia_env import Game
+from concordia_env import Game, IllegalActionError
 from concordia_env.engine.describe import money_text
 from concordia_env.tools import arguments
 from concordia_env.tools.store import GameRecord, MissingGameError, Store, StoreError
@@ -173,6 +178,7 @@ def html_replay(record: GameRecord) -> Replay:
 def write_html(record: GameRecord, path: Path, out: TextIO) -> bool:
     """Write ``record``'s HTML replay to ``path``; returns whether the replay reproduced the stored scores."""
     replay = html_replay(record)
+    path.parent.mkdir(parents=True, exist_ok=True)
     replay.write(path)
     result = replay.data["result"]
     out.write(f"wrote {path} ({replay.num_decisions} decisions, {path.stat().st_size / 1024:.0f} kB)\n")
@@ -236,6 +242,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")
     args = parser.parse_args(argv)
     out = sys.stdout
+    for option, path, problem in (
+        ("--html", args.html, arguments.output_file_problem),
+        ("--png-dir", args.png_dir, arguments.output_dir_problem),
+    ):
+        why = None if path is None else problem(path)
+        if why is not None:  # before any game is played or replayed
+            parser.error(f"{option}: {why}")
     if args.play is not None:
         if args.db is not None or args.html is None:
             parser.error("--play writes a new game's HTML replay: give --html PATH and no results file")
@@ -243,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             Game.new(args.map, len(args.play), args.seed)
             for spec in args.play:
                 make_agent(spec)
-        except ValueError as exc:
+        except (ValueError, OSError) as exc:  # OSError: a policy: or learned: spec naming a missing file
             parser.error(str(exc))
         record = play_new_game(args.play, args.map, args.seed)
         out.write(f"{args.map}, seed {args.seed}: " + ", ".join(f"P{s} {spec}" for s, spec in enumerate(args.play)))
@@ -261,6 +274,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             record = store.game(args.game_id)
     except (StoreError, MissingGameError) as exc:
         parser.error(str(exc))
+    try:
+        return _replay_record(record, args, out)
+    except IllegalActionError as exc:  # the stored actions are not a game of this engine
+        out.flush()
+        print(
+            f"concordia replay: game {record.game_id} does not replay: its stored action list holds an action this "
+            f"position does not allow ({exc}); the file was changed, or the rules changed since it was stored",
+            file=sys.stderr,
+        )
+        return EXIT_MISMATCH
+
+
+def _replay_record(record: GameRecord, args: argparse.Namespace, out: TextIO) -> int:
+    """Replay a stored game as ``args`` ask (HTML, or text with optional boards); the exit status."""
     if args.html is not None:
         return 0 if write_html(record, args.html, out) else EXIT_MISMATCH
     if args.png_dir is not None:

@@ -24,6 +24,12 @@ raises :class:`StoreError` with what was found and how to go on. Nothing is recr
 over it. A database is recognised by its full schema: every column of both tables, with
 its type, ``NOT NULL`` and key, must be the ones this module creates.
 
+A stored game is checked when it is read, as a position file is (:func:`check_record`):
+a row whose values no game has (changed outside this module: garbage or deeply nested
+JSON, a text or out-of-range winner, an unknown setup option, a map or player count the
+rules refuse, seats, scores or a ranking of another size, an action outside 0..768) raises
+:class:`StoreError` naming the game and the value; the file's other games stay readable.
+
 A write that fails (the disk is full, the file became read-only, an I/O error) raises
 :class:`StoreError` naming the file and SQLite's reason; the transaction is rolled back,
 so the file keeps every game committed before, and a resumed run plays the lost game
@@ -60,11 +66,17 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from errno import ENOSPC
 from pathlib import Path
 from typing import Any
+
+from concordia_env.engine.actions import NUM_ACTIONS
+from concordia_env.engine.cards import DISPLAY_VARIANTS
+from concordia_env.engine.errors import short_repr
+from concordia_env.engine.maps import MAP_NAMES
+from concordia_env.engine.maps import load as load_map
 
 try:
     import fcntl
@@ -219,15 +231,20 @@ class Store:
     A missing file is created; an existing one must be a readable results database, else
     :class:`StoreError` (see the module docstring). ``reset=True`` first renames an existing
     file aside (``moved_aside`` then names where it went) and starts a new one.
+    ``recovery`` is what a refusal tells the person to do (the tournament's options by
+    default; ``concordia play --save`` has its own).
     """
 
-    def __init__(self, path: str | Path, *, reset: bool = False) -> None:
+    def __init__(self, path: str | Path, *, reset: bool = False, recovery: str = RECOVERY) -> None:
         self.path = str(path)
+        self.recovery = recovery
         self.moved_aside: Path | None = None
         self._last_checkpoint = time.monotonic()
         self._lock: int | None = None  # the descriptor that holds our shared lock on the file
         if self.path != ":memory:":
             file = Path(self.path)
+            if file.is_dir():
+                raise StoreError(f"{self.path} is a directory, not a results file; {recovery}")
             if reset:
                 self.moved_aside = self._reset(file)
             with self._writing("creating"):
@@ -236,13 +253,13 @@ class Store:
                 self._unlock()
                 raise StoreError(
                     f"{self.path} is empty (0 bytes): a results file that lost its contents (truncated, or its "
-                    f"write-ahead log deleted after a kill) is not started over silently; {RECOVERY}"
+                    f"write-ahead log deleted after a kill) is not started over silently; {self.recovery}"
                 )
         try:
             self.conn = self._connect()
         except sqlite3.DatabaseError as e:
             self._unlock()
-            raise StoreError(f"{self.path} is not a readable results database ({e}); {RECOVERY}") from None
+            raise StoreError(f"{self.path} is not a readable results database ({e}); {self.recovery}") from None
         except BaseException:
             self._unlock()
             raise
@@ -293,14 +310,15 @@ class Store:
         """Refuse a file that is damaged, holds no results tables, other columns, or another schema version."""
         problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
-            raise StoreError(f"{self.path} is damaged ({'; '.join(problems[:3])}); {RECOVERY}")
+            raise StoreError(f"{self.path} is damaged ({'; '.join(problems[:3])}); {self.recovery}")
         names = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         missing = [t for t in TABLES if t not in names]
         if missing:
             found = ", ".join(sorted(names)) or "no tables at all"
             raise StoreError(
                 f"{self.path} holds no results (table(s) {', '.join(missing)} missing; found {found}): an empty or "
-                f"foreign database, or one whose write-ahead log was deleted before its first checkpoint; {RECOVERY}"
+                f"foreign database, or one whose write-ahead log was deleted before its first checkpoint; "
+                f"{self.recovery}"
             )
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version == 1:
@@ -312,7 +330,7 @@ class Store:
             if columns != expected:
                 raise StoreError(
                     f"{self.path} is not a results database of this schema: its table {table} has other columns "
-                    f"({_column_difference(columns, expected)}); {RECOVERY}"
+                    f"({_column_difference(columns, expected)}); {self.recovery}"
                 )
 
     # ------------------------------------------------------------------ tournaments
@@ -326,7 +344,20 @@ class Store:
 
     def tournament_config(self, tournament_id: str) -> dict[str, Any] | None:
         row = self.conn.execute("SELECT config_json FROM tournaments WHERE id = ?", (tournament_id,)).fetchone()
-        return None if row is None else json.loads(row[0])
+        return None if row is None else self._config(tournament_id, row[0])
+
+    def _config(self, tournament_id: Any, text: Any) -> dict[str, Any]:
+        """A stored tournament's config, checked: a JSON mapping (else :class:`StoreError`)."""
+        try:
+            config = _json(text, "config")
+            if not isinstance(config, dict):
+                raise ValueError(f"config {short_repr(config)} is not a mapping")
+        except ValueError as e:
+            raise StoreError(
+                f"tournament {short_repr(tournament_id)} in {self.path} holds a value no tournament has ({e}): the "
+                "file was changed outside concordia-env"
+            ) from None
+        return config
 
     def tournaments(self) -> list[TournamentInfo]:
         """Every tournament in the file with its number of finished games, oldest first."""
@@ -334,7 +365,7 @@ class Store:
             "SELECT t.id, t.config_json, count(g.id), min(g.id), max(g.id) FROM tournaments t "
             "LEFT JOIN games g ON g.tournament_id = t.id GROUP BY t.id ORDER BY t.created"
         ).fetchall()
-        return [TournamentInfo(r[0], json.loads(r[1]), r[2], r[3], r[4]) for r in rows]
+        return [TournamentInfo(r[0], self._config(r[0], r[1]), r[2], r[3], r[4]) for r in rows]
 
     # ------------------------------------------------------------------ games
     def add_game(self, record: GameRecord) -> int:
@@ -384,8 +415,14 @@ class Store:
         return record.game_id
 
     def finished_indices(self, tournament_id: str) -> set[int]:
-        rows = self.conn.execute("SELECT game_index FROM games WHERE tournament_id = ?", (tournament_id,))
-        return {int(r[0]) for r in rows}
+        rows = self.conn.execute("SELECT id, game_index FROM games WHERE tournament_id = ?", (tournament_id,))
+        indices = set()
+        for game_id, index in rows:
+            try:
+                indices.add(_count(index, "game_index"))
+            except ValueError as e:
+                raise StoreError(f"game {game_id} in {self.path} holds a value no game has ({e})") from None
+        return indices
 
     def games(self, tournament_id: str, limit_index: int | None = None, with_actions: bool = True) -> list[GameRecord]:
         """The tournament's finished games by game index (only indices below ``limit_index`` if given).
@@ -400,7 +437,7 @@ class Store:
             query += " AND game_index < ?"
             params += (limit_index,)
         rows = self.conn.execute(query + " ORDER BY game_index", params).fetchall()
-        return [_record_from_row(r, with_actions) for r in rows]
+        return [_record_from_row(r, with_actions, self.path) for r in rows]
 
     def game(self, game_id: int) -> GameRecord:
         """The game stored under ``game_id``; :class:`MissingGameError` (a ``KeyError``) if there is none."""
@@ -412,7 +449,7 @@ class Store:
                 f"no game with id {game_id} in {self.path} (it holds {held}; list them with "
                 f"`concordia replay {self.path}`)"
             )
-        return _record_from_row(row)
+        return _record_from_row(row, path=self.path)
 
     def count(self, tournament_id: str | None = None) -> int:
         if tournament_id is None:
@@ -437,10 +474,8 @@ class Store:
                 if "full" in reason or getattr(e, "errno", None) == ENOSPC
                 else "check that the file and its folder are writable"
             )
-            raise StoreError(
-                f"{what} {self.path} failed ({reason}); games committed before are kept, this one was not "
-                f"written; {hint}"
-            ) from e
+            kept = "" if what == "creating" else "games committed before are kept, this one was not written; "
+            raise StoreError(f"{what} {self.path} failed ({reason}); {kept}{hint}") from e
 
     def close(self) -> None:
         self.conn.close()
@@ -581,24 +616,125 @@ class _Transaction:
             self.conn.execute("ROLLBACK")  # a second ROLLBACK would fail and hide the error that matters
 
 
-def _record_from_row(row: sqlite3.Row, with_actions: bool = True) -> GameRecord:
-    return GameRecord(
-        tournament_id=row["tournament_id"],
-        game_index=int(row["game_index"]),
-        seed=int(row["seed"]),
-        map=row["map"],
-        players=int(row["players"]),
-        options=json.loads(row["options_json"]),
-        seats=json.loads(row["seats_json"]),
-        actions=json.loads(row["actions_json"]) if with_actions else [],
-        scores=json.loads(row["scores_json"]),
-        winner=int(row["winner"]),
-        ranking=json.loads(row["ranking_json"]),
-        breakdowns=json.loads(row["breakdowns_json"]),
-        think_seconds=json.loads(row["think_json"]),
-        decisions=json.loads(row["decisions_json"]),
-        duration=float(row["duration"]),
-        num_actions=int(row["num_actions"]),
-        over=bool(row["over"]),
-        game_id=int(row["id"]),
-    )
+def _record_from_row(row: sqlite3.Row, with_actions: bool = True, path: str = "the results file") -> GameRecord:
+    """The game of a stored row, its values checked as a position file's are (:func:`check_record`).
+
+    A row whose values are not a game's (changed outside this module: garbage JSON, a
+    text winner, an unknown option, a map or player count the rules refuse, actions nested
+    a thousand deep) raises :class:`StoreError` naming the game and the value.
+    """
+    try:
+        record = GameRecord(
+            tournament_id=_text(row["tournament_id"], "tournament_id"),
+            game_index=_count(row["game_index"], "game_index"),
+            seed=_count(row["seed"], "seed"),
+            map=_text(row["map"], "map"),
+            players=_integer(row["players"], "players"),
+            options=_json(row["options_json"], "options"),
+            seats=_json(row["seats_json"], "seats"),
+            actions=_json(row["actions_json"], "actions") if with_actions else [],
+            scores=_json(row["scores_json"], "scores"),
+            winner=_integer(row["winner"], "winner"),
+            ranking=_json(row["ranking_json"], "ranking"),
+            breakdowns=_json(row["breakdowns_json"], "breakdowns"),
+            think_seconds=_json(row["think_json"], "think_seconds"),
+            decisions=_json(row["decisions_json"], "decisions"),
+            duration=_number(row["duration"], "duration"),
+            num_actions=_count(row["num_actions"], "num_actions"),
+            over=_flag(row["over"], "over"),
+            game_id=int(row["id"]),
+        )
+        check_record(record, with_actions)
+    except ValueError as e:
+        raise StoreError(
+            f"game {row['id']} in {path} holds a value no game has ({e}): the file was changed outside "
+            f"concordia-env; the other games can still be read"
+        ) from None
+    return record
+
+
+#: the ``Game.new`` options a stored game may have, with their allowed values
+_OPTIONS: dict[str, tuple[Any, ...]] = {"intermediate_scoring": (False, True), "display_costs": DISPLAY_VARIANTS}
+
+
+def check_record(record: GameRecord, with_actions: bool = True) -> None:
+    """Refuse (``ValueError``) a record whose values no game has: what a replay would trip over deep inside."""
+    if record.map not in MAP_NAMES:
+        raise ValueError(f"map {short_repr(record.map)} is not one of {', '.join(MAP_NAMES)}")
+    allowed = load_map(record.map).players
+    if record.players not in allowed:
+        raise ValueError(f"players {record.players}: the {record.map} map is played by {allowed}")
+    n = record.players
+    if not isinstance(record.options, dict):
+        raise ValueError(f"options {short_repr(record.options)} are not a mapping")
+    for key, value in record.options.items():
+        if key not in _OPTIONS or not any(type(value) is type(v) and value == v for v in _OPTIONS[key]):
+            raise ValueError(f"option {short_repr(key)}: {short_repr(value)} is not a setup option of a game")
+    _list_of(record.seats, "seats", n, lambda v: isinstance(v, str))
+    _list_of(record.scores, "scores", n, _is_int)
+    if not 0 <= record.winner < n:
+        raise ValueError(f"winner {record.winner} is not a seat (0..{n - 1})")
+    _list_of(record.ranking, "ranking", n, _is_int)
+    if sorted(record.ranking) != list(range(n)):
+        raise ValueError(f"ranking {short_repr(record.ranking)} is not an order of the seats")
+    _list_of(record.breakdowns, "breakdowns", n, lambda v: isinstance(v, dict) and all(map(_is_int, v.values())))
+    _list_of(record.think_seconds, "think_seconds", n, lambda v: _is_int(v) or isinstance(v, float))
+    _list_of(record.decisions, "decisions", n, _is_int)
+    if with_actions:
+        _list_of(record.actions, "actions", None, lambda v: _is_int(v) and 0 <= v < NUM_ACTIONS)
+        if len(record.actions) != record.num_actions:
+            raise ValueError(f"num_actions {record.num_actions} is not the {len(record.actions)} actions stored")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _list_of(value: Any, name: str, length: int | None, ok: Callable[[Any], bool]) -> None:
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        size = "a list" if length is None else f"a list of {length}"
+        raise ValueError(f"{name} {short_repr(value)} is not {size}")
+    for v in value:
+        if not ok(v):
+            raise ValueError(f"{name} holds {short_repr(v)}")
+
+
+def _json(text: Any, name: str) -> Any:
+    if not isinstance(text, str):
+        raise ValueError(f"{name} is stored as {type(text).__name__}, not JSON text")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"{name} is nested too deeply") from None
+    except ValueError as e:
+        raise ValueError(f"{name} is not JSON ({e})") from None
+
+
+def _integer(value: Any, name: str) -> int:
+    if not _is_int(value):
+        raise ValueError(f"{name} {short_repr(value)} is not an integer")
+    return int(value)
+
+
+def _count(value: Any, name: str) -> int:
+    if _integer(value, name) < 0:
+        raise ValueError(f"{name} {value} is negative")
+    return int(value)
+
+
+def _text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} {short_repr(value)} is not text")
+    return value
+
+
+def _number(value: Any, name: str) -> float:
+    if not (_is_int(value) or isinstance(value, float)):
+        raise ValueError(f"{name} {short_repr(value)} is not a number")
+    return float(value)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if value not in (0, 1) or not _is_int(value):
+        raise ValueError(f"{name} {short_repr(value)} is not 0 or 1")
+    return bool(value)

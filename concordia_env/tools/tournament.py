@@ -72,6 +72,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import sys
 import threading
 import time
@@ -484,11 +485,39 @@ def run_ray(tasks: Sequence[GameTask], workers: int, address: str | None, on_don
             ray.shutdown()
 
 
+#: how long joining a Ray cluster may wait for its address to answer (seconds)
+RAY_CONNECT_SECONDS = 10.0
+
+
+def check_ray_address(address: str, timeout: float = RAY_CONNECT_SECONDS) -> None:
+    """Refuse a Ray address that cannot be reached, within ``timeout`` seconds.
+
+    ``auto`` (the cluster this machine runs, found by Ray at once) passes as it is; a
+    ``host:port`` or ``ray://host:port`` must accept a TCP connection in time, else
+    ``ConnectionError`` in one line. ``ray.init`` itself would retry an unreachable address
+    for minutes, and not end on SIGTERM meanwhile.
+    """
+    if address == "auto":
+        return
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"a Ray address is auto, host:port or ray://host:port, got {address!r}")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise ConnectionError(
+            f"cannot reach the Ray cluster at {address} within {timeout:g} s ({e.strerror or e}); "
+            "is `ray start --head` running there?"
+        ) from None
+
+
 def init_ray(address: str | None, workers: int) -> None:
-    """Join the Ray cluster at ``address``, or start a local instance of ``workers`` CPUs."""
+    """Join the Ray cluster at ``address`` (checked first: :func:`check_ray_address`), or start a local one."""
     import ray
 
     if address is not None:
+        check_ray_address(address)
         ray.init(address=address, log_to_driver=False)
         return
     # the local workers inherit this environment: let them import the checkout even where
@@ -671,8 +700,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     why = arguments.output_dir_problem(out_dir)
     if why is not None:  # before the games, not after them
         parser.error(f"--out: {why}")
-    if args.address is not None and args.backend != "ray":
-        parser.error("--address joins a Ray cluster: it needs --backend ray")
+    if args.address is not None:
+        if args.backend != "ray":
+            parser.error("--address joins a Ray cluster: it needs --backend ray")
+        try:  # a bounded wait, before any file is touched (ray.init would retry for minutes)
+            check_ray_address(args.address)
+        except (ValueError, ConnectionError) as e:
+            parser.error(str(e))
     console = report_console()
     block = len(schedule_block(len(config.agents), config.players))
     if config.games % block:
@@ -696,6 +730,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except StoreError as e:
         console.print(f"[red]results file refused[/]: {escape(str(e))}")
+        return 2
+    except ConnectionError as e:  # the Ray address stopped answering after the check below
+        console.print(f"[red]Ray refused[/]: {escape(str(e))}")
         return 2
     except BrokenProcessPool:
         console.print(

@@ -43,7 +43,9 @@ send requests to ``127.0.0.1`` (cross-site requests), and a page on a hostile do
 rebind that domain to ``127.0.0.1`` to read the answers (DNS rebinding). So:
 
 * it binds to ``127.0.0.1`` only, and answers only requests whose ``Host`` names that
-  address (``127.0.0.1``, ``localhost`` or ``[::1]``, any port): a rebound domain gets 421;
+  address (``127.0.0.1``, ``localhost`` or ``[::1]``, any port): a rebound domain gets 421.
+  ``Host`` and ``Origin`` are compared as exact text (:func:`local_authority`): a user-info
+  form (``http://evil.com@127.0.0.1:8765``), a path or anything else around the name is refused;
 * a request that carries an ``Origin`` other than this server's (or ``Sec-Fetch-Site:
   cross-site``) is refused with 403, and every ``POST`` body must be ``application/json``
   (415 otherwise): a cross-site page cannot send JSON without a CORS preflight, which the
@@ -54,6 +56,9 @@ rebind that domain to ``127.0.0.1`` to read the answers (DNS rebinding). So:
   so a request never opens a file nor unpickles anything; the shipped models are chosen by
   player count. A spec given on the command line (``--vs policy:my.zip``) is the user's
   own and may be asked for again by its exact text;
+* a request must arrive whole (headers and body) within :data:`READ_TIMEOUT` seconds of the
+  connection opening, or of the previous response, else the connection is closed
+  (:func:`timed_protocol`): idle and slow clients do not hold connections open;
 * every number is range-checked before anything is allocated or built, a body is read
   only up to 64 KiB, and the games held are capped (:data:`MAX_GAMES`): a finished game
   untouched for :data:`FINISHED_TTL` seconds, or any game untouched for :data:`IDLE_TTL`
@@ -70,7 +75,9 @@ writes it for the replay page, which the app's page draws with the same ``board.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import re
 import secrets
 import sys
 import threading
@@ -81,7 +88,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -490,6 +496,27 @@ async def _body(request: Request, keys: set[str]) -> dict[str, Any]:
     return data
 
 
+#: ``name`` or ``name:port`` and nothing else: no user info (``evil.com@``), no path, no spaces
+_AUTHORITY = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?")
+
+
+def local_authority(text: str, hosts: Collection[str] = LOCAL_HOSTS) -> tuple[str, int | None] | None:
+    """``(name, port)`` if ``text`` is exactly ``name`` or ``name:port`` with ``name`` in ``hosts``, else None.
+
+    The header text is compared whole: ``evil.com@127.0.0.1:8765`` (user info), ``127.0.0.1:8765/x``
+    (a path) or ``127.0.0.1:8765 `` are not this server, whatever a URL parser makes of them.
+    An IPv6 name is written in brackets (``[::1]:8765``).
+    """
+    match = _AUTHORITY.fullmatch(text)
+    if match is None:
+        return None
+    name = (match.group(1)[1:-1] if match.group(1).startswith("[") else match.group(1)).lower()  # DNS: any case
+    port = None if match.group(2) is None else int(match.group(2))
+    if name not in hosts or (port is not None and not 0 < port <= 65535):
+        return None
+    return name, port
+
+
 def request_refusal(method: str, headers: Headers, hosts: Collection[str] = LOCAL_HOSTS) -> tuple[int, str] | None:
     """Why a request must be refused before it is read (status, reason), or None (see the threat model).
 
@@ -498,21 +525,13 @@ def request_refusal(method: str, headers: Headers, hosts: Collection[str] = LOCA
     ``application/json`` (415: what a cross-site form or ``no-cors`` fetch sends is not).
     """
     host = headers.get("host", "")
-    try:
-        here = urlsplit("//" + host)
-        host_name, host_port = here.hostname, here.port
-    except ValueError:
-        host_name = host_port = None
-    if host_name not in hosts:
+    here = local_authority(host, hosts)
+    if here is None:
         return 421, f"this server answers only requests for {', '.join(sorted(hosts))}, not Host {short_repr(host)}"
     origin = headers.get("origin")
     if origin is not None:
-        try:
-            there = urlsplit(origin)
-            same = there.scheme == "http" and there.hostname in hosts and there.port == host_port
-        except ValueError:
-            same = False
-        if not same:
+        there = local_authority(origin.removeprefix("http://"), hosts) if origin.startswith("http://") else None
+        if there is None or there[1] != here[1]:
             return 403, f"cross-origin requests are refused (Origin {short_repr(origin)})"
     if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         return 403, "cross-site requests are refused (Sec-Fetch-Site)"
@@ -663,7 +682,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # refuse a bad command line before serving anything (its own specs are trusted)
         _options({}, defaults, defaults.vs)
         new_session(args.map, args.players, args.vs, args.seat, 0 if args.seed is None else args.seed)
-    except (RequestError, ValueError) as exc:
+    except (RequestError, ValueError, OSError) as exc:  # OSError: a policy: or learned: spec naming a missing file
         parser.error(str(exc))
     import uvicorn
 
@@ -671,8 +690,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"Concordia: {url}  (Ctrl+C stops the server)")
     if not args.no_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
-    uvicorn.run(create_app(defaults), host="127.0.0.1", port=args.port, log_level="warning")
+    uvicorn.run(
+        create_app(defaults), host="127.0.0.1", port=args.port, log_level="warning", http=timed_protocol(READ_TIMEOUT)
+    )
     return 0
+
+
+#: the longest one request may take to arrive whole, headers and body (seconds): a client that
+#: sends nothing, or a byte now and then, is cut off (uvicorn alone waits for it forever)
+READ_TIMEOUT = 10.0
+
+
+def timed_protocol(read_timeout: float = READ_TIMEOUT) -> type:
+    """uvicorn's h11 protocol with a deadline: each request must arrive whole within ``read_timeout`` s.
+
+    The clock starts when a connection opens and again after each response on a kept-alive
+    connection; it stops once a request's headers and body are read (the app's own time is
+    not counted). A connection past its deadline is closed. Pass it as uvicorn's ``http``.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class TimedH11Protocol(H11Protocol):
+        _deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def handle_events(self) -> None:
+            super().handle_events()
+            cycle = self.cycle
+            if cycle is not None and not cycle.response_complete and not cycle.more_body:
+                self._disarm()  # this request is read whole: the app answers it in its own time
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next request of this kept-alive connection
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(read_timeout, self._too_slow)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return TimedH11Protocol
 
 
 if __name__ == "__main__":

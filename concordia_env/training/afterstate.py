@@ -496,6 +496,10 @@ class Run:
         """The config keys a resume may change."""
         return RESUMABLE
 
+    @classmethod
+    def preflight(cls, config: Any) -> None:
+        """Checks of the world outside the config (a cluster's address), before the run starts: none here."""
+
     # ------------------------------------------------------------------ files
     @property
     def model_path(self) -> Path:
@@ -920,9 +924,12 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
             if args.config:
                 refuse("--resume takes the run's own config.yaml; give changes as --key value options")
             run = run_class.open(Path(args.resume), overrides)
+            run_class.preflight(run.config)
             print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
         else:
-            run = run_class.create(resolve(args.config, overrides, config_class))
+            config = resolve(args.config, overrides, config_class)
+            run_class.preflight(config)
+            run = run_class.create(config)
             print(f"run directory: {run.run_dir}", file=sys.stderr)
     except KeyboardInterrupt:
         print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)

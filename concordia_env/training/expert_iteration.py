@@ -101,6 +101,7 @@ from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.strategy.afterstate import check_features_version
+from concordia_env.tools.tournament import check_ray_address
 
 from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command, save_npz_atomic
 from .config import ConfigBase, _f, add_override_arguments
@@ -448,6 +449,12 @@ class ExpertRun(Run):
     @classmethod
     def resumable(cls) -> tuple[str, ...]:
         return RESUMABLE
+
+    @classmethod
+    def preflight(cls, config: ExpertConfig) -> None:
+        """A Ray ``address`` must answer within seconds (``ConnectionError``), before the run directory is made."""
+        if config.backend == "ray" and config.address is not None:
+            check_ray_address(config.address)
 
     # ------------------------------------------------------------------ play and label
     def tasks(self, iteration: int) -> list[PlayTask]:  # type: ignore[override]

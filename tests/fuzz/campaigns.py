@@ -77,6 +77,18 @@ campaign                  input, and what must hold
                           are handed: an ``OpponentError`` naming seat and spec with the cause
                           chained (never the learner's ``IllegalActionError`` or a penalty),
                           then ``ResetNeededError`` until ``reset``; a legal index is played
+``concurrent``            2 to 4 threads calling one ``Game`` (steps with legal and odd values,
+                          masks, observations, scores, clones, JSON) or one ``VectorGame``
+                          (sampled and odd steps, restarts, observations, masks, rows) at
+                          once: only refusals (``IllegalActionError``, ``ValueError``,
+                          ``TypeError``), and afterwards every game keeps every invariant and
+                          plays on
+``stored-rows``           a results file whose one real game had 1 to 3 of its stored values
+                          replaced (JSON of any shape, raw SQLite integers, floats, text and
+                          blobs, lists nested up to 100,000 deep, an entry of a list edited):
+                          ``Store.game`` / ``Store.games`` raise ``StoreError`` only, with a
+                          one-line message, or give a record that replays as text and HTML or
+                          whose actions the rules refuse (``IllegalActionError``)
 ``state-mutation``        writes through every array a ``Game`` or ``VectorGame`` hands out
                           (``state``, slices, views, ``flags.writeable``, ``memoryview``,
                           ``frombuffer``, pickles, ``Game(arr, map)`` then ``arr``, masks,
@@ -95,6 +107,7 @@ import argparse
 import contextlib
 import fractions
 import functools
+import io
 import json
 import math
 import os
@@ -796,7 +809,9 @@ def check_vector(data: st.DataObject) -> None:
             check_refusal(e)
         else:
             index = np.asarray(seats)
-            assert index.dtype.kind in "iu" and index.shape == (n,), f"seats {seats!r} were accepted"
+            values = [as_index(a) for a in index.reshape(-1).tolist()] if index.dtype == object else None
+            integers = values is not None and None not in values  # an object array of integers is integers
+            assert (index.dtype.kind in "iu" or integers) and index.shape == (n,), f"seats {seats!r} were accepted"
             assert obs.shape[0] == n
 
 
@@ -1754,6 +1769,181 @@ def _mutate_vector(data: st.DataObject) -> None:
         check_invariants(vec.game(row))
 
 
+# =========================================================================== concurrent use
+GAME_CALLS = ("step legal", "step legal", "step odd", "legal", "observe", "scores", "clone", "json")
+BATCH_CALLS = ("step sampled", "step sampled", "step odd", "restart", "observations", "masks", "row")
+
+
+def check_concurrent(data: st.DataObject) -> None:
+    """Threads calling one ``Game`` or one ``VectorGame`` at once, with any mix of calls."""
+    import threading
+
+    from concordia_env import VectorGame
+
+    batch = data.draw(st.booleans(), label="VectorGame")
+    name = data.draw(st.sampled_from(MAP_NAMES), label="map")
+    players = data.draw(st.sampled_from(load(name).players), label="players")
+    seed = data.draw(st.integers(0, 2**31 - 1), label="seed")
+    target: Any = Game.new(name, players, seed)
+    if batch:
+        target = VectorGame(data.draw(st.integers(1, 16), label="rows"), map=name, num_players=players, seed=seed)
+    calls = BATCH_CALLS if batch else GAME_CALLS
+    plans = [
+        data.draw(st.lists(st.sampled_from(calls), min_size=1, max_size=40), label=f"thread {k}")
+        for k in range(data.draw(st.integers(2, 4), label="threads"))
+    ]
+    odd = data.draw(odd_values(), label="odd value")
+    unexpected: list[str] = []
+    start = threading.Barrier(len(plans))
+
+    def run(k: int, plan: list[str]) -> None:
+        rng = np.random.default_rng(k)
+        start.wait()
+        for call in plan:
+            try:
+                if batch:
+                    _batch_call(target, call, rng, odd)
+                else:
+                    _game_call(target, call, rng, odd)
+            except (IllegalActionError, ValueError, TypeError):
+                OUTCOMES["concurrent: call refused"] += 1  # an action the other thread's step made illegal, or odd
+            except BaseException as e:  # any other exception is a broken contract
+                unexpected.append(f"{call}: {type(e).__name__}: {e}")
+            else:
+                OUTCOMES["concurrent: call done"] += 1
+
+    threads = [threading.Thread(target=run, args=(k, plan)) for k, plan in enumerate(plans)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not unexpected, unexpected[:3]
+    games = [target.game(row) for row in range(target.n)] if batch else [target]
+    for game in games:
+        check_invariants(game)
+    if batch:
+        target.step(target.sample_actions(np.random.default_rng(0)))  # the batch goes on
+    elif not target.is_over():
+        target.step(int(target.legal_actions()[0]))
+
+
+def _game_call(game: Game, call: str, rng: np.random.Generator, odd: Any) -> None:
+    if call == "step legal":
+        legal = game.legal_actions()
+        if len(legal):
+            game.step(int(rng.choice(legal)))
+    elif call == "step odd":
+        game.step(odd)
+    elif call == "legal":
+        game.legal_mask()
+    elif call == "observe":
+        game.observation(int(rng.integers(game.num_players)))
+    elif call == "scores":
+        game.scores()
+    elif call == "clone":
+        check_invariants(game.clone())
+    else:
+        Game.from_json(game.to_json()) if not beyond_position_bounds(game) else game.to_json()
+
+
+def _batch_call(vec: Any, call: str, rng: np.random.Generator, odd: Any) -> None:
+    if call == "step sampled":
+        vec.step(vec.sample_actions(rng))
+    elif call == "step odd":
+        vec.step(np.full(vec.n, odd) if np.ndim(odd) == 0 else odd)
+    elif call == "restart":
+        vec.restart([int(rng.integers(vec.n))])
+    elif call == "observations":
+        vec.observations()
+    elif call == "masks":
+        vec.legal_masks()
+    else:
+        check_invariants(vec.game(int(rng.integers(vec.n))))
+
+
+# =========================================================================== stored rows
+#: the columns of a stored game a campaign may overwrite (all but its ids)
+STORED_COLUMNS = (
+    "game_index", "seed", "map", "players", "options_json", "seats_json", "num_actions", "scores_json",
+    "winner", "ranking_json", "breakdowns_json", "actions_json", "think_json", "decisions_json", "duration", "over",
+)  # fmt: skip
+
+
+@functools.cache
+def _stored_game_file() -> Path:
+    """A results file holding one real 2-player Italia game between random agents (made once per process)."""
+    from concordia_env.tools.replay import play_new_game
+    from concordia_env.tools.store import Store
+
+    path = Path(tempfile.mkdtemp(prefix="concordia-stored-rows-")) / "one-game.db"
+    record = play_new_game(["random", "random"], "italia", 7)
+    with Store(path) as store:
+        store.register_tournament(record.tournament_id, {"kind": "fuzz"})
+        store.add_game(record)
+    return path
+
+
+def _stored_value(data: st.DataObject, column: str, old: Any) -> Any:
+    """A new value for ``column``: a JSON value, a raw SQLite value, text nested deep, or the old JSON edited."""
+    how = data.draw(st.sampled_from(("json", "raw", "deep", "edit")), label="how")
+    if how == "json":
+        return json.dumps(data.draw(json_values(), label="json value"))
+    if how == "raw":
+        return data.draw(
+            st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(), st.text(max_size=8), st.binary(max_size=8)),
+            label="raw value",
+        )
+    if how == "deep":
+        depth = data.draw(st.sampled_from((50, 1000, 100_000)), label="depth")
+        return "[" * depth + "]" * depth
+    try:  # the old value is what an earlier edit left: maybe no JSON, maybe nested too deep to read
+        value = json.loads(old) if isinstance(old, str) and old[:1] in ("[", "{") else None
+    except (ValueError, RecursionError):
+        value = None
+    if isinstance(value, list) and value:
+        value[data.draw(st.integers(0, len(value) - 1), label="at")] = data.draw(json_values(), label="entry")
+        return json.dumps(value)
+    if isinstance(value, dict):
+        value[data.draw(st.text(max_size=20), label="key")] = data.draw(json_values(), label="entry")
+        return json.dumps(value)
+    return json.dumps(data.draw(json_values(), label="json value"))
+
+
+def check_stored_rows(data: st.DataObject) -> None:
+    import sqlite3
+
+    from concordia_env.tools.replay import html_replay, replay
+    from concordia_env.tools.store import Store, StoreError
+
+    with tempfile.TemporaryDirectory(prefix="concordia-rows-") as folder:
+        path = Path(folder) / "results.db"
+        path.write_bytes(_stored_game_file().read_bytes())
+        edits = data.draw(st.integers(1, 3), label="edits")
+        with contextlib.closing(sqlite3.connect(path)) as conn:
+            for _ in range(edits):
+                column = data.draw(st.sampled_from(STORED_COLUMNS), label="column")
+                old = conn.execute(f"SELECT {column} FROM games").fetchone()[0]
+                with contextlib.suppress(sqlite3.IntegrityError):  # NaN is NULL: SQLite refuses it itself
+                    conn.execute(f"UPDATE games SET {column} = ?", (_stored_value(data, column, old),))
+            conn.commit()
+        with Store(path) as store:
+            try:
+                record = store.game(1)
+                store.games(record.tournament_id, with_actions=False)
+            except StoreError as e:
+                message = str(e)
+                assert "\n" not in message and len(message) < MESSAGE_LIMIT, f"a poor refusal: {message[:300]}"
+                OUTCOMES["stored-rows: refused"] += 1
+                return
+        try:  # an accepted row replays, or its actions are refused as the engine refuses them
+            replay(record, io.StringIO())
+            html_replay(record)
+        except IllegalActionError:
+            OUTCOMES["stored-rows: actions refused by the rules"] += 1
+            return
+        OUTCOMES["stored-rows: accepted, replayed"] += 1
+
+
 # =========================================================================== running campaigns
 @dataclass(frozen=True)
 class Campaign:
@@ -1776,6 +1966,8 @@ CAMPAIGNS: dict[str, Campaign] = {
         Campaign("web", check_web),
         Campaign("web-attacks", check_web_attacks),
         Campaign("opponents", check_opponents),
+        Campaign("stored-rows", check_stored_rows),
+        Campaign("concurrent", check_concurrent),
         Campaign("raw-state", check_raw_state, isolated=True),
         Campaign("state-mutation", check_state_mutation, isolated=True),
     )

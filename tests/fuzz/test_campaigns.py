@@ -37,6 +37,8 @@ CI_EXAMPLES = {
     "web": 25,
     "web-attacks": 60,
     "opponents": 60,
+    "stored-rows": 60,
+    "concurrent": 30,
 }
 #: inputs of the campaigns that run in a child process (a crash there must not end the test runner)
 ISOLATED_EXAMPLES = {"raw-state": 400, "state-mutation": 150}

@@ -98,6 +98,12 @@ def test_the_cross_site_reproducer_is_refused_and_runs_nothing(client, tmp_path)
         ({"sec-fetch-site": "cross-site"}, 403, "cross-site"),
         ({"host": "evil.example:8765"}, 421, "Host"),  # a DNS-rebound name
         ({"host": "127.0.0.1.evil.example"}, 421, "Host"),
+        ({"host": "evil.example@127.0.0.1:8765"}, 421, "Host"),  # user info: the header text is compared whole
+        ({"host": "127.0.0.1:8765/path"}, 421, "Host"),
+        ({"host": "127.0.0.1:99999"}, 421, "Host"),
+        ({"origin": "http://evil.example@127.0.0.1:8765"}, 403, "cross-origin"),
+        ({"origin": "http://127.0.0.1:8765/"}, 403, "cross-origin"),
+        ({"origin": "http://127.0.0.1:8765 "}, 403, "cross-origin"),
         ({"content-type": "text/plain"}, 415, "application/json"),
         ({"content-type": "application/x-www-form-urlencoded"}, 415, "application/json"),
         ({"content-type": "multipart/form-data; boundary=x"}, 415, "application/json"),
@@ -246,3 +252,54 @@ def test_the_module_documents_its_threat_model():
     doc = concordia_env.tools.web.__doc__
     for words in ("Threat model", "127.0.0.1", "Origin", "Host", "application/json", "no file paths"):
         assert words in doc
+
+
+def test_slow_and_idle_connections_are_closed_and_whole_requests_served() -> None:
+    """Each request must arrive whole within the read timeout; a client that idles or trickles is cut off."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from concordia_env.tools.web import timed_protocol
+
+    config = uvicorn.Config(
+        create_app(OPTIONS), host="127.0.0.1", port=0, log_level="warning", http=timed_protocol(0.5)
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+
+        def closed_within(sock: socket.socket, seconds: float) -> bool:
+            """Whether the server closes ``sock`` within ``seconds`` (what it still sends is read and dropped)."""
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                sock.settimeout(max(0.01, end - time.monotonic()))
+                try:
+                    if sock.recv(65536) == b"":
+                        return True
+                except TimeoutError:
+                    return False
+            return False
+
+        with socket.create_connection(("127.0.0.1", port)) as idle:  # sends nothing
+            assert closed_within(idle, 5)
+        with socket.create_connection(("127.0.0.1", port)) as slow:  # headers that never end
+            slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            time.sleep(0.3)
+            slow.sendall(b"X-Slow: 1\r\n")  # a byte now and then does not extend the deadline
+            assert closed_within(slow, 5)
+        with socket.create_connection(("127.0.0.1", port)) as whole:
+            whole.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            whole.settimeout(10)
+            assert whole.recv(12).startswith(b"HTTP/1.1 200")
+            assert closed_within(whole, 5)  # the rest of the page, then idle: closed after the next deadline
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
