@@ -143,6 +143,9 @@ class Game:
     # out) are numpy views of its parts.
     # ``_tables`` is ``_map.tables``, kept at hand for the calls made on every decision.
     __slots__ = ("_cache", "_legal", "_lock", "_map", "_mask", "_state", "_tables", "_view")
+    #: the per-decision calls lock in their own body, and is_over reads one value (engine.serial)
+    LOCKS_INLINE = ("legal_mask", "legal_actions", "step")
+    LOCK_FREE = ("is_over",)
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
         m = _map_of(map)
@@ -273,13 +276,23 @@ class Game:
         A fresh array the caller owns (a copy of the game's cached mask: changing it changes
         nothing in the game, and it does not change when the game moves on).
         """
-        legal_into_cache(self._state, self._tables, self._cache)
-        return self._mask.copy()
+        lock = self._lock  # acquire/release: half the cost of a with-block on this per-decision path
+        lock.acquire()
+        try:
+            legal_into_cache(self._state, self._tables, self._cache)
+            return self._mask.copy()
+        finally:
+            lock.release()
 
     def legal_actions(self) -> np.ndarray:
         """The legal action indices, ascending (a fresh int64 array; empty when the game is over)."""
-        n = _legal_indices(self._state, self._tables, self._cache)
-        return self._legal[:n].copy()
+        lock = self._lock
+        lock.acquire()
+        try:
+            n = _legal_indices(self._state, self._tables, self._cache)
+            return self._legal[:n].copy()
+        finally:
+            lock.release()
 
     def step(self, action: int) -> None:
         """Apply one action; an illegal one raises IllegalActionError and changes nothing.
@@ -290,10 +303,15 @@ class Game:
         unusual type never compiles a new version of them.
         """
         a = action_index(action)
-        code = _step(self._state, self._tables, a, self._cache)
-        if code != STEP_OK:
-            reason = explain_illegal(self._state, self._map, a)
-            raise IllegalActionError(a, reason, describe(self._state, self._map, a))
+        lock = self._lock
+        lock.acquire()
+        try:
+            code = _step(self._state, self._tables, a, self._cache)
+            if code != STEP_OK:
+                reason = explain_illegal(self._state, self._map, a)
+                raise IllegalActionError(a, reason, describe(self._state, self._map, a))
+        finally:
+            lock.release()
 
     def describe_action(self, action: int) -> str:
         """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""

@@ -14,6 +14,13 @@ What a lock cannot do is decide the order: a thread that picks an action from
 between; its step is then refused like any illegal action (``IllegalActionError``, nothing
 changed). Properties (``current_player``, ``state``...) read one value without the lock: a
 number or a read-only view, current when read.
+
+The hot path locks inline. A wrapper around a method costs a Python call frame, which on
+``Game``'s per-decision calls (``is_over``, ``legal_actions``, ``step``) took the bare engine
+from 2.7 to 4.4 µs per decision. A class names such methods in ``LOCKS_INLINE``: they hold
+``self._lock`` in their own body around the compiled calls (``acquire``, then ``release``
+in a ``finally``: about a tenth of a microsecond, half a with-block's cost), and methods that
+read one value (``is_over``) in ``LOCK_FREE``.
 """
 
 from __future__ import annotations
@@ -27,9 +34,14 @@ T = TypeVar("T", bound=type)
 
 
 def serialized(cls: T) -> T:
-    """Make every public method of ``cls`` (defined in ``cls`` itself) hold ``self._lock`` while it runs."""
+    """Make every public method of ``cls`` (defined in ``cls`` itself) hold ``self._lock`` while it runs.
+
+    Methods named in the class's ``LOCKS_INLINE`` (they lock in their own body) and
+    ``LOCK_FREE`` (they read one value) are left as they are.
+    """
+    own = set(getattr(cls, "LOCKS_INLINE", ())) | set(getattr(cls, "LOCK_FREE", ()))
     for name, value in list(vars(cls).items()):
-        if not name.startswith("_") and inspect.isfunction(value):
+        if not name.startswith("_") and name not in own and inspect.isfunction(value):
             setattr(cls, name, _holding_the_lock(value))
     return cls
 
