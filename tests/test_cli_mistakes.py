@@ -223,3 +223,17 @@ def test_an_unreachable_ray_address_is_refused_in_seconds(
     assert ("a Ray address is" if address == "not an address" else "cannot reach the Ray cluster") in line
     assert time.monotonic() - start < 30
     assert not any(tmp_path.iterdir())  # no results file, no run directory
+
+
+def test_a_resume_with_an_unreachable_ray_address_changes_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from concordia_env.training.expert_iteration import ExpertConfig, ExpertRun
+
+    config = ExpertConfig.load(expert_iteration.__file__.replace("expert_iteration.py", "configs/expert_tiny.yaml"))
+    run = ExpertRun.create(config.replace(runs_dir=str(tmp_path), backend="ray"))
+    before = _files(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        expert_iteration.main(["--resume", str(run.run_dir), "--address", f"127.0.0.1:{_closed_port()}"])
+    assert exit_.value.code == 2 and "cannot reach the Ray cluster" in _error_line(capsys, "concordia train expert")
+    assert _files(tmp_path) == before  # config.yaml still names no address

@@ -98,24 +98,35 @@ def assert_same_run(a: Run, b: Run) -> None:
 
 # ---------------------------------------------------------------------- stopping a run in one phase
 class HalfPool:
-    """A pool whose ``imap`` hands out its first result and then raises KeyboardInterrupt (Ctrl-C mid-play)."""
+    """A pool whose ``imap`` hands out its first result and then raises ``error`` (Ctrl-C, or a lost worker)."""
 
-    def __init__(self, pool: Any) -> None:
+    def __init__(self, pool: Any, error: type[BaseException] = KeyboardInterrupt) -> None:
         self.pool = pool
+        self.error = error
 
     def imap(self, fn: Callable[[Any], Any], tasks: list[Any]) -> Iterator[Any]:
         results = self.pool.imap(fn, tasks)
         yield next(results)
-        raise KeyboardInterrupt
+        raise self.error
 
 
-def stop_once(monkeypatch: pytest.MonkeyPatch, run_class: type[Run], phase: str, iteration: int) -> None:
-    """Make iteration ``iteration`` (0-based) of the next ``train`` raise KeyboardInterrupt in ``phase``."""
+def stop_once(
+    monkeypatch: pytest.MonkeyPatch,
+    run_class: type[Run],
+    phase: str,
+    iteration: int,
+    error: type[BaseException] = KeyboardInterrupt,
+) -> None:
+    """Make iteration ``iteration`` (0-based) of the next ``train`` raise KeyboardInterrupt in ``phase``.
+
+    In the play phase ``error`` may be another exception: ``workers.WorkerLostError``, what a lost
+    worker raises there.
+    """
     if phase == "play":
         play = run_class.play
 
         def stopped_play(self: Run, pool: Any, k: int, bar: Any) -> None:
-            play(self, HalfPool(pool) if k == iteration else pool, k, bar)
+            play(self, HalfPool(pool, error) if k == iteration else pool, k, bar)
 
         monkeypatch.setattr(run_class, "play", stopped_play)
     elif phase == "fit":
@@ -163,12 +174,17 @@ def stop_once(monkeypatch: pytest.MonkeyPatch, run_class: type[Run], phase: str,
 
 
 def interrupted_and_resumed(
-    monkeypatch: pytest.MonkeyPatch, run_class: type[Run], config: Any, phase: str, iteration: int
+    monkeypatch: pytest.MonkeyPatch,
+    run_class: type[Run],
+    config: Any,
+    phase: str,
+    iteration: int,
+    error: type[BaseException] = KeyboardInterrupt,
 ) -> Run:
     run = run_class.create(config)
     with monkeypatch.context() as patch:
-        stop_once(patch, run_class, phase, iteration)
-        with pytest.raises(KeyboardInterrupt):
+        stop_once(patch, run_class, phase, iteration, error)
+        with pytest.raises(error):
             run.train()
     resumed = run_class.open(run.run_dir, {})
     assert resumed.state.iteration == (iteration + 1 if phase == "after-checkpoint" else iteration)

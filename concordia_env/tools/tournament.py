@@ -59,7 +59,15 @@ one. See :mod:`concordia_env.tools.store`.
 
 **Workers end with the tournament.** Each worker process watches its parent and exits
 within a second once the parent is gone (killed with ``kill -9`` included), so an
-interrupted tournament leaves no process behind; a rerun resumes it.
+interrupted tournament leaves no process behind; a rerun resumes it. A worker killed
+during the tournament (the out-of-memory killer) ends it with one line: the finished games
+are saved, and the same command resumes.
+
+**Mistakes are found before the games.** An unknown agent or a spec naming a missing model
+file, an impossible map or player count, an ``--out`` that is a file, ``--address`` without
+``--backend ray``, and a Ray address that does not answer within
+:data:`RAY_CONNECT_SECONDS` are usage errors (exit status 2) before the results file is
+touched.
 """
 
 from __future__ import annotations

@@ -923,8 +923,10 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
         if args.resume:
             if args.config:
                 refuse("--resume takes the run's own config.yaml; give changes as --key value options")
+            saved = Path(args.resume) / run_class.CONFIG
+            if saved.is_file():  # before open() rewrites the run's files with the overrides
+                run_class.preflight(resolve(saved, overrides, config_class))
             run = run_class.open(Path(args.resume), overrides)
-            run_class.preflight(run.config)
             print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
         else:
             config = resolve(args.config, overrides, config_class)
@@ -932,7 +934,10 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
             run = run_class.create(config)
             print(f"run directory: {run.run_dir}", file=sys.stderr)
     except KeyboardInterrupt:
-        print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
+        if args.resume:
+            print(f"\ninterrupted; continue with: {run_class.COMMAND} --resume {args.resume}", file=sys.stderr)
+        else:
+            print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
         raise SystemExit(130) from None
     except (OSError, ValueError, TypeError) as err:
         refuse(str(err) if not isinstance(err, OSError) or not err.filename else f"{err.strerror}: {err.filename}")

@@ -77,6 +77,10 @@ campaign                  input, and what must hold
                           are handed: an ``OpponentError`` naming seat and spec with the cause
                           chained (never the learner's ``IllegalActionError`` or a penalty),
                           then ``ResetNeededError`` until ``reset``; a legal index is played
+``training-faults``       a tiny ``concordia train expert`` run stopped once, in any phase of
+                          its first or second iteration (play, fit, evaluation, before or
+                          after the checkpoint), by Ctrl-C or, while playing, a lost worker;
+                          resumed from its checkpoint it ends bit for bit as the straight run
 ``concurrent``            2 to 4 threads calling one ``Game`` (steps with legal and odd values,
                           masks, observations, scores, clones, JSON) or one ``VectorGame``
                           (sampled and odd steps, restarts, observations, masks, rows) at
@@ -1769,6 +1773,38 @@ def _mutate_vector(data: st.DataObject) -> None:
         check_invariants(vec.game(row))
 
 
+# =========================================================================== training faults
+@functools.cache
+def _straight_expert_run() -> Any:
+    """expert_tiny trained without a stop (made once per process), what every stopped run must end as."""
+    from concordia_env.training.expert_iteration import ExpertRun
+    from tests.test_training_faults import expert_config
+
+    run = ExpertRun.create(expert_config(Path(tempfile.mkdtemp(prefix="concordia-straight-"))))
+    run.train()
+    return run
+
+
+def check_training_faults(data: st.DataObject) -> None:
+    """A tiny expert run stopped once (Ctrl-C in any phase, or a lost worker while playing), then resumed."""
+    import pytest
+
+    from concordia_env.training.expert_iteration import ExpertRun
+    from concordia_env.training.workers import WorkerLostError
+    from tests.test_training_faults import PHASES, assert_same_run, expert_config, interrupted_and_resumed
+
+    phase = data.draw(st.sampled_from(PHASES), label="phase")
+    iteration = data.draw(st.integers(0, 1), label="iteration")
+    error: type[BaseException] = KeyboardInterrupt
+    if phase == "play" and data.draw(st.booleans(), label="a lost worker"):
+        error = WorkerLostError
+    straight = _straight_expert_run()
+    with tempfile.TemporaryDirectory(prefix="concordia-faults-") as folder, pytest.MonkeyPatch.context() as patch:
+        resumed = interrupted_and_resumed(patch, ExpertRun, expert_config(Path(folder)), phase, iteration, error)
+        assert_same_run(resumed, straight)
+    OUTCOMES[f"training-faults: {phase} ({error.__name__}) resumed exactly"] += 1
+
+
 # =========================================================================== concurrent use
 GAME_CALLS = ("step legal", "step legal", "step odd", "legal", "observe", "scores", "clone", "json")
 BATCH_CALLS = ("step sampled", "step sampled", "step odd", "restart", "observations", "masks", "row")
@@ -1968,6 +2004,7 @@ CAMPAIGNS: dict[str, Campaign] = {
         Campaign("opponents", check_opponents),
         Campaign("stored-rows", check_stored_rows),
         Campaign("concurrent", check_concurrent),
+        Campaign("training-faults", check_training_faults),
         Campaign("raw-state", check_raw_state, isolated=True),
         Campaign("state-mutation", check_state_mutation, isolated=True),
     )

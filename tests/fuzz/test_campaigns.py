@@ -39,6 +39,7 @@ CI_EXAMPLES = {
     "opponents": 60,
     "stored-rows": 60,
     "concurrent": 30,
+    "training-faults": 2,
 }
 #: inputs of the campaigns that run in a child process (a crash there must not end the test runner)
 ISOLATED_EXAMPLES = {"raw-state": 400, "state-mutation": 150}
