@@ -296,7 +296,7 @@ class OptionSet:
         self.max_options = max_options
         self.features_version = features_version
         self.width = FEATURE_COUNTS[features_version]
-        self.params = np.ascontiguousarray(params, dtype=np.float64)
+        self.params = np.array(params, dtype=np.float64)  # a writable copy: the compiled signature's
         self.clear()
 
     def clear(self) -> None:
@@ -403,7 +403,7 @@ class OptionsBatch:
         self.n = n
         self.max_options = max_options
         self.features_version = features_version
-        self.params = np.ascontiguousarray(params, dtype=np.float64)
+        self.params = np.array(params, dtype=np.float64)  # a writable copy: the compiled signature's
         width = FEATURE_COUNTS[features_version]
         self.features = np.zeros((n, max_options, width), dtype=np.float32)
         self.mask = np.zeros((n, max_options), dtype=np.int8)

@@ -101,7 +101,7 @@ class SeatPlayer:
 
     def __init__(self, player: CompiledPlayer, rng: np.ndarray, noise: np.ndarray) -> None:
         self.kind = player.kind
-        self.params = np.ascontiguousarray(player.params, dtype=np.float64)
+        self.params = np.array(player.params, dtype=np.float64)  # a writable copy: the compiled signature's
         self.model = (*(player.model if player.model is not None else no_model()), OBSERVATION_COLUMNS)
         self.rng = np.array(rng, dtype=np.uint64)
         self.noise = np.array(noise, dtype=np.uint64)
