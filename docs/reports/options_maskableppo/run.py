@@ -8,7 +8,9 @@ of wall-clock time have passed (checked after every rollout), writing ``curve.js
 rollout: steps, minutes, the training win rate over the last 100 games) and a checkpoint
 every ``MINUTES / 4``. Then the final model plays 200 games against the heuristic with the
 seats rotated (``concordia_env.training.evaluate.evaluate``, 95% Wilson interval) into
-``eval.json``, and each checkpoint 50 games for the curve (``curve_eval.json``).
+``eval.json``, the untrained policy (``checkpoint_0``: the utility prior alone) the same 200
+games into ``eval_untrained.json``, and each checkpoint 50 games for the curve
+(``curve_eval.json``).
 """
 
 import json
@@ -57,6 +59,7 @@ class TimeGuard(BaseCallback):
         self.time_up = elapsed >= minutes  # this rollout is still trained on
 
 
+model.save(out / "checkpoint_0.zip")  # the untrained policy: the utility prior alone
 guard = TimeGuard()
 start = time.perf_counter()
 model.learn(10**9, callback=guard)
@@ -66,6 +69,17 @@ result = evaluate(options_agent(model), "heuristic", 200, map="italia", num_play
 report = {**result.to_dict(), "timesteps": model.num_timesteps, "train_minutes": round(train_minutes, 1)}
 (out / "eval.json").write_text(json.dumps(report, indent=1))
 print(result.summary(), f"after {model.num_timesteps} steps, {train_minutes:.1f} minutes", flush=True)
+untrained = evaluate(
+    options_agent(MaskablePPO.load(out / "checkpoint_0.zip")),
+    "heuristic",
+    200,
+    map="italia",
+    num_players=2,
+    seed=seed,
+    index=0,
+)
+(out / "eval_untrained.json").write_text(json.dumps(untrained.to_dict(), indent=1))
+print("untrained (the prior alone):", untrained.summary(), flush=True)
 curve = []
 for path in sorted(out.glob("checkpoint_*.zip"), key=lambda p: int(p.stem.split("_")[1])):
     agent = options_agent(MaskablePPO.load(path))
