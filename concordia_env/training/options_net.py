@@ -24,9 +24,10 @@ Network
 * **Critic**: an MLP over the pooled options ``[masked mean of h, masked max of h, e]``.
 * **Prior**: a learnt weight times each option's ``utility`` feature (the heuristic's own
   measure, the chooser's estimated final margin over the opponents' mean, ÷30 VP) is added
-  to its logit, starting at :data:`UTILITY_PRIOR`. The untrained policy therefore prefers
-  the options the heuristic prefers (the kept options' utilities of one decision spread by
-  a median of 0.23, i.e. 2.3 logits), the score MLP starts near zero (SB3's 0.01 gain) and
+  to its logit, starting at :data:`UTILITY_PRIOR` (one logit per VP of estimated margin).
+  The untrained policy therefore prefers the options the heuristic prefers (the utilities of
+  one decision's options spread by a median of 7 VP), the score MLP starts near zero
+  (SB3's 0.01 gain) and
   learns where that ranking is wrong: the ``learned`` agent's ``score = a·u + b + MLP(x)``
   with ``a = 1`` at the start. ``utility_prior=0`` starts from a uniform policy instead.
 
@@ -60,8 +61,8 @@ MASKED_LOGIT = -1e8
 DIFFERENCE_SCALE = 10.0
 #: every encoder input is clipped to this magnitude
 INPUT_CLIP = 10.0
-#: the starting weight of the heuristic's utility in the logits (10: 3 VP of estimated margin is one unit of logit)
-UTILITY_PRIOR = 10.0
+#: the starting weight of the heuristic's utility (÷30 VP) in the logits: one unit of logit per VP of estimated margin
+UTILITY_PRIOR = 30.0
 
 
 def mlp(sizes: Sequence[int], activation: type[nn.Module] = nn.Tanh) -> nn.Sequential:

@@ -28,7 +28,7 @@ Invalid rows are masked inside the policy from the observation's ``"action_mask"
 ``net_arch=dict(pi=[64], vf=[64, 64])`` (the heads; a list gives both the same),
 ``activation_fn`` (``nn.Tanh``), ``ortho_init``, and ``features_extractor_kwargs`` for the
 encoder: ``option_hidden=[128, 64]``, ``observation_hidden=[64]``, ``use_observation=True``
-(False: the options alone), ``utility_prior=10.0`` (the starting weight of the heuristic's
+(False: the options alone), ``utility_prior=30.0`` (the starting weight of the heuristic's
 utility in the logits; 0: a uniform start) and ``utility_column`` (where the utility sits
 in a row, ``strategy.afterstate.UTILITY_INDEX``). The features extractor is always shared by actor and critic.
 

@@ -73,7 +73,7 @@ class Config:
     # the network (OptionsNet)
     option_hidden: tuple[int, ...] = (128, 64)
     observation_hidden: tuple[int, ...] = (64,)
-    utility_prior: float = 10.0  # the heuristic's utility in the logits at the start (0: uniform)
+    utility_prior: float = 30.0  # the heuristic's utility in the logits at the start (0: uniform)
     torch_threads: int = 1
     # saving and the final evaluation
     save_every: int = 50  # updates

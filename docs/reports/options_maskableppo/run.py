@@ -3,9 +3,10 @@
     python docs/reports/options_maskableppo/run.py MINUTES SEED OUT_DIR
 
 Trains ``MaskablePPO(OptionsPolicy, env, batch_size=256, seed=SEED)`` (SB3's other defaults)
-on ``SingleAgentEnv(level="options", opponents="heuristic", seat="random")`` until MINUTES
+on ``SingleAgentEnv(level="options", opponents="heuristic", seat="random", reward="vp")`` (the
+final VP margin / 100: a lost game still says by how much) until MINUTES
 of wall-clock time have passed (checked after every rollout), writing ``curve.jsonl`` (per
-rollout: steps, minutes, the training win rate over the last 100 games) and a checkpoint
+rollout: steps, minutes, the training win rate and mean margin over the last 100 games) and a checkpoint
 every ``MINUTES / 4``. Then the final model plays 200 games against the heuristic with the
 seats rotated (``concordia_env.training.evaluate.evaluate``, 95% Wilson interval) into
 ``eval.json``, the untrained policy (``checkpoint_0``: the utility prior alone) the same 200
@@ -31,7 +32,8 @@ from concordia_env.training.options_policy import options_agent
 minutes, seed, out = float(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 out.mkdir(parents=True, exist_ok=True)
 th.set_num_threads(1)
-env = Monitor(SingleAgentEnv(level="options", opponents="heuristic", map="italia", num_players=2, seat="random"))
+env = SingleAgentEnv(level="options", opponents="heuristic", map="italia", num_players=2, seat="random", reward="vp")
+env = Monitor(env, info_keywords=("winner", "learner_seat"))
 model = MaskablePPO(OptionsPolicy, env, batch_size=256, seed=seed)
 
 
@@ -48,9 +50,13 @@ class TimeGuard(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         elapsed = (time.perf_counter() - self.start) / 60
-        returns = [e["r"] for e in list(self.model.ep_info_buffer)]
+        episodes = list(self.model.ep_info_buffer)
         line = {"steps": self.num_timesteps, "minutes": round(elapsed, 2), "games": len(env.get_episode_rewards())}
-        line["train_win_rate_last100"] = round((np.mean(returns) + 1) / 2, 3) if returns else None
+        if episodes:
+            line["train_win_rate_last100"] = round(
+                float(np.mean([e["winner"] == e["learner_seat"] for e in episodes])), 3
+            )
+            line["train_margin_vp_last100"] = round(100 * float(np.mean([e["r"] for e in episodes])), 1)
         self.curve.write(json.dumps(line) + "\n")
         self.curve.flush()
         if elapsed >= self.next_checkpoint * minutes / 4:
