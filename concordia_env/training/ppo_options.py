@@ -52,6 +52,7 @@ class Config:
     map: str = "italia"
     num_players: int = 2
     opponents: str = "heuristic"  # an agent spec for every other seat (one with a compiled twin)
+    reward: str = "vp"  # the final VP margin / 100: a lost game still says by how much ("win": ±1)
     max_options: int = 96  # K (the env's default)
     num_envs: int = 8
     threads: int = 2  # the vector env's threads (torch_threads below is the network's)
@@ -88,6 +89,7 @@ def make_envs(config: Config) -> ConcordiaVectorEnv:
         opponents=config.opponents,
         map=config.map,
         num_players=config.num_players,
+        reward=config.reward,
         threads=config.threads,
         level="options",
         max_options=config.max_options,
