@@ -22,6 +22,14 @@ Network
   invalid rows get :data:`MASKED_LOGIT` (a softmax over the valid rows is the policy).
   Permuting the options permutes the logits: nothing depends on the order of the rows.
 * **Critic**: an MLP over the pooled options ``[masked mean of h, masked max of h, e]``.
+* **Prior**: a learnt weight times each option's ``utility`` feature (the heuristic's own
+  measure, the chooser's estimated final margin over the opponents' mean, ÷30 VP) is added
+  to its logit, starting at :data:`UTILITY_PRIOR` (one logit per VP of estimated margin).
+  The untrained policy therefore prefers the options the heuristic prefers (the utilities of
+  one decision's options spread by a median of 7 VP), the score MLP starts near zero
+  (SB3's 0.01 gain) and
+  learns where that ranking is wrong: the ``learned`` agent's ``score = a·u + b + MLP(x)``
+  with ``a = 1`` at the start. ``utility_prior=0`` starts from a uniform policy instead.
 
 Feature scaling: the afterstate features (``concordia_env.strategy.afterstate``, version 2)
 are already scaled by the observation's layout (counts and shares in [0, 1]; money, turns
@@ -45,12 +53,16 @@ from functools import partial
 import torch as th
 from torch import nn
 
+from concordia_env.strategy.afterstate import UTILITY_INDEX
+
 #: the logit of an invalid row (the value sb3-contrib's masked distribution uses)
 MASKED_LOGIT = -1e8
 #: factor on ``x_k - mean(x)``: the options of one decision differ by a few hundredths in most features
 DIFFERENCE_SCALE = 10.0
 #: every encoder input is clipped to this magnitude
 INPUT_CLIP = 10.0
+#: the starting weight of the heuristic's utility (÷30 VP) in the logits: one unit of logit per VP of estimated margin
+UTILITY_PRIOR = 30.0
 
 
 def mlp(sizes: Sequence[int], activation: type[nn.Module] = nn.Tanh) -> nn.Sequential:
@@ -62,7 +74,11 @@ def mlp(sizes: Sequence[int], activation: type[nn.Module] = nn.Tanh) -> nn.Seque
 
 
 class OptionsEncoder(nn.Module):
-    """Per-option embeddings ``[h_k, e]`` (B, K, D) and the pooled summary ``[mean h, max h, e]`` (B, P)."""
+    """Per-option embeddings ``[h_k, e]`` (B, K, D), the pooled summary ``[mean h, max h, e]`` (B, P), the prior.
+
+    The prior is ``utility_weight · x_k[utility_column]`` (B, K), added to the logits; the
+    weight is learnt, starting at ``utility_prior`` (0: no prior at the start).
+    """
 
     def __init__(
         self,
@@ -71,11 +87,17 @@ class OptionsEncoder(nn.Module):
         option_hidden: Sequence[int] = (128, 64),
         observation_hidden: Sequence[int] = (64,),
         use_observation: bool = True,
+        utility_prior: float = UTILITY_PRIOR,
+        utility_column: int = UTILITY_INDEX,
         activation: type[nn.Module] = nn.Tanh,
     ) -> None:
         super().__init__()
         if not option_hidden:
             raise ValueError("option_hidden needs at least one layer")
+        if not 0 <= utility_column < num_features:
+            raise ValueError(f"utility_column {utility_column} is not a column of {num_features} features")
+        self.utility_column = utility_column
+        self.utility_weight = nn.Parameter(th.tensor(float(utility_prior)))
         self.use_observation, self.num_features = use_observation, num_features
         self.option_net = mlp([2 * num_features, *option_hidden], activation)
         option_dim = self.option_hidden = option_hidden[-1]
@@ -92,9 +114,10 @@ class OptionsEncoder(nn.Module):
 
     def forward(
         self, observation: th.Tensor, options: th.Tensor, mask: th.Tensor
-    ) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
-        """``(per_option (B, K, D), pooled (B, P), valid (B, K) bool)`` of a batch."""
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
+        """``(per_option (B, K, D), pooled (B, P), valid (B, K) bool, prior (B, K))`` of a batch."""
         valid = mask > 0.5
+        prior = self.utility_weight * options[..., self.utility_column]
         # only the valid rows are encoded (a decision has a median of 6 options of K = 96)
         row_batch = valid.nonzero()[:, 0]  # the batch index of every valid row
         x = options[valid]  # (N, F)
@@ -107,10 +130,10 @@ class OptionsEncoder(nn.Module):
         max_h = h.masked_fill(~valid.unsqueeze(-1), -1e9).amax(dim=1)
         max_h = th.where(valid.any(dim=1, keepdim=True), max_h, th.zeros_like(max_h))
         if not self.use_observation:
-            return h, th.cat([mean_h, max_h], dim=-1), valid
+            return h, th.cat([mean_h, max_h], dim=-1), valid, prior
         e = self.observation_net(observation.clamp(-INPUT_CLIP, INPUT_CLIP))  # (B, E)
         per_option = th.cat([h, e.unsqueeze(1).expand(-1, h.shape[1], -1)], dim=-1)
-        return per_option, th.cat([mean_h, max_h, e], dim=-1), valid
+        return per_option, th.cat([mean_h, max_h, e], dim=-1), valid, prior
 
 
 class OptionsHeads(nn.Module):
@@ -164,10 +187,18 @@ class OptionsNet(nn.Module):
         pi: Sequence[int] = (64,),
         vf: Sequence[int] = (64, 64),
         use_observation: bool = True,
+        utility_prior: float = UTILITY_PRIOR,
+        utility_column: int = UTILITY_INDEX,
     ) -> None:
         super().__init__()
         self.encoder = OptionsEncoder(
-            observation_size, num_features, option_hidden, observation_hidden, use_observation
+            observation_size,
+            num_features,
+            option_hidden,
+            observation_hidden,
+            use_observation,
+            utility_prior,
+            utility_column,
         )
         self.heads = OptionsHeads(self.encoder.option_dim, self.encoder.pooled_dim, pi, vf)
         self.score = nn.Linear(self.heads.latent_dim_pi, 1)
@@ -177,8 +208,8 @@ class OptionsNet(nn.Module):
 
     def forward(self, observation: th.Tensor, options: th.Tensor, mask: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """Masked logits (B, K) and values (B,) of a batch."""
-        per_option, pooled, valid = self.encoder(observation, options, mask)
-        scores = self.score(self.heads.forward_actor(per_option)).squeeze(-1)
+        per_option, pooled, valid, prior = self.encoder(observation, options, mask)
+        scores = self.score(self.heads.forward_actor(per_option)).squeeze(-1) + prior
         value = self.value(self.heads.forward_critic(pooled)).squeeze(-1)
         return masked_logits(scores, valid), value
 

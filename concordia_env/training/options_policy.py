@@ -28,7 +28,9 @@ Invalid rows are masked inside the policy from the observation's ``"action_mask"
 ``net_arch=dict(pi=[64], vf=[64, 64])`` (the heads; a list gives both the same),
 ``activation_fn`` (``nn.Tanh``), ``ortho_init``, and ``features_extractor_kwargs`` for the
 encoder: ``option_hidden=[128, 64]``, ``observation_hidden=[64]``, ``use_observation=True``
-(False: the options alone). The features extractor is always shared by actor and critic.
+(False: the options alone), ``utility_prior=30.0`` (the starting weight of the heuristic's
+utility in the logits; 0: a uniform start) and ``utility_column`` (where the utility sits
+in a row, ``strategy.afterstate.UTILITY_INDEX``). The features extractor is always shared by actor and critic.
 
 :func:`options_agent` plays a trained model greedily as an agent, so that
 :func:`concordia_env.training.evaluate.evaluate` measures it as every training run is measured.
@@ -57,13 +59,14 @@ except ImportError as error:  # pragma: no cover - depends on the install
         f'pip install -e ".[train]" ({error})'
     ) from error
 
-from concordia_env.strategy.afterstate import features_version
+from concordia_env.strategy.afterstate import UTILITY_INDEX, features_version
 
 from .evaluate import OptionsAgent
-from .options_net import OptionsEncoder, OptionsHeads, masked_logits
+from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits
 
 #: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
-Features = tuple[th.Tensor, th.Tensor, th.Tensor]
+#: and the utility prior's logits (B, K)
+Features = tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]
 #: the keys of an options-level observation
 OBSERVATION, OPTIONS, ACTION_MASK = "observation", "options", "action_mask"
 
@@ -105,9 +108,19 @@ class OptionsExtractor(BaseFeaturesExtractor):
         option_hidden: list[int] | tuple[int, ...] = (128, 64),
         observation_hidden: list[int] | tuple[int, ...] = (64,),
         use_observation: bool = True,
+        utility_prior: float = UTILITY_PRIOR,
+        utility_column: int = UTILITY_INDEX,
     ) -> None:
         observation_size, _, num_features = options_shape(observation_space)
-        encoder = OptionsEncoder(observation_size, num_features, option_hidden, observation_hidden, use_observation)
+        encoder = OptionsEncoder(
+            observation_size,
+            num_features,
+            option_hidden,
+            observation_hidden,
+            use_observation,
+            utility_prior,
+            utility_column,
+        )
         super().__init__(observation_space, features_dim=encoder.option_dim)
         self.encoder = encoder
         self.pooled_dim = encoder.pooled_dim
@@ -186,11 +199,9 @@ class OptionsPolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
 
     # ------------------------------------------------------------------ the two heads
-    def _distribution(
-        self, features: tuple[th.Tensor, th.Tensor, th.Tensor], action_masks: Any
-    ) -> MaskableDistribution:
-        per_option, _, valid = features
-        scores = self.action_net(self.mlp_extractor.forward_actor(per_option)).squeeze(-1)
+    def _distribution(self, features: Features, action_masks: Any) -> MaskableDistribution:
+        per_option, _, valid, prior = features
+        scores = self.action_net(self.mlp_extractor.forward_actor(per_option)).squeeze(-1) + prior
         distribution = self.action_dist.proba_distribution(action_logits=masked_logits(scores, valid))
         if action_masks is not None:
             distribution.apply_masking(action_masks)

@@ -7,7 +7,7 @@ action-masking keys, the options' feature rows under ``"options"``). The module 
 :class:`~concordia_env.OptionsPolicy` and of ``concordia train ppo_options``: one shared MLP
 scores every option (invalid ones get a logit of -1e8), the value reads the pooled options
 and the flat observation. ``model_config`` takes OptionsNet's sizes (``option_hidden``,
-``observation_hidden``, ``pi``, ``vf``, ``use_observation``)::
+``observation_hidden``, ``pi``, ``vf``, ``use_observation``, ``utility_prior``)::
 
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -47,7 +47,7 @@ from .evaluate import OptionsAgent
 from .options_net import OptionsNet
 
 #: the model_config keys the module reads (OptionsNet's sizes)
-MODEL_KEYS = ("option_hidden", "observation_hidden", "pi", "vf", "use_observation")
+MODEL_KEYS = ("option_hidden", "observation_hidden", "pi", "vf", "use_observation", "utility_prior")
 #: the keys of RLlib's default model config, which RLlib may add to any module's (ignored here)
 RLLIB_DEFAULTS = {f.name for f in dataclasses.fields(DefaultModelConfig)}
 

@@ -2,9 +2,10 @@
 
 ``concordia train ppo_options`` trains :class:`~concordia_env.training.options_net.OptionsNet`
 (one shared MLP scores every turn option; the value reads the pooled options and the flat
-observation) with PPO against fixed opponents, in ``num_envs`` games stepped together
-(``gymnasium.vector.SyncVectorEnv`` over ``SingleAgentEnv(level="options")``, autoreset in
-the same step). Every ``--field value`` of :class:`Config` overrides its default, e.g.
+observation) with PPO against fixed opponents, in ``num_envs`` games stepped together by
+``ConcordiaVectorEnv(level="options")`` (the options and the compiled opponents computed on
+its ``threads``; the learner's seat rotates across rows and games; autoreset in the same
+step). Every ``--field value`` of :class:`Config` overrides its default, e.g.
 ``concordia train ppo_options --total_steps 200000 --minutes 60 --seed 0``.
 
 The run writes ``<runs_dir>/<name>-<seed>-<timestamp>/``: ``config.json``,
@@ -30,12 +31,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 import torch as th
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-from concordia_env.envs.gym_env import SingleAgentEnv
+from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy.afterstate import features_version
 
 from .evaluate import OptionsAgent, evaluate
@@ -52,9 +51,11 @@ class Config:
     # the game and the env
     map: str = "italia"
     num_players: int = 2
-    opponents: str = "heuristic"  # an agent spec for every other seat
+    opponents: str = "heuristic"  # an agent spec for every other seat (one with a compiled twin)
+    reward: str = "vp"  # the final VP margin / 100: a lost game still says by how much ("win": ±1)
     max_options: int = 96  # K (the env's default)
     num_envs: int = 8
+    threads: int = 2  # the vector env's threads (torch_threads below is the network's)
     # the run's length: whichever comes first
     total_steps: int = 1_000_000  # learner decisions, all envs together
     minutes: float = 60.0  # the time guard (training only; the evaluation comes after)
@@ -73,6 +74,7 @@ class Config:
     # the network (OptionsNet)
     option_hidden: tuple[int, ...] = (128, 64)
     observation_hidden: tuple[int, ...] = (64,)
+    utility_prior: float = 30.0  # the heuristic's utility in the logits at the start (0: uniform)
     torch_threads: int = 1
     # saving and the final evaluation
     save_every: int = 50  # updates
@@ -80,20 +82,18 @@ class Config:
     eval_opponent: str = "heuristic"
 
 
-def make_envs(config: Config) -> SyncVectorEnv:
-    """``num_envs`` options-level envs against ``opponents``, reset in the step that ends a game."""
-
-    def make() -> gym.Env:
-        return SingleAgentEnv(
-            level="options",
-            map=config.map,
-            num_players=config.num_players,
-            opponents=config.opponents,
-            max_options=config.max_options,
-            seat="random",
-        )
-
-    return SyncVectorEnv([make] * config.num_envs, autoreset_mode=AutoresetMode.SAME_STEP)
+def make_envs(config: Config) -> ConcordiaVectorEnv:
+    """``num_envs`` options-level games against ``opponents``, reset in the step that ends a game."""
+    return ConcordiaVectorEnv(
+        config.num_envs,
+        opponents=config.opponents,
+        map=config.map,
+        num_players=config.num_players,
+        reward=config.reward,
+        threads=config.threads,
+        level="options",
+        max_options=config.max_options,
+    )
 
 
 def tensors(obs: dict[str, np.ndarray]) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
@@ -107,11 +107,12 @@ def train(config: Config) -> dict[str, Any]:
     th.manual_seed(config.seed)
     th.set_num_threads(config.torch_threads)
     envs = make_envs(config)
-    obs: dict[str, np.ndarray]
+    obs: Any  # a dict of batched arrays: "observation", "options", "action_mask"
     obs, _ = envs.reset(seed=config.seed)
     n_obs, (k, n_features) = obs["observation"].shape[1], obs["options"].shape[1:]
     sizes = {"observation_size": n_obs, "num_features": n_features}
     sizes.update(option_hidden=list(config.option_hidden), observation_hidden=list(config.observation_hidden))
+    sizes.update(utility_prior=config.utility_prior)
     net = OptionsNet(**sizes)
     optimizer = th.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
 

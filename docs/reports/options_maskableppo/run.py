@@ -3,12 +3,15 @@
     python docs/reports/options_maskableppo/run.py MINUTES SEED OUT_DIR
 
 Trains ``MaskablePPO(OptionsPolicy, env, batch_size=256, seed=SEED)`` (SB3's other defaults)
-on ``SingleAgentEnv(level="options", opponents="heuristic", seat="random")`` until MINUTES
+on ``SingleAgentEnv(level="options", opponents="heuristic", seat="random", reward="vp")`` (the
+final VP margin / 100: a lost game still says by how much) until MINUTES
 of wall-clock time have passed (checked after every rollout), writing ``curve.jsonl`` (per
-rollout: steps, minutes, the training win rate over the last 100 games) and a checkpoint
+rollout: steps, minutes, the training win rate and mean margin over the last 100 games) and a checkpoint
 every ``MINUTES / 4``. Then the final model plays 200 games against the heuristic with the
 seats rotated (``concordia_env.training.evaluate.evaluate``, 95% Wilson interval) into
-``eval.json``, and each checkpoint 50 games for the curve (``curve_eval.json``).
+``eval.json``, the untrained policy (``checkpoint_0``: the utility prior alone) the same 200
+games into ``eval_untrained.json``, and each checkpoint 50 games for the curve
+(``curve_eval.json``).
 """
 
 import json
@@ -29,7 +32,8 @@ from concordia_env.training.options_policy import options_agent
 minutes, seed, out = float(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
 out.mkdir(parents=True, exist_ok=True)
 th.set_num_threads(1)
-env = Monitor(SingleAgentEnv(level="options", opponents="heuristic", map="italia", num_players=2, seat="random"))
+env = SingleAgentEnv(level="options", opponents="heuristic", map="italia", num_players=2, seat="random", reward="vp")
+env = Monitor(env, info_keywords=("winner", "learner_seat"))
 model = MaskablePPO(OptionsPolicy, env, batch_size=256, seed=seed)
 
 
@@ -46,9 +50,13 @@ class TimeGuard(BaseCallback):
 
     def _on_rollout_end(self) -> None:
         elapsed = (time.perf_counter() - self.start) / 60
-        returns = [e["r"] for e in list(self.model.ep_info_buffer)]
+        episodes = list(self.model.ep_info_buffer)
         line = {"steps": self.num_timesteps, "minutes": round(elapsed, 2), "games": len(env.get_episode_rewards())}
-        line["train_win_rate_last100"] = round((np.mean(returns) + 1) / 2, 3) if returns else None
+        if episodes:
+            line["train_win_rate_last100"] = round(
+                float(np.mean([e["winner"] == e["learner_seat"] for e in episodes])), 3
+            )
+            line["train_margin_vp_last100"] = round(100 * float(np.mean([e["r"] for e in episodes])), 1)
         self.curve.write(json.dumps(line) + "\n")
         self.curve.flush()
         if elapsed >= self.next_checkpoint * minutes / 4:
@@ -57,6 +65,7 @@ class TimeGuard(BaseCallback):
         self.time_up = elapsed >= minutes  # this rollout is still trained on
 
 
+model.save(out / "checkpoint_0.zip")  # the untrained policy: the utility prior alone
 guard = TimeGuard()
 start = time.perf_counter()
 model.learn(10**9, callback=guard)
@@ -66,6 +75,17 @@ result = evaluate(options_agent(model), "heuristic", 200, map="italia", num_play
 report = {**result.to_dict(), "timesteps": model.num_timesteps, "train_minutes": round(train_minutes, 1)}
 (out / "eval.json").write_text(json.dumps(report, indent=1))
 print(result.summary(), f"after {model.num_timesteps} steps, {train_minutes:.1f} minutes", flush=True)
+untrained = evaluate(
+    options_agent(MaskablePPO.load(out / "checkpoint_0.zip")),
+    "heuristic",
+    200,
+    map="italia",
+    num_players=2,
+    seed=seed,
+    index=0,
+)
+(out / "eval_untrained.json").write_text(json.dumps(untrained.to_dict(), indent=1))
+print("untrained (the prior alone):", untrained.summary(), flush=True)
 curve = []
 for path in sorted(out.glob("checkpoint_*.zip"), key=lambda p: int(p.stem.split("_")[1])):
     agent = options_agent(MaskablePPO.load(path))
