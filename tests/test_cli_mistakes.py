@@ -237,3 +237,25 @@ def test_a_resume_with_an_unreachable_ray_address_changes_no_file(
         expert_iteration.main(["--resume", str(run.run_dir), "--address", f"127.0.0.1:{_closed_port()}"])
     assert exit_.value.code == 2 and "cannot reach the Ray cluster" in _error_line(capsys, "concordia train expert")
     assert _files(tmp_path) == before  # config.yaml still names no address
+
+
+@pytest.mark.parametrize(
+    ("script", "argv", "says"),
+    [
+        ("rllib", ["--config", "no-such-config"], "no config file no-such-config"),
+        ("rllib", ["--config", "rllib", "--level", "options"], "flat level's actions"),
+        ("selfplay", ["--config", "no-such-config"], "no config file no-such-config"),
+        ("selfplay", ["--resume", "no-such-run-dir"], "nothing to resume"),
+    ],
+)
+def test_the_other_training_scripts_say_a_config_mistake_in_one_line(
+    script: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    module = importlib.import_module(f"concordia_env.training.{script}")
+    with pytest.raises(SystemExit) as stopped:
+        module.main(argv)
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert error.startswith(f"concordia train {script}: error: ") and says in error, error

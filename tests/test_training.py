@@ -314,9 +314,11 @@ def test_killed_run_resumes_where_its_checkpoint_left_off(resumed_run):
     assert len((run_dir / "logs" / "progress.csv").read_text().splitlines()) > 1
 
 
-def test_resume_refuses_changes_the_saved_model_cannot_follow(resumed_run):
-    with pytest.raises(ValueError, match="net_arch"):
+def test_resume_refuses_changes_the_saved_model_cannot_follow(resumed_run, capsys):
+    with pytest.raises(SystemExit) as stopped:  # a user's mistake: one line, exit 2
         main(["--resume", str(resumed_run["dir"]), "--net_arch", "[8]"])
+    assert stopped.value.code == 2
+    assert "net_arch cannot change when resuming" in capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_run_writes_report_plot_model_and_summary(resumed_run):

@@ -88,3 +88,10 @@ def output_dir_problem(path: str | os.PathLike[str]) -> str | None:
     if not os.access(existing, os.W_OK | os.X_OK):
         return f"{existing} is not writable"
     return None
+
+
+def mistake_text(err: Exception) -> str:
+    """The one line that says what a user's mistake was: the error's text, or an OS error's reason and file."""
+    if isinstance(err, OSError) and err.filename:
+        return f"{err.strerror}: {err.filename}"
+    return str(err)

@@ -98,6 +98,7 @@ from concordia_env.agents.afterstate import (
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent
 from concordia_env.strategy.afterstate import check_features_version, features_version
+from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
@@ -940,7 +941,7 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
             print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
         raise SystemExit(130) from None
     except (OSError, ValueError, TypeError) as err:
-        refuse(str(err) if not isinstance(err, OSError) or not err.filename else f"{err.strerror}: {err.filename}")
+        refuse(mistake_text(err))
     resume = f"{run_class.COMMAND} --resume {run.run_dir}"
     try:
         reason = run.train()

@@ -79,6 +79,7 @@ from gymnasium import spaces
 
 from concordia_env.integrations.rllib import env as rllib_env
 from concordia_env.integrations.rllib import fixed_policy_spec
+from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.report import Z_95
 
 from .config import read_config
@@ -517,12 +518,15 @@ def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Na
         for f in dataclasses.fields(RLlibConfig)
         if getattr(args, f.name, None) is not None
     }
-    if args.resume:
-        run_dir = Path(args.resume)
-        config = RLlibConfig.load(run_dir / "config.yaml", overrides)
-    else:
-        config = RLlibConfig.load(args.config, overrides)
-        run_dir = Path(config.runs_dir) / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
+    try:  # a config or argument mistake (a missing config, a bad value): one line, exit 2
+        if args.resume:
+            run_dir = Path(args.resume)
+            config = RLlibConfig.load(run_dir / "config.yaml", overrides)
+        else:
+            config = RLlibConfig.load(args.config, overrides)
+            run_dir = Path(config.runs_dir) / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
+    except (OSError, ValueError, TypeError) as err:
+        parser.error(mistake_text(err))
     return config, run_dir, bool(args.resume), args
 
 

@@ -91,6 +91,7 @@ from tqdm import tqdm
 
 from concordia_env.engine.observation import player_scores
 from concordia_env.envs.gym_env import SingleAgentEnv
+from concordia_env.tools.arguments import mistake_text
 
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve
 from .evaluate import EVAL_DB, EvalResult, evaluate, weights_digest
@@ -762,16 +763,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> Path:
-    args = build_parser().parse_args(argv)
-    overrides = overrides_from_args(args)
-    if args.resume:
-        if args.config:
-            raise SystemExit("--resume takes the run's own config.yaml; give changes as --key value options")
-        run = Run.open(Path(args.resume), overrides)
-        print(f"resuming {run.run_dir} at timestep {run.state.timesteps:,}", file=sys.stderr)
-    else:
-        run = Run.create(resolve(args.config, overrides))
-        print(f"run directory: {run.run_dir}", file=sys.stderr)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:  # a config or argument mistake (a missing config, a bad value, no checkpoint): one line, exit 2
+        overrides = overrides_from_args(args)
+        if args.resume:
+            if args.config:
+                parser.error("--resume takes the run's own config.yaml; give changes as --key value options")
+            run = Run.open(Path(args.resume), overrides)
+            print(f"resuming {run.run_dir} at timestep {run.state.timesteps:,}", file=sys.stderr)
+        else:
+            run = Run.create(resolve(args.config, overrides))
+            print(f"run directory: {run.run_dir}", file=sys.stderr)
+    except (OSError, ValueError, TypeError) as err:
+        parser.error(mistake_text(err))
     try:
         model = run.train()
     except KeyboardInterrupt:
