@@ -133,3 +133,11 @@ def test_one_tiny_rllib_iteration_of_options_self_play(rllib_modules: tuple, tmp
     assert summary["eval"]["games"] == 2
     with pytest.raises(ValueError, match="heuristic fixed policy plays the flat level"):
         rllib.RLlibConfig.load(None, {"level": "options", "opponents": {"heuristic": 0.5}})
+
+
+def test_the_shipped_options_rllib_config_is_valid_and_evaluates_against_random() -> None:
+    from concordia_env.training import rllib
+
+    config = rllib.RLlibConfig.load("rllib_options", {})
+    assert config.level == "options" and config.eval_opponent == "random" and config.eval_games == 200
+    assert set(config.opponents) == {"random"}
