@@ -58,9 +58,9 @@ from concordia_env.engine.game import Game
 from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import STATE_SIZE
 from concordia_env.strategy import NUM_PARAMS
-from concordia_env.strategy.afterstate import OBSERVATION_COLUMNS, ModelArrays, no_model
+from concordia_env.strategy.afterstate import ModelArrays
 from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
-from concordia_env.strategy.players import LEARNED_KINDS, SEED_BOUND, CompiledPlayer, play_rows
+from concordia_env.strategy.players import LEARNED_KINDS, SEED_BOUND, CompiledPlayer, compiled_model, play_rows
 
 #: the entry-point group that names agent builders (see the module docstring)
 ENTRY_POINT_GROUP = "concordia_env.agents"
@@ -205,7 +205,7 @@ class CompiledOpponents:
             raise ValueError("a compiled learned player brings its model's arrays")
         if any(not all(np.array_equal(a, b) for a, b in zip(models[0], model, strict=True)) for model in models[1:]):
             raise ValueError("the learned opponents of one batch play with one model")
-        self.model = (*(models[0] if models else no_model()), OBSERVATION_COLUMNS)
+        self.model = compiled_model(models[0] if models else None)
         self.learner_seats = np.zeros(n, dtype=np.int64)
         self.rng = np.zeros((n, slots, pcg64.STATE_WORDS), dtype=np.uint64)
         self.noise = np.zeros((n, slots, 1), dtype=np.uint64)

@@ -88,6 +88,11 @@ class CompiledPlayer(NamedTuple):
     model: ModelArrays | None = None
 
 
+def compiled_model(model: ModelArrays | None) -> tuple:
+    """The model tuple compiled players take: a learned scorer's arrays (or none) and the features' columns."""
+    return (*(model if model is not None else no_model()), OBSERVATION_COLUMNS)
+
+
 class SeatPlayer:
     """One compiled player deciding for one seat of a Python game: what an agent's ``act()`` asks once.
 
@@ -102,7 +107,7 @@ class SeatPlayer:
     def __init__(self, player: CompiledPlayer, rng: np.ndarray, noise: np.ndarray) -> None:
         self.kind = player.kind
         self.params = np.array(player.params, dtype=np.float64)  # a writable copy: the compiled signature's
-        self.model = (*(player.model if player.model is not None else no_model()), OBSERVATION_COLUMNS)
+        self.model = compiled_model(player.model)
         self.rng = np.array(rng, dtype=np.uint64)
         self.noise = np.array(noise, dtype=np.uint64)
         self.cursor = np.zeros(STATE_SIZE, dtype=np.int32)

@@ -321,7 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             as_agent(spec)
         Game.new(args.map, args.players, 0)
     except (ValueError, TypeError, FileNotFoundError) as e:
-        parser.error(str(e))
+        parser.error(arguments.mistake_text(e))
     print(f"evaluating {args.policy}: {args.games} games against each of {', '.join(args.vs)}", file=sys.stderr)
     result = evaluate(
         agent,

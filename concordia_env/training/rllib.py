@@ -77,6 +77,7 @@ import numpy as np
 import yaml
 from gymnasium import spaces
 
+from concordia_env.envs.options_level import check_level
 from concordia_env.integrations.rllib import env as rllib_env
 from concordia_env.integrations.rllib import fixed_policy_spec
 from concordia_env.tools.arguments import mistake_text
@@ -147,8 +148,7 @@ class RLlibConfig:
             raise ValueError(f"illegal_action must be 'raise' or 'penalize'; got {self.illegal_action!r}")
         if self.num_cpus is not None and self.num_cpus < max(1, self.env_runners):
             raise ValueError(f"num_cpus={self.num_cpus} leaves no CPU for each of the {self.env_runners} env runners")
-        if self.level not in ("flat", "options"):
-            raise ValueError(f"level must be 'flat' or 'options'; got {self.level!r}")
+        check_level(self.level)
         if self.level == "options" and "heuristic" in self.opponents:
             raise ValueError("the heuristic fixed policy plays the flat level's actions; at level 'options' use random")
         if self.activation not in NUMPY_ACTIVATIONS:
