@@ -24,7 +24,7 @@ Network
 * **Critic**: an MLP over the pooled options ``[masked mean of h, masked max of h, e]``.
 * **Prior**: a learnt weight times each option's ``utility`` feature (the heuristic's own
   measure, the chooser's estimated final margin over the opponents' mean, ÷30 VP) is added
-  to its logit, starting at :data:`UTILITY_PRIOR` (one logit per VP of estimated margin).
+  to its logit, starting at :data:`UTILITY_PRIOR` (four logits per VP of estimated margin).
   The untrained policy therefore prefers the options the heuristic prefers (the utilities of
   one decision's options spread by a median of 7 VP), the score MLP starts near zero
   (SB3's 0.01 gain) and
@@ -47,7 +47,7 @@ all rows and a finite value.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import torch as th
@@ -61,8 +61,10 @@ MASKED_LOGIT = -1e8
 DIFFERENCE_SCALE = 10.0
 #: every encoder input is clipped to this magnitude
 INPUT_CLIP = 10.0
-#: the starting weight of the heuristic's utility (÷30 VP) in the logits: one unit of logit per VP of estimated margin
-UTILITY_PRIOR = 30.0
+#: the starting weight of the heuristic's utility (÷30 VP) in the logits: four logits per VP of estimated margin.
+#: Sharp enough that the sampled policy plays about as well as the greedy one: a PPO rollout
+#: then explores around the heuristic's ranking instead of far below it (docs/training.md).
+UTILITY_PRIOR = 120.0
 
 
 def mlp(sizes: Sequence[int], activation: type[nn.Module] = nn.Tanh) -> nn.Sequential:
@@ -164,6 +166,17 @@ class OptionsHeads(nn.Module):
         return self.value_net(pooled)
 
 
+def option_scores(score: Callable[[th.Tensor], th.Tensor], per_option: th.Tensor, valid: th.Tensor) -> th.Tensor:
+    """``score`` (rows (N, D) -> (N, 1)) of the valid rows of ``per_option`` (B, K, D), zeros elsewhere: (B, K).
+
+    A decision has a median of 6 options of K, so scoring only the valid rows saves most of
+    the actor's work, forward and backward.
+    """
+    scores = per_option.new_zeros(valid.shape)
+    scores[valid] = score(per_option[valid]).squeeze(-1)
+    return scores
+
+
 def masked_logits(scores: th.Tensor, valid: th.Tensor) -> th.Tensor:
     """``scores`` (B, K) with :data:`MASKED_LOGIT` in the invalid rows."""
     return scores.masked_fill(~valid, MASKED_LOGIT)
@@ -209,7 +222,7 @@ class OptionsNet(nn.Module):
     def forward(self, observation: th.Tensor, options: th.Tensor, mask: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """Masked logits (B, K) and values (B,) of a batch."""
         per_option, pooled, valid, prior = self.encoder(observation, options, mask)
-        scores = self.score(self.heads.forward_actor(per_option)).squeeze(-1) + prior
+        scores = option_scores(lambda rows: self.score(self.heads.forward_actor(rows)), per_option, valid) + prior
         value = self.value(self.heads.forward_critic(pooled)).squeeze(-1)
         return masked_logits(scores, valid), value
 

@@ -28,7 +28,7 @@ Invalid rows are masked inside the policy from the observation's ``"action_mask"
 ``net_arch=dict(pi=[64], vf=[64, 64])`` (the heads; a list gives both the same),
 ``activation_fn`` (``nn.Tanh``), ``ortho_init``, and ``features_extractor_kwargs`` for the
 encoder: ``option_hidden=[128, 64]``, ``observation_hidden=[64]``, ``use_observation=True``
-(False: the options alone), ``utility_prior=30.0`` (the starting weight of the heuristic's
+(False: the options alone), ``utility_prior=120.0`` (the starting weight of the heuristic's
 utility in the logits; 0: a uniform start) and ``utility_column`` (where the utility sits
 in a row, ``strategy.afterstate.UTILITY_INDEX``). The features extractor is always shared by actor and critic.
 
@@ -62,7 +62,7 @@ except ImportError as error:  # pragma: no cover - depends on the install
 from concordia_env.strategy.afterstate import UTILITY_INDEX, features_version
 
 from .evaluate import OptionsAgent
-from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits
+from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits, option_scores
 
 #: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
 #: and the utility prior's logits (B, K)
@@ -201,7 +201,8 @@ class OptionsPolicy(MaskableActorCriticPolicy):
     # ------------------------------------------------------------------ the two heads
     def _distribution(self, features: Features, action_masks: Any) -> MaskableDistribution:
         per_option, _, valid, prior = features
-        scores = self.action_net(self.mlp_extractor.forward_actor(per_option)).squeeze(-1) + prior
+        scores = option_scores(lambda rows: self.action_net(self.mlp_extractor.forward_actor(rows)), per_option, valid)
+        scores = scores + prior
         distribution = self.action_dist.proba_distribution(action_logits=masked_logits(scores, valid))
         if action_masks is not None:
             distribution.apply_masking(action_masks)

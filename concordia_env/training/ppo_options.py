@@ -38,7 +38,7 @@ from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy.afterstate import features_version
 
 from .evaluate import OptionsAgent, evaluate
-from .options_net import OptionsNet
+from .options_net import UTILITY_PRIOR, OptionsNet
 
 
 @dataclass
@@ -74,7 +74,7 @@ class Config:
     # the network (OptionsNet)
     option_hidden: tuple[int, ...] = (128, 64)
     observation_hidden: tuple[int, ...] = (64,)
-    utility_prior: float = 30.0  # the heuristic's utility in the logits at the start (0: uniform)
+    utility_prior: float = UTILITY_PRIOR  # the heuristic's utility in the logits at the start (0: uniform)
     torch_threads: int = 1
     # saving and the final evaluation
     save_every: int = 50  # updates
