@@ -53,6 +53,7 @@ ALIASES: dict[str, str] = {
         for name in ("gym_env", "opponents", "pettingzoo_env", "rewards", "vector")
     },
     "concordia_env.env_common": "concordia_env.envs.common",
+    "concordia_env.training.afterstate": "concordia_env.training.afterstate_learning",
     "concordia_env.openspiel": "concordia_env.integrations.openspiel",
     "concordia_env.render": "concordia_env.views.render",
     "concordia_env.web": "concordia_env.views.html",

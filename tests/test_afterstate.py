@@ -1,6 +1,6 @@
 """Afterstate learning: features, the model file, the learned agent, and tiny training runs.
 
-The training tests run ``python -m concordia_env.training.afterstate``'s pieces on a few games (seconds):
+The training tests run ``concordia train afterstate``'s pieces on a few games (seconds):
 one whole run through ``main`` (report, model, summary), the same seed giving the same first
 updates, and a run stopped after one iteration and resumed giving exactly the model of an
 uninterrupted run.
@@ -27,7 +27,8 @@ from concordia_env.agents.afterstate import (
 from concordia_env.agents.heuristic import HeuristicAgent
 from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
 from concordia_env.strategy.afterstate import REMAINING_INDEX
-from concordia_env.training.afterstate import AfterstateConfig, AfterstateNet, Run, lambda_returns, main
+from concordia_env.training.afterstate_learning import AfterstateConfig, AfterstateRun, lambda_returns, main
+from concordia_env.training.afterstate_net import AfterstateNet
 
 ROOT = Path(__file__).resolve().parents[1]
 #: a run of a few seconds: 2 iterations of 4 games, tiny network, few rollouts
@@ -226,18 +227,18 @@ def test_training_runs_end_to_end(tmp_path: Path) -> None:
 
 
 def test_same_seed_same_first_update_and_resume_continues(tmp_path: Path) -> None:
-    one = Run.create(_config(tmp_path / "a", iterations=1, eval_every=0))
+    one = AfterstateRun.create(_config(tmp_path / "a", iterations=1, eval_every=0))
     one.train()
-    again = Run.create(_config(tmp_path / "b", iterations=1, eval_every=0))
+    again = AfterstateRun.create(_config(tmp_path / "b", iterations=1, eval_every=0))
     again.train()
     for x, y in zip(_weights(one.model_path), _weights(again.model_path), strict=True):
         assert np.array_equal(x, y)
     assert not np.array_equal(_weights(one.model_path)[-1], [1.0, 0.0]) or one.state.fits[0]["best_epoch"] == 0
 
-    resumed = Run.open(one.run_dir, {"iterations": 2})
+    resumed = AfterstateRun.open(one.run_dir, {"iterations": 2})
     assert resumed.state.iteration == 1
     resumed.train()
-    straight = Run.create(_config(tmp_path / "c", iterations=2, eval_every=0))
+    straight = AfterstateRun.create(_config(tmp_path / "c", iterations=2, eval_every=0))
     straight.train()
     assert resumed.state.iteration == straight.state.iteration == 2
     assert resumed.state.games == straight.state.games == 8
@@ -246,16 +247,16 @@ def test_same_seed_same_first_update_and_resume_continues(tmp_path: Path) -> Non
 
 
 def test_warm_start_begins_at_the_given_model_and_refuses_a_mismatch(tmp_path: Path) -> None:
-    source = Run.create(_config(tmp_path / "a", iterations=1, eval_every=0))
+    source = AfterstateRun.create(_config(tmp_path / "a", iterations=1, eval_every=0))
     source.train()
-    warm = Run.create(_config(tmp_path / "b", iterations=1, eval_every=0, init_model=str(source.model_path)))
+    warm = AfterstateRun.create(_config(tmp_path / "b", iterations=1, eval_every=0, init_model=str(source.model_path)))
     for x, y in zip(_weights(source.model_path), _weights(warm.model_path), strict=True):
         assert np.array_equal(x, y)
     before = list(tmp_path.iterdir())
     with pytest.raises(ValueError, match="do not match"):
-        Run.create(_config(tmp_path / "c", hidden=[4], init_model=str(source.model_path)))
+        AfterstateRun.create(_config(tmp_path / "c", hidden=[4], init_model=str(source.model_path)))
     with pytest.raises(FileNotFoundError):
-        Run.create(_config(tmp_path / "d", init_model=str(tmp_path / "missing.npz")))
+        AfterstateRun.create(_config(tmp_path / "d", init_model=str(tmp_path / "missing.npz")))
     assert list(tmp_path.iterdir()) == before  # nothing written for a refused warm start
 
 
@@ -269,9 +270,9 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="features_version"):
         _config(tmp_path, features_version=0)
     with pytest.raises(ValueError, match="cannot change"):
-        run = Run.create(_config(tmp_path, iterations=1, eval_every=0))
+        run = AfterstateRun.create(_config(tmp_path, iterations=1, eval_every=0))
         run.checkpoint()
-        Run.open(run.run_dir, {"hidden": [4]})
+        AfterstateRun.open(run.run_dir, {"hidden": [4]})
 
 
 def test_learned_agent_in_every_entry_point(tmp_path: Path) -> None:

@@ -122,18 +122,18 @@ def test_a_results_file_of_schema_1_is_upgraded_in_place(tmp_path: Path) -> None
 
 
 def test_an_afterstate_run_keeps_its_evaluation_games(tmp_path: Path) -> None:
-    from concordia_env.training.afterstate import LEARNER as AFTERSTATE_LEARNER
-    from concordia_env.training.afterstate import AfterstateConfig, Run
+    from concordia_env.training.afterstate_learning import AfterstateConfig, AfterstateRun
+    from concordia_env.training.loop import LEARNER as AFTERSTATE_LEARNER
 
     config = AfterstateConfig.from_dict(
         {"name": "t", "runs_dir": str(tmp_path), "workers": 1, "progress": False, "iterations": 1,
          "games_per_iteration": 2, "buffer_games": 2, "epochs": 1, "hidden": [8], "rollout_samples": 1,
          "eval_every": 1, "eval_games": 2, "final_eval_games": {"random": 2}}
     )  # fmt: skip
-    run = Run.create(config)
+    run = AfterstateRun.create(config)
     run.train()
     run.finish("completed")
-    db = run.run_dir / Run.EVAL_DB
+    db = run.run_dir / AfterstateRun.EVAL_DB
     with Store(db) as store:
         tournaments = store.tournaments()
         records = [r for t in tournaments for r in store.games(t.tournament_id)]

@@ -35,11 +35,12 @@ import pytest
 import torch
 
 from concordia_env.agents.afterstate import AfterstateModel
-from concordia_env.training import afterstate, expert_iteration, workers
-from concordia_env.training.afterstate import AfterstateConfig, Run
+from concordia_env.training import expert_iteration, loop, workers
+from concordia_env.training.afterstate_learning import AfterstateConfig, AfterstateRun
 from concordia_env.training.expert_iteration import ExpertConfig, ExpertRun
+from concordia_env.training.loop import Run
 
-CONFIGS = Path(afterstate.__file__).resolve().parent / "configs"
+CONFIGS = Path(loop.__file__).resolve().parent / "configs"
 #: every phase of an iteration a Ctrl-C can land in
 PHASES = ("play", "fit", "evaluation", "before-checkpoint", "after-checkpoint")
 #: what a run's state holds that a repeat does not (wall clock and how many sessions it took)
@@ -149,7 +150,7 @@ def stop_once(
 
         monkeypatch.setattr(run_class, "evaluate", stopped_evaluate)
     elif phase == "before-checkpoint":
-        write = afterstate.write_atomic
+        write = loop.write_atomic
         checkpoints = [0]  # checkpoints written by train: iteration k's is the (k + 1)-th
 
         def stopped_write(path: Path, data: bytes) -> None:
@@ -159,7 +160,7 @@ def stop_once(
                     raise KeyboardInterrupt  # the new checkpoint is complete in memory, not on disk
             write(path, data)
 
-        monkeypatch.setattr(afterstate, "write_atomic", stopped_write)
+        monkeypatch.setattr(loop, "write_atomic", stopped_write)
     elif phase == "after-checkpoint":
         copies = run_class.write_checkpoint_copies
 
@@ -214,10 +215,12 @@ def test_an_expert_run_stopped_in_any_phase_resumes_to_the_straight_run(
 def test_an_afterstate_run_stopped_in_any_phase_resumes_to_the_straight_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    straight = Run.create(afterstate_config(tmp_path / "straight"))
+    straight = AfterstateRun.create(afterstate_config(tmp_path / "straight"))
     straight.train()
     for phase, iteration in [("play", 0), ("fit", 1), ("evaluation", 1), ("after-checkpoint", 0)]:
-        resumed = interrupted_and_resumed(monkeypatch, Run, afterstate_config(tmp_path / phase), phase, iteration)
+        resumed = interrupted_and_resumed(
+            monkeypatch, AfterstateRun, afterstate_config(tmp_path / phase), phase, iteration
+        )
         assert_same_run(resumed, straight)
 
 

@@ -1,7 +1,7 @@
 """Afterstate scoring: choose among whole turns by the position each one leads to.
 
 This is the strategy behind the ``learned`` agent (:mod:`concordia_env.agents.learned`) and the model that
-``python -m concordia_env.training.afterstate`` trains. Nothing here knows a rule of the game: candidates
+``concordia train afterstate`` and ``concordia train expert`` train. Nothing here knows a rule of the game: candidates
 come from an agent's documented generator, features from the public observation, and a
 small network ranks them.
 

@@ -83,7 +83,7 @@ TOOLS: dict[str, Program] = {
 SCRIPTS: dict[str, dict[str, Program]] = {
     "train": {
         "afterstate": Program(
-            "concordia_env.training.afterstate", "the afterstate learner (the learned agent)", ("train",)
+            "concordia_env.training.afterstate_learning", "the afterstate learner (the learned agent)", ("train",)
         ),
         "expert": Program(
             "concordia_env.training.expert_iteration",

@@ -4,7 +4,9 @@
   ``learned`` agent's network taught by the tree search (:mod:`concordia_env.training.expert_iteration`;
   ``docs/training.md``).
 * ``concordia train afterstate --config afterstate_long``: afterstate value iteration, the same
-  network learned from the games' outcomes (:mod:`concordia_env.training.afterstate`).
+  network learned from the games' outcomes (:mod:`concordia_env.training.afterstate_learning`).
+  Both are methods of one training loop, :mod:`concordia_env.training.loop` (play, fit,
+  checkpoint, evaluate, report), around one network, :mod:`.afterstate_net`.
 * ``concordia train selfplay --config quick``: MaskablePPO over the flat
   actions against an opponent pool (:mod:`concordia_env.training.selfplay`).
 * ``concordia train rllib``: multi-agent PPO on RLlib / Ray (:mod:`concordia_env.training.rllib`).

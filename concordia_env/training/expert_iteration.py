@@ -40,7 +40,7 @@ One *iteration*:
    the squared error of every played option against its game's final margin.
 
    *Why listwise cross-entropy* rather than the group-centred squared error of
-   :mod:`.afterstate`: the search spends its visits on the options it rates best (UCB), so
+   :mod:`.afterstate_learning`: the search spends its visits on the options it rates best (UCB), so
    the mean values of the options it dismissed rest on a visit or two and are the least
    reliable numbers of a label; the squared error weighs every option's deviation the same,
    the cross-entropy weighs an option by how likely the search is to play it. It is
@@ -69,10 +69,11 @@ task is retried (:mod:`.workers`).
 On a cluster: ``ray start --head`` on one machine, ``ray start --address <head>:6379`` on the
 others (each with this package installed), then ``--backend ray --address auto`` on the head.
 
-The run directory, checkpoints and ``--resume`` are :mod:`.afterstate`'s (:class:`ExpertRun`
-is its :class:`~concordia_env.training.afterstate.Run` with this play and fit): a run
-interrupted in the middle of an iteration resumes at the start of that iteration and ends
-exactly as an uninterrupted run (tested). Besides afterstate's files, ``report.md`` shows
+The run directory, checkpoints, ``--resume`` and the evaluations are the training loop's
+(:mod:`.loop`; :class:`ExpertRun` is its :class:`~concordia_env.training.loop.Run` with this
+play and fit, beside afterstate value iteration's): a run interrupted in the middle of an
+iteration resumes at the start of that iteration and ends exactly as an uninterrupted run
+(tested). Besides the loop's files, ``report.md`` shows
 the curves against the heuristic and the search, the held-out agreement, labels per second,
 games per hour and the compute spent (CPU-seconds of the workers, the fit and the
 evaluations).
@@ -83,7 +84,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import json
 import resource
 import sys
 import time
@@ -100,13 +100,21 @@ from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, UTILITY_
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.mcts import MCTSAgent
-from concordia_env.strategy.afterstate import check_features_version
 from concordia_env.tools.tournament import check_ray_address
 
-from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command, save_npz_atomic
-from .config import ConfigBase, _f, add_override_arguments
+from .config import ConfigBase, _f
 from .evaluate import EvalResult
-from .report import plot_learning_curve
+from .loop import (
+    HOLDOUT_EVERY,
+    RESUMABLE,
+    SEED_BOUND,
+    SELF,
+    Run,
+    RunState,
+    check_loop_config,
+    command_parser,
+    run_command,
+)
 from .workers import BACKENDS, open_pool
 
 #: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
@@ -186,20 +194,7 @@ class ExpertConfig(ConfigBase):
     eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
 
     def validate(self) -> None:
-        positive = (
-            "num_players",
-            "workers",
-            "games_per_task",
-            "torch_threads",
-            "iterations",
-            "games_per_iteration",
-            "label_simulations",
-            "batch_size",
-            "epochs",
-            "buffer_games",
-            "eval_max_turns",
-        )
-        for name in positive:
+        for name in ("games_per_task", "label_simulations"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
         if self.backend not in BACKENDS:
@@ -214,22 +209,8 @@ class ExpertConfig(ConfigBase):
             raise ValueError("cheap_simulations must be >= 0 and cheap_weight in 0..1")
         if self.label_temperature <= 0 or self.outcome_weight < 0:
             raise ValueError("label_temperature must be positive and outcome_weight >= 0")
-        if not 0.0 <= self.epsilon <= 1.0 or self.temperature < 0:
-            raise ValueError(f"epsilon must be in 0..1 and temperature >= 0, got {self.epsilon}, {self.temperature}")
-        if self.eval_every < 0 or self.eval_games < 0:
-            raise ValueError("eval_every and eval_games must be >= 0")
-        if not self.hidden or any(int(n) <= 0 for n in self.hidden):
-            raise ValueError(f"hidden must be a non-empty list of positive sizes, got {self.hidden}")
-        check_features_version(self.features_version)
-        shares = self.opponent_shares
-        if not shares or any(v < 0 for v in shares.values()) or sum(shares.values()) <= 0:
-            raise ValueError(f"opponent_shares must be non-negative weights, not all zero, got {shares}")
-        for spec in [*shares, *self.eval_opponents, *self.final_eval_games]:
-            # an unknown agent fails now, not after an hour of training
-            if spec != SELF and agents.parse_spec(spec)[0] not in agents.names():
-                raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(agents.names())}")
+        check_loop_config(self)
         make_teacher(self.teacher, self.teacher_options, AfterstateModel.heuristic_only((4,)), 1, 0)  # bad options
-        Game.new(self.map, self.num_players, 0)  # a map / player count the rules refuse fails now
 
 
 # ---------------------------------------------------------------------- the teacher's labels
@@ -413,22 +394,8 @@ class ExpertState(RunState):
     eval_cpu_seconds: float = 0.0
 
 
-#: config keys a resume may change
-RESUMABLE = (
-    "iterations",
-    "time_limit_minutes",
-    "workers",
-    "backend",
-    "address",
-    "games_per_task",
-    "torch_threads",
-    "progress",
-    "eval_every",
-    "eval_games",
-    "eval_opponents",
-    "final_eval_games",
-    "eval_max_turns",
-)
+#: config keys a resume may change: the loop's, and where the games are played
+EXPERT_RESUMABLE = (*RESUMABLE, "backend", "address", "games_per_task")
 
 
 def cpu_seconds() -> float:
@@ -438,17 +405,21 @@ def cpu_seconds() -> float:
 
 
 class ExpertRun(Run):
-    """An afterstate :class:`Run` (directory, checkpoints, resume, evaluation) that plays, labels and fits as above."""
+    """The loop's run (:mod:`.loop`: directory, checkpoints, resume, evaluation); play, labels and fit as above."""
 
     CONFIG_CLASS = ExpertConfig
     STATE_CLASS = ExpertState
     COMMAND = "concordia train expert"
+    TITLE = "expert iteration"
+    LEARNER_WORD = "student"
+    EVALUATED = "Greedy search-free student"
+    DETERMINISM = ", on either backend"
     config: ExpertConfig
     state: ExpertState
 
     @classmethod
     def resumable(cls) -> tuple[str, ...]:
-        return RESUMABLE
+        return EXPERT_RESUMABLE
 
     @classmethod
     def preflight(cls, config: ExpertConfig) -> None:
@@ -457,7 +428,7 @@ class ExpertRun(Run):
             check_ray_address(config.address)
 
     # ------------------------------------------------------------------ play and label
-    def tasks(self, iteration: int) -> list[PlayTask]:  # type: ignore[override]
+    def tasks(self, iteration: int) -> list[PlayTask]:
         """The games of one iteration in tasks of ``games_per_task``, decided by the seed alone."""
         c = self.config
         seq = np.random.SeedSequence([c.seed, EXPERT_TAG, iteration])
@@ -499,7 +470,7 @@ class ExpertRun(Run):
             if bar is not None:
                 bar.update(part["games"])
         data = {key: np.concatenate([p[key] for p in parts]) for key in COLUMNS}
-        save_npz_atomic(self.run_dir / "data" / f"iter_{iteration:04d}.npz", cast(dict[str, Any], data))
+        self.save_iteration_data(iteration, cast(dict[str, Any], data))
         labelled = data["weight"] > 0
         self.state.games += self.config.games_per_iteration
         self.state.decisions += sum(int(p["decisions"]) for p in parts)
@@ -634,39 +605,57 @@ class ExpertRun(Run):
             file=sys.stderr,
         )
 
-    def finish(self, stop_reason: str) -> Path:
-        """Final evaluation, curve, report and summary; returns the report's path."""
-        c = self.config
-        final = [self.evaluate(opponent, int(n), FINAL_EVAL_INDEX) for opponent, n in c.final_eval_games.items()]
-        plot_learning_curve(
-            self.state.results(),
-            final,
-            c.num_players,
-            self.run_dir / "learning_curve.png",
-            f"{c.name}: {c.num_players}-player {c.map}",
-            xlabel="student decisions",
-        )
+    def summary_extras(self) -> dict[str, Any]:
         s = self.state
-        summary = {
-            "iterations": s.iteration,
-            "games": s.games,
-            "decisions": s.decisions,
-            "learner_decisions": s.learner_decisions,
+        return {
             "labelled_decisions": s.labelled_decisions,
             "labels": s.labels,
-            "play_seconds": s.play_seconds,
-            "fit_seconds": s.fit_seconds,
-            "eval_seconds": s.eval_seconds,
-            "games_per_hour": 3600 * s.games / max(s.play_seconds, 1e-9),
             "labelled_decisions_per_second": s.labelled_decisions / max(s.play_seconds, 1e-9),
             "cpu_seconds": {"play": s.play_cpu_seconds, "fit": s.fit_cpu_seconds, "eval": s.eval_cpu_seconds},
-            "wall_seconds": time.perf_counter() - self.wall_start,
-            "stop_reason": stop_reason,
-            "model_path": str(self.model_path),
-            "final": [r.to_dict() for r in final],
         }
-        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-        return write_report(self, summary, final)
+
+    def report_sections(self, summary: dict[str, Any]) -> list[str]:
+        """The imitation (held-out agreement with the search by epoch) and the throughput and compute."""
+        c, s = self.config, self.state
+        cpu = summary["cpu_seconds"]
+        total_cpu = sum(cpu.values())
+        lines = [
+            "## Imitation: agreement with the search on held-out decisions",
+            "",
+            "The student's choice (its best score) against the search's (its best mean value) on the fully labelled "
+            "decisions of the held-out games (every tenth game of the buffer); the heuristic's choice (its best "
+            "utility) on the same decisions for comparison. Epoch 0 is the model that played the iteration.",
+            "",
+            "| iteration | labelled decisions (train) | held-out | agreement by epoch | best epoch | heuristic | "
+            "held-out loss by epoch |",
+            "| ---: | ---: | ---: | --- | ---: | ---: | --- |",
+        ]
+        for f in s.fits:
+            agree = ", ".join(f"{a:.1%}" for a in f["agreement"])
+            loss = ", ".join(f"{e:.4f}" for e in f["held_loss"])
+            lines.append(
+                f"| {f['iteration'] + 1} | {f['labelled']:,} | {f['held_labelled']:,} | {agree} | "
+                f"{f['best_epoch']} | {f['heuristic_agreement']:.1%} | {loss} |"
+            )
+        label_rate = s.labelled_decisions / max(s.play_seconds, 1e-9)
+        lines += [
+            "",
+            "## Throughput and compute",
+            "",
+            f"- iterations: {summary['iterations']}, training games: {summary['games']:,}, student decisions: "
+            f"{summary['learner_decisions']:,}, labelled decisions: {s.labelled_decisions:,} "
+            f"({s.labels:,} option values)",
+            f"- playing and labelling: {s.play_seconds / 60:.1f} min with {c.workers} {c.backend} workers = "
+            f"**{summary['games_per_hour']:,.0f} games/hour**, **{label_rate:.1f} labelled decisions/s** "
+            f"(the searches took {s.label_seconds / max(s.labelled_decisions, 1) * 1000:.0f} ms each, "
+            f"{s.label_seconds / max(s.play_seconds * c.workers, 1e-9):.0%} of the workers' time)",
+            f"- compute: **{total_cpu / 3600:.2f} CPU-hours** = play and label {cpu['play'] / 60:.1f} CPU-min, fit "
+            f"{cpu['fit'] / 60:.1f} CPU-min, evaluations {cpu['eval'] / 60:.1f} CPU-min (all sessions)",
+            f"- wall clock: fitting {s.fit_seconds / 60:.1f} min, evaluating {s.eval_seconds / 60:.1f} min; the last "
+            f"session {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
+            "",
+        ]
+        return lines
 
 
 class Decisions:
@@ -695,110 +684,18 @@ class Decisions:
         return float(np.mean(same))
 
 
-# ---------------------------------------------------------------------- report
-def write_report(run: ExpertRun, summary: dict[str, Any], final: list[EvalResult]) -> Path:
-    c, s = run.config, run.state
-    cpu = summary["cpu_seconds"]
-    total_cpu = sum(cpu.values())
-    lines = [
-        f"# {c.name}: expert iteration, {c.num_players}-player {c.map}",
-        "",
-        f"Seed **{c.seed}**; config `{run.run_dir / Run.CONFIG}`; reproduce with "
-        f"`concordia train expert --config <that file>` (the run is deterministic for its seed, on either backend).",
-        "",
-        "## Final evaluation",
-        "",
-        "Greedy search-free student (`agents.make('learned', path=...)`) against each opponent; fresh seeds, "
-        "seats rotated, 95% Wilson intervals.",
-        "",
-        "| opponent | games | wins | win rate | 95% CI | mean VP | opponents' mean VP |",
-        "| --- | ---: | ---: | ---: | --- | ---: | ---: |",
-    ]
-    for r in final:
-        lines.append(
-            f"| {r.opponent} | {r.games} | {r.wins} | {r.win_rate:.1%} | {r.ci_low:.1%} – {r.ci_high:.1%} | "
-            f"{r.mean_vp:.1f} | {r.mean_opponent_vp:.1f} |"
-        )
-    lines += [
-        "",
-        "## Learning curve",
-        "",
-        "![learning curve](learning_curve.png)",
-        "",
-        "| evaluation | student decisions so far | opponent | games | win rate | 95% CI |",
-        "| ---: | ---: | --- | ---: | ---: | --- |",
-    ]
-    per_eval = max(1, len(c.eval_opponents))
-    for k, r in enumerate(s.results()):
-        lines.append(
-            f"| {k // per_eval + 1} | {r.timesteps:,} | {r.opponent} | {r.games} | {r.win_rate:.1%} | "
-            f"{r.ci_low:.1%} – {r.ci_high:.1%} |"
-        )
-    lines += [
-        "",
-        "## Imitation: agreement with the search on held-out decisions",
-        "",
-        "The student's choice (its best score) against the search's (its best mean value) on the fully labelled "
-        "decisions of the held-out games (every tenth game of the buffer); the heuristic's choice (its best "
-        "utility) on the same decisions for comparison. Epoch 0 is the model that played the iteration.",
-        "",
-        "| iteration | labelled decisions (train) | held-out | agreement by epoch | best epoch | heuristic | "
-        "held-out loss by epoch |",
-        "| ---: | ---: | ---: | --- | ---: | ---: | --- |",
-    ]
-    for f in s.fits:
-        agree = ", ".join(f"{a:.1%}" for a in f["agreement"])
-        loss = ", ".join(f"{e:.4f}" for e in f["held_loss"])
-        lines.append(
-            f"| {f['iteration'] + 1} | {f['labelled']:,} | {f['held_labelled']:,} | {agree} | "
-            f"{f['best_epoch']} | {f['heuristic_agreement']:.1%} | {loss} |"
-        )
-    label_rate = s.labelled_decisions / max(s.play_seconds, 1e-9)
-    lines += [
-        "",
-        "## Throughput and compute",
-        "",
-        f"- iterations: {summary['iterations']}, training games: {summary['games']:,}, student decisions: "
-        f"{summary['learner_decisions']:,}, labelled decisions: {s.labelled_decisions:,} ({s.labels:,} option values)",
-        f"- playing and labelling: {s.play_seconds / 60:.1f} min with {c.workers} {c.backend} workers = "
-        f"**{summary['games_per_hour']:,.0f} games/hour**, **{label_rate:.1f} labelled decisions/s** "
-        f"(the searches took {s.label_seconds / max(s.labelled_decisions, 1) * 1000:.0f} ms each, "
-        f"{s.label_seconds / max(s.play_seconds * c.workers, 1e-9):.0%} of the workers' time)",
-        f"- compute: **{total_cpu / 3600:.2f} CPU-hours** = play and label {cpu['play'] / 60:.1f} CPU-min, fit "
-        f"{cpu['fit'] / 60:.1f} CPU-min, evaluations {cpu['eval'] / 60:.1f} CPU-min (all sessions)",
-        f"- wall clock: fitting {s.fit_seconds / 60:.1f} min, evaluating {s.eval_seconds / 60:.1f} min; the last "
-        f"session {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
-        "",
-        "## Config",
-        "",
-        "```yaml",
-        c.to_yaml().rstrip(),
-        "```",
-        "",
-    ]
-    path = run.run_dir / "report.md"
-    path.write_text("\n".join(lines))
-    return path
-
-
 # ---------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="concordia train expert",
-        description="Expert iteration over turn options for Concordia (docs/training.md).",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=(
-            "examples:\n"
-            "  concordia train expert --config expert_italia2\n"
-            "  concordia train expert --config expert_italia2 --backend ray --address auto\n"
-            "  concordia train expert --resume runs/expert_italia2-20260101-120000 --iterations 12\n"
-            "values are read as YAML: --hidden '[128, 128]' --opponent_shares '{self: 1}'"
-        ),
+    return command_parser(
+        ExpertRun,
+        "Expert iteration over turn options for Concordia (docs/training.md).",
+        "expert_*.yaml",
+        [
+            "concordia train expert --config expert_italia2",
+            "concordia train expert --config expert_italia2 --backend ray --address auto",
+            "concordia train expert --resume runs/expert_italia2-20260101-120000 --iterations 12",
+        ],
     )
-    parser.add_argument("--config", help="YAML config file (concordia_env/training/configs/expert_*.yaml)")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR after its last iteration")
-    add_override_arguments(parser, ExpertConfig)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> Path:

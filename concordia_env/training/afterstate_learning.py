@@ -1,0 +1,452 @@
+"""Afterstate value iteration: learn which whole turn to play, from the games' outcomes.
+
+Usage::
+
+    concordia train afterstate --config afterstate_quick     # 11 minutes (make run before expert_quick)
+    concordia train afterstate --config afterstate_long      # the first shipped 2-player model
+    concordia train afterstate --resume runs/afterstate_quick-20260101-120000 [--iterations 20]
+    concordia train afterstate --help        # every config key is also an option
+
+The method (``docs/training.md`` has the why and the numbers)
+-------------------------------------------------------------
+The learner is :class:`concordia_env.agents.learned.LearnedAgent`: at each decision it scores the
+heuristic generator's *turn options* by the position each leads to (its afterstate) with an
+:class:`concordia_env.agents.afterstate.AfterstateModel`, ``score = a·u + b + MLP(x)``, and plays the best.
+``u`` is the heuristic's own utility, so the untrained model (MLP output zero) plays like the
+heuristic; everything the MLP learns is a correction of the heuristic's judgement.
+
+Generalised policy iteration, one *iteration* at a time:
+
+1. **Play** ``games_per_iteration`` games in ``workers`` processes with the current model:
+   the learner against itself (both seats learn) or against a fixed agent, by
+   ``opponent_shares``. With probability ``epsilon`` a decision samples a turn from
+   ``softmax(score / temperature)`` instead of the best one, so that turns the model rates
+   a little lower are tried too. Every decision leaves the chosen afterstate's features and,
+   once the game is over, its outcome: the decider's final VP margin (own VP minus the
+   opponents' mean) in units of ``MARGIN_SCALE`` VP.
+2. **Fit** the model to the decisions of the last ``buffer_games`` games: squared error
+   against the λ-return of each player's sequence of afterstates (``td_lambda`` = 1: the
+   final margin itself; below 1, a mix with the model's own estimates of the player's later
+   afterstates, which lowers the variance of a target that a whole game of chance and
+   opponents' choices separates from the decision). A tenth of the games (by seed) is held
+   out; every epoch is scored on them and the best epoch's weights are kept (early stopping:
+   a few thousand games are easily memorised).
+3. **Evaluate** every ``eval_every`` iterations against ``eval_opponents`` (fresh seeds, seats
+   rotated, 95% Wilson intervals): the curve of the report. The games are played by the
+   project's one evaluation loop (:func:`concordia_env.training.evaluate.evaluate`'s: a
+   tournament ``duel`` seeded ``eval_seed(seed, iteration)``) and stored in
+   ``evaluations.db``, so each can be replayed by its id (``concordia replay``).
+
+Acting greedily on the value of the current policy's afterstates is a policy improvement
+step; iterating is policy iteration with sampled returns. The final evaluation plays
+``final_eval_games`` games per opponent (200 by default).
+
+The loop around play and fit (checkpoints, ``--resume``, evaluations, the report, the run
+directory) is :mod:`.loop`'s, shared with expert iteration (:mod:`.expert_iteration`).
+
+Reproducibility: every game's seed and every exploration draw come from
+``SeedSequence([seed, tag, iteration, game])``; the network's initialisation and minibatch
+order from ``torch.manual_seed(seed + iteration)``. A run is deterministic for its seed
+(the ``time_limit_minutes`` cap aside, which stops after a whole iteration), and
+``--resume`` continues after the last finished iteration exactly as an uninterrupted run
+would (:mod:`.loop`: a resume reads only the checkpoint).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from concordia_env import Game, agents
+from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, AfterstateModel, rollout_value
+from concordia_env.agents.base import Agent
+from concordia_env.agents.learned import LearnedAgent
+
+from .config import ConfigBase, _f
+from .loop import HOLDOUT_EVERY, SEED_BOUND, SELF, Run, check_loop_config, command_parser, run_command
+
+#: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
+TRAIN_TAG = 0xAF7E
+
+
+# ---------------------------------------------------------------------- config
+@dataclass
+class AfterstateConfig(ConfigBase):
+    """Everything an afterstate run needs; see each field's help text."""
+
+    name: str = _f("afterstate", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the games, the exploration, the network and the evaluation")
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game")
+    workers: int = _f(2, "processes that play the games (and the evaluation games)")
+    torch_threads: int = _f(1, "torch threads while fitting")
+    progress: bool = _f(True, "show a progress bar")
+
+    iterations: int = _f(10, "play-and-fit iterations")
+    time_limit_minutes: float | None = _f(None, "stop after the iteration that crosses this budget (null: none)")
+    games_per_iteration: int = _f(200, "games played with the current model per iteration")
+    opponent_shares: dict = field(
+        default_factory=lambda: {SELF: 0.5, "heuristic": 0.5},
+        metadata={"help": "share of training games against each opponent: 'self' (the learner) or an agent spec"},
+    )
+    temperature: float = _f(0.05, "exploration softmax temperature, in units of MARGIN_SCALE VP")
+    rollout_samples: int = _f(8, "rollouts per candidate for the dense targets (0: outcomes only)")
+    rollout_rounds: int = _f(1, "rounds each target rollout plays before the position is scored")
+    outcome_weight: float = _f(1.0, "weight of the outcome (lambda-return) loss beside the rollout loss")
+    epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
+    replan: bool = _f(
+        False,
+        "the learner decides at every decision (the learned agent's default) instead of "
+        "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
+    )
+
+    hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
+    features_version: int = _f(1, "the feature version the model reads (agents.afterstate.FEATURE_COUNTS)")
+    init_model: str | None = _f(
+        None,
+        "start from this saved model instead of the heuristic's ranking (a warm start, e.g. the shipped "
+        "concordia_env/agents/models/learned-italia-2p.npz for another map or player count; "
+        "its layers must match 'hidden'; a model of an older features_version is widened)",
+    )
+    learning_rate: float = _f(1e-3, "AdamW learning rate")
+    weight_decay: float = _f(1e-4, "AdamW weight decay")
+    batch_size: int = _f(512, "minibatch size")
+    epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
+    buffer_games: int = _f(4000, "the fit uses the decisions of the last this many games")
+    td_lambda: float = _f(1.0, "lambda of the lambda-return targets (1: the final margin)")
+
+    eval_every: int = _f(1, "iterations between evaluations (0: none)")
+    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
+    eval_opponents: list = field(
+        default_factory=lambda: ["heuristic"], metadata={"help": "agent specs to evaluate against"}
+    )
+    final_eval_games: dict = field(
+        default_factory=lambda: {"random": 200, "heuristic": 200},
+        metadata={"help": "games per opponent spec in the final evaluation"},
+    )
+    eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
+
+    def validate(self) -> None:
+        if self.rollout_samples < 0 or self.rollout_rounds <= 0 or self.outcome_weight < 0:
+            raise ValueError("rollout_samples and outcome_weight must be >= 0, rollout_rounds positive")
+        if self.rollout_samples == 0 and self.outcome_weight == 0:
+            raise ValueError("with rollout_samples 0 the outcome is the only target: outcome_weight must be positive")
+        if not 0.0 <= self.td_lambda <= 1.0:
+            raise ValueError(f"td_lambda must be in 0..1, got {self.td_lambda}")
+        check_loop_config(self)
+
+
+# ---------------------------------------------------------------------- playing (worker processes)
+@dataclass
+class GameTask:
+    """One training game: its seed, who sits where, and the model file the learner seats load."""
+
+    seed: int
+    index: int
+    opponent: str
+    learner_seats: list[int]
+    model_path: str
+    temperature: float
+    epsilon: float
+    rollout_samples: int
+    rollout_rounds: int
+    map: str
+    num_players: int
+    replan: bool = False
+
+
+_MODELS: dict[tuple[str, int], AfterstateModel] = {}
+
+
+def _model(path: str) -> AfterstateModel:
+    """The model in ``path``, loaded once per version of the file (the run rewrites it every iteration)."""
+    key = (path, os.stat(path).st_mtime_ns)
+    if key not in _MODELS:
+        _MODELS.clear()
+        _MODELS[key] = AfterstateModel.load(path)
+    return _MODELS[key]
+
+
+def play_training_game(task: GameTask) -> dict[str, np.ndarray]:
+    """Play one game; return one row per candidate of every learner decision, with its targets.
+
+    With ``rollout_samples`` 0 only the played candidates have a target, and only they are kept.
+
+    Columns: ``features``; ``rollout`` (the candidate's rollout value, NaN when not
+    computed); ``chosen`` (the candidate played); ``margin`` and ``win`` (the decider's final
+    margin in MARGIN_SCALE units and whether they won); ``player``, ``step`` (the decider's
+    decision number) and ``game``.
+    """
+    seeds = np.random.SeedSequence([task.seed, TRAIN_TAG]).generate_state(task.num_players + 2)
+    game = Game.new(task.map, task.num_players, int(seeds[0]))
+    seats: list[Agent] = []
+    for p in range(task.num_players):
+        if p in task.learner_seats:
+            seats.append(
+                LearnedAgent(int(seeds[p + 1]), model=_model(task.model_path), temperature=task.temperature,
+                             epsilon=task.epsilon, record=True, replan=task.replan)
+            )  # fmt: skip
+        else:
+            agent = agents.from_spec(task.opponent)
+            agent.reset(int(seeds[p + 1]))
+            seats.append(agent)
+    while not game.is_over():
+        game.step(seats[game.current_player].act(game))
+    scores = game.final_scores().astype(np.float64)
+    winner = game.winner()
+    rng = np.random.default_rng(int(seeds[-1]))
+    columns: dict[str, list] = {k: [] for k in ("features", "rollout", "chosen", "margin", "win", "player", "step")}
+    for p in task.learner_seats:
+        margin = (scores[p] - np.delete(scores, p).mean()) / MARGIN_SCALE
+        for step, (_, cands, choice) in enumerate(seats[p].trace):  # type: ignore[attr-defined]
+            # common random numbers: every candidate of a decision is rolled out with the same
+            # draws, so that their differences (what the fit learns) carry little rollout noise
+            draws = int(rng.integers(2**63))
+            for j, option in enumerate(cands.options):
+                if not task.rollout_samples and j != choice:
+                    continue  # outcomes only: the played candidate is the only row with a target
+                value = np.nan
+                if task.rollout_samples:
+                    crn = np.random.default_rng(draws)
+                    value = rollout_value(option.game, p, task.rollout_rounds, task.rollout_samples, crn)
+                columns["features"].append(cands.features[j])
+                columns["rollout"].append(value)
+                columns["chosen"].append(j == choice)
+                columns["margin"].append(margin)
+                columns["win"].append(float(p == winner))
+                columns["player"].append(p)
+                columns["step"].append(step)
+    rows = len(columns["chosen"])
+    return {
+        "features": np.asarray(columns["features"], dtype=np.float16).reshape(rows, NUM_FEATURES),
+        "rollout": np.asarray(columns["rollout"], dtype=np.float32),
+        "chosen": np.asarray(columns["chosen"], dtype=bool),
+        "margin": np.asarray(columns["margin"], dtype=np.float32),
+        "win": np.asarray(columns["win"], dtype=np.float32),
+        "player": np.asarray(columns["player"], dtype=np.int8),
+        "step": np.asarray(columns["step"], dtype=np.int16),
+        "game": np.full(rows, task.index, dtype=np.int32),
+        "decisions": np.int64(game.decision_count),
+    }
+
+
+# ---------------------------------------------------------------------- targets
+def lambda_returns(model_values: np.ndarray, final: np.ndarray, trajectory: np.ndarray, lam: float) -> np.ndarray:
+    """λ-returns along each player's afterstates (rows of one trajectory are consecutive, in order).
+
+    ``G_t = (1 − λ)·V(x_{t+1}) + λ·G_{t+1}``, and ``G_T`` = the final margin.
+    """
+    out = np.array(final, dtype=np.float32)
+    if lam >= 1.0:
+        return out
+    for i in range(len(out) - 2, -1, -1):
+        if trajectory[i] == trajectory[i + 1]:
+            out[i] = (1.0 - lam) * model_values[i + 1] + lam * out[i + 1]
+    return out
+
+
+# ---------------------------------------------------------------------- the run
+class AfterstateRun(Run):
+    """The loop's run (:mod:`.loop`) with afterstate value iteration's play and fit."""
+
+    CONFIG_CLASS = AfterstateConfig
+    COMMAND = "concordia train afterstate"
+    TITLE = "afterstate value iteration"
+    config: AfterstateConfig
+
+    # ------------------------------------------------------------------ one iteration
+    def tasks(self, iteration: int) -> list[GameTask]:
+        """The games of one iteration, decided by the seed alone."""
+        c = self.config
+        seq = np.random.SeedSequence([c.seed, TRAIN_TAG, iteration])
+        seeds = seq.generate_state(c.games_per_iteration, dtype=np.uint64) % SEED_BOUND
+        rng = np.random.default_rng(seq.spawn(1)[0])
+        kinds = list(c.opponent_shares)
+        shares = np.array([c.opponent_shares[k] for k in kinds], dtype=np.float64)
+        out = []
+        for i, seed in enumerate(seeds):
+            opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
+            seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
+            out.append(GameTask(int(seed), i, opponent, seats, str(self.model_path), c.temperature, c.epsilon,
+                                c.rollout_samples, c.rollout_rounds, c.map, c.num_players, c.replan))  # fmt: skip
+        return out
+
+    def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
+        start = time.perf_counter()
+        parts = []
+        for part in pool.imap(play_training_game, self.tasks(iteration)):
+            parts.append(part)
+            if bar is not None:
+                bar.update(1)
+        data: dict[str, Any] = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "decisions"}
+        data["game"] = data["game"] + iteration * self.config.games_per_iteration  # unique across iterations
+        self.save_iteration_data(iteration, data)
+        self.state.games += len(parts)
+        self.state.decisions += int(sum(int(p["decisions"]) for p in parts))
+        self.state.learner_decisions += int(data["chosen"].sum())
+        self.state.play_seconds += time.perf_counter() - start
+
+    def fit(self, iteration: int) -> dict[str, Any]:
+        """Fit the model to the buffer; keep the epoch with the lowest held-out error.
+
+        Minibatches hold whole decisions. The loss has two parts:
+
+        * **ranking**: for every decision with rollout values, the squared error between the
+          model's and the rollout values' deviations from their decision's mean. Only
+          differences between the candidates of one decision choose a turn, and they are a
+          few percent of the targets' variance: fitting absolute values would spend the
+          network on what all candidates share;
+        * **outcome**: ``outcome_weight`` x the squared error of the played candidates against
+          their lambda-returns (this anchors the model's level to the real final margin).
+        """
+        c = self.config
+        start = time.perf_counter()
+        torch.manual_seed(c.seed * 1_000_003 + iteration)
+        rng = np.random.default_rng([c.seed, iteration])
+        data = self.buffer(iteration)
+        x = torch.as_tensor(data["features"])  # float16; rows are converted per minibatch
+        key = (data["game"].astype(np.int64) * 8 + data["player"]) * 100_000 + data["step"]
+        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])  # rows of a decision are consecutive
+        lengths = np.diff(np.r_[first, len(key)])
+        chosen = np.flatnonzero(data["chosen"])  # in trajectory order: game, player, step
+        trajectory = data["game"][chosen].astype(np.int64) * 8 + data["player"][chosen]
+        rollout = np.nan_to_num(data["rollout"], nan=0.0).astype(np.float32)
+        has_rollout = torch.as_tensor(~np.isnan(data["rollout"]))
+        played = torch.as_tensor(data["chosen"])
+        held = data["game"][first] % HOLDOUT_EVERY == 0
+        train_decisions, held_decisions = np.flatnonzero(~held), np.flatnonzero(held)
+
+        def rows_of(decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """The rows of these decisions and, for each row, its decision's position in the batch."""
+            lens = lengths[decisions]
+            offsets = np.repeat(np.cumsum(lens) - lens, lens)
+            rows = np.repeat(first[decisions], lens) + np.arange(lens.sum()) - offsets
+            return rows, np.repeat(np.arange(len(decisions)), lens)
+
+        def predict(rows: np.ndarray) -> np.ndarray:
+            out = []
+            with torch.no_grad():
+                for b in range(0, len(rows), 8192):
+                    out.append(self.net(x[torch.as_tensor(rows[b : b + 8192])].float()).numpy())
+            return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+        def outcome_targets() -> torch.Tensor:
+            """lambda-returns of the played candidates, scattered to all rows (0 elsewhere)."""
+            returns = lambda_returns(predict(chosen), data["margin"][chosen], trajectory, c.td_lambda)
+            out = torch.zeros(len(key))
+            out[torch.as_tensor(chosen)] = torch.as_tensor(returns)
+            return out
+
+        def group_centred(values: torch.Tensor, group: torch.Tensor, groups: int) -> torch.Tensor:
+            sums = torch.zeros(groups).index_add(0, group, values)
+            counts = torch.zeros(groups).index_add(0, group, torch.ones_like(values))
+            return values - (sums / counts)[group]
+
+        ranking = bool(has_rollout.any())  # outcome targets only (rollout_samples 0): no ranking term to compute
+
+        def loss_of(decisions: np.ndarray, outcome: torch.Tensor) -> torch.Tensor:
+            rows_np, group_np = rows_of(decisions)
+            rows, group = torch.as_tensor(rows_np), torch.as_tensor(group_np)
+            pred = self.net(x[rows].float())
+            loss = torch.zeros(())
+            if ranking:
+                target = torch.as_tensor(rollout[rows_np])
+                err = group_centred(pred, group, len(decisions)) - group_centred(target, group, len(decisions))
+                loss = (err**2 * has_rollout[rows]).sum() / len(decisions)
+            if c.outcome_weight > 0:
+                mine = played[rows]
+                loss = loss + c.outcome_weight * ((pred - outcome[rows]) ** 2 * mine).sum() / len(decisions)
+            return loss
+
+        def held_error(outcome: torch.Tensor) -> float:
+            with torch.no_grad():
+                return float(loss_of(held_decisions, outcome)) if len(held_decisions) else 0.0
+
+        outcome = outcome_targets()
+        best = (held_error(outcome), 0, {k: v.clone() for k, v in self.net.state_dict().items()})
+        errors = [best[0]]
+        decisions_per_batch = max(1, c.batch_size // max(1, int(lengths.mean())))
+        for epoch in range(1, c.epochs + 1):
+            self.net.train()
+            order = rng.permutation(train_decisions)
+            for b in range(0, len(order), decisions_per_batch):
+                loss = loss_of(order[b : b + decisions_per_batch], outcome)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.net.eval()
+            outcome = outcome_targets()
+            error = held_error(outcome)
+            errors.append(error)
+            if error < best[0]:
+                best = (error, epoch, {k: v.clone() for k, v in self.net.state_dict().items()})
+        self.net.load_state_dict(best[2])
+        seconds = time.perf_counter() - start
+        self.state.fit_seconds += seconds
+        return {
+            "iteration": iteration,
+            "rows": int(lengths[train_decisions].sum()),
+            "held_rows": int(lengths[held_decisions].sum()),
+            "held_error": errors,
+            "best_epoch": best[1],
+            "a": float(self.net.a.detach()),
+            "seconds": seconds,
+        }
+
+    def summary_extras(self) -> dict[str, Any]:
+        return {"learner_decisions_per_second": self.state.learner_decisions / max(self.state.play_seconds, 1e-9)}
+
+    def report_sections(self, summary: dict[str, Any]) -> list[str]:
+        """Throughput, and every fit's held-out error by epoch."""
+        c, s = self.config, self.state
+        lines = [
+            "## Throughput",
+            "",
+            f"- iterations: {s.iteration}, training games: {s.games:,}, "
+            f"learner decisions: {s.learner_decisions:,} (all decisions: {s.decisions:,})",
+            f"- playing: {s.play_seconds / 60:.1f} min with {c.workers} workers = "
+            f"**{summary['games_per_hour']:,.0f} games/hour**, "
+            f"**{summary['learner_decisions_per_second']:.1f} learner decisions/s**",
+            f"- fitting: {s.fit_seconds / 60:.1f} min; evaluating: {s.eval_seconds / 60:.1f} min; "
+            f"wall clock of the last session: {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
+            "",
+            "## Fits",
+            "",
+            "| iteration | rows | held-out rows | held-out error by epoch | best epoch | a |",
+            "| ---: | ---: | ---: | --- | ---: | ---: |",
+        ]
+        for f in s.fits:
+            errors = ", ".join(f"{e:.4f}" for e in f["held_error"])
+            lines.append(f"| {f['iteration'] + 1} | {f['rows']:,} | {f['held_rows']:,} | {errors} | "
+                         f"{f['best_epoch']} | {f['a']:.3f} |")  # fmt: skip
+        return [*lines, ""]
+
+
+# ---------------------------------------------------------------------- command line
+def build_parser() -> argparse.ArgumentParser:
+    return command_parser(
+        AfterstateRun,
+        "Afterstate value iteration for Concordia (docs/training.md).",
+        "afterstate_*.yaml",
+        [
+            "concordia train afterstate --config afterstate_quick",
+            "concordia train afterstate --resume runs/afterstate_quick-20260101-120000 --iterations 12",
+        ],
+    )
+
+
+def main(argv: list[str] | None = None) -> Path:
+    return run_command(build_parser(), argv, AfterstateRun)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,580 @@
+"""The one training loop of the ``learned`` agent: play, fit, checkpoint, evaluate, report; methods plug in.
+
+Both methods that train the ``learned`` agent's network (:class:`.afterstate_net.AfterstateNet`)
+run this loop; they differ only in how an iteration's games are played and what the network
+is fitted to:
+
+* afterstate value iteration (:mod:`.afterstate_learning`, ``concordia train afterstate``):
+  targets from the games' outcomes and short rollouts;
+* expert iteration (:mod:`.expert_iteration`, ``concordia train expert``): targets from the
+  tree search's labels.
+
+One iteration (:meth:`Run.train`): the method **plays** the iteration's games in a pool
+(:meth:`Run.play`, writing ``data/iter_<k>.npz``) and **fits** the network to the buffer of
+the last games (:meth:`Run.fit`); the loop then **evaluates** the network in memory every
+``eval_every`` iterations (:meth:`Run.evaluate`: the project's one evaluation, fresh seeds,
+seats rotated, 95% Wilson intervals, every game stored in ``evaluations.db``), writes the
+**checkpoint** and prints the progress. At the end it plays the final evaluation and writes
+the **report** (:meth:`Run.finish`): the loop's sections, and the method's own
+(:meth:`Run.report_sections`).
+
+A method is a subclass of :class:`Run` that names its config and state classes, its command
+and its words for the report, and supplies ``tasks``/``play``, ``fit`` and
+``report_sections`` (and, if it needs them, ``warm_up``, ``open_pool``, ``preflight`` and
+``summary_extras``). :func:`run_command` is every method's ``main``.
+
+Reproducibility, the rule: **a resume reads only the checkpoint**. ``checkpoint.pt``
+(network, optimizer and run state) is written in one atomic step at the end of every
+iteration and once at the start (iteration 0); nothing a resume reads is written between a
+fit and its checkpoint (the evaluations play the network in memory); ``model.npz`` and
+``state.json`` are copies of the checkpoint, rewritten from it by ``--resume``. So a run
+stopped anywhere (Ctrl-C in any phase, a lost worker) continues after its last finished
+iteration exactly as an uninterrupted run would (``tests/test_training_faults.py``).
+
+Run directory ``<runs_dir>/<name>-<timestamp>/``::
+
+    config.yaml         resolved config (a resume's overrides included)
+    data/iter_<k>.npz   the decisions played in iteration k (the method's columns)
+    checkpoint.pt       network, optimizer and run state (torch): what --resume reads
+    state.json          run state: iteration, timings, evaluation history (a copy of the checkpoint's)
+    model.npz           the current model (``agents.make("learned", path=...)``; the checkpoint's)
+    evaluations.db      every evaluation game (``concordia replay <run>/evaluations.db [ID]``)
+    evaluations.csv, learning_curve.png, report.md, summary.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import io
+import json
+import os
+import sys
+import time
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar, NoReturn
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from concordia_env import Game, agents
+from concordia_env.agents.afterstate import FEATURE_COUNTS, AfterstateModel
+from concordia_env.agents.learned import LearnedAgent
+from concordia_env.strategy.afterstate import check_features_version
+from concordia_env.tools.arguments import mistake_text
+from concordia_env.tools.tournament import duel, run_tournament
+
+from .afterstate_net import AfterstateNet
+from .config import ConfigBase, add_override_arguments, overrides_from_args, resolve
+from .evaluate import EvalResult, eval_result, eval_seed, weights_digest
+from .report import plot_learning_curve
+from .workers import WorkerLostError, open_pool
+
+#: the opponent share of games the learner plays against itself (every seat learns)
+SELF = "self"
+#: the name the learner's seats show in the evaluation games
+LEARNER = "learned (learner)"
+#: the final evaluation's seed index (periodic evaluations use the iteration number)
+FINAL_EVAL_INDEX = 1_000_000
+#: game seeds are drawn below this bound
+SEED_BOUND = 2**31
+#: every HOLDOUT_EVERY-th game (by its id) is held out of the fit for early stopping
+HOLDOUT_EVERY = 10
+#: config keys every method's config has that must be positive
+POSITIVE_KEYS = (
+    "num_players",
+    "workers",
+    "torch_threads",
+    "iterations",
+    "games_per_iteration",
+    "batch_size",
+    "epochs",
+    "buffer_games",
+    "eval_max_turns",
+)
+#: config keys a resume may change, in every method
+RESUMABLE = ("iterations", "time_limit_minutes", "workers", "torch_threads", "progress", "eval_every", "eval_games",
+             "eval_opponents", "final_eval_games", "eval_max_turns")  # fmt: skip
+
+
+def check_loop_config(config: Any) -> None:
+    """The checks every method's config shares (sizes, exploration, evaluation, network, opponents, game).
+
+    Called by each config's ``validate`` after its own checks; an unknown agent or a map and
+    player count the rules refuse fails here, not after an hour of training.
+    """
+    for name in POSITIVE_KEYS:
+        if getattr(config, name) <= 0:
+            raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
+    if config.eval_every < 0 or config.eval_games < 0:
+        raise ValueError("eval_every and eval_games must be >= 0")
+    if not 0.0 <= config.epsilon <= 1.0 or config.temperature < 0:
+        raise ValueError(f"epsilon must be in 0..1 and temperature >= 0, got {config.epsilon}, {config.temperature}")
+    if not config.hidden or any(int(n) <= 0 for n in config.hidden):
+        raise ValueError(f"hidden must be a non-empty list of positive sizes, got {config.hidden}")
+    check_features_version(config.features_version)
+    shares = config.opponent_shares
+    if not shares or any(v < 0 for v in shares.values()) or sum(shares.values()) <= 0:
+        raise ValueError(f"opponent_shares must be non-negative weights, not all zero, got {shares}")
+    for spec in [*shares, *config.eval_opponents, *config.final_eval_games]:
+        if spec != SELF and agents.parse_spec(spec)[0] not in agents.names():
+            raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(agents.names())}")
+    Game.new(config.map, config.num_players, 0)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that the file is the old one or the new one, whole, whenever the run stops."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> None:
+    """``np.savez`` of ``arrays`` to ``path``, atomically (:func:`write_atomic`)."""
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    write_atomic(path, buffer.getvalue())
+
+
+@dataclass
+class RunState:
+    """What ``state.json`` carries between sessions (a method's state class may add fields)."""
+
+    iteration: int = 0
+    games: int = 0
+    decisions: int = 0
+    learner_decisions: int = 0
+    play_seconds: float = 0.0
+    fit_seconds: float = 0.0
+    eval_seconds: float = 0.0
+    sessions: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    fits: list[dict[str, Any]] = field(default_factory=list)
+
+    def results(self) -> list[EvalResult]:
+        return [EvalResult.from_dict(r) for r in self.history]
+
+
+class Run:
+    """One run directory (config, data, checkpoints, model, state) and the loop over its iterations.
+
+    A training method subclasses it: the class attributes name its config and state
+    classes, its command and its words in the report; the methods marked "the method's"
+    below are its part of an iteration.
+    """
+
+    CONFIG, STATE, CHECKPOINT, MODEL = "config.yaml", "state.json", "checkpoint.pt", "model.npz"
+    #: every evaluation game, replayable by its id (``concordia replay``)
+    EVAL_DB = "evaluations.db"
+    CONFIG_CLASS: ClassVar[type[ConfigBase]]
+    STATE_CLASS: ClassVar[type[RunState]] = RunState
+    #: the command that trains a run of this kind (the models' metadata and the messages)
+    COMMAND: ClassVar[str]
+    #: the method's name in the report's title
+    TITLE: ClassVar[str]
+    #: what the report calls the network's player ("learner", "student") and how it evaluates it
+    LEARNER_WORD: ClassVar[str] = "learner"
+    EVALUATED: ClassVar[str] = "Greedy learner"
+    #: what the report says after "the run is deterministic for its seed"
+    DETERMINISM: ClassVar[str] = ""
+
+    def __init__(self, run_dir: Path, config: Any, state: RunState) -> None:
+        self.run_dir = Path(run_dir)
+        self.config = config
+        self.state = state
+        self.net = AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version])
+        self.optimizer = torch.optim.AdamW(
+            self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        )
+        self.wall_start = time.perf_counter()
+
+    @classmethod
+    def create(cls, config: Any) -> Run:
+        # a missing or mismatched warm-start model is refused before anything is written
+        init = None if config.init_model is None else AfterstateModel.load(config.init_model)
+        if init is not None:
+            AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version]).load_model(init)
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
+        suffix = 1
+        while run_dir.exists():
+            run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
+            suffix += 1
+        (run_dir / "data").mkdir(parents=True)
+        config.save(run_dir / cls.CONFIG)
+        torch.manual_seed(config.seed)
+        run = cls(run_dir, config, cls.STATE_CLASS())
+        if init is not None:
+            run.net.load_model(init)
+        run.checkpoint()  # iteration 0: a run interrupted in its first iteration resumes from here
+        return run
+
+    @classmethod
+    def open(cls, run_dir: Path, overrides: dict[str, Any]) -> Run:
+        """The run in ``run_dir`` as its last checkpoint left it, with ``overrides`` (resumable keys).
+
+        Everything is read from the checkpoint (``checkpoint.pt``: network, optimizer and run
+        state, written in one step), never from a file written after it: ``model.npz`` and
+        ``state.json`` are rewritten from it, so a run interrupted between its fit and its
+        checkpoint replays that iteration with the model that began it. A refused resume
+        (a missing or damaged checkpoint, a key that cannot change) changes no file.
+        """
+        run_dir = Path(run_dir)
+        if not run_dir.is_dir():
+            raise FileNotFoundError(f"{run_dir} is not a run directory: nothing to resume")
+        if not (run_dir / cls.CHECKPOINT).is_file():
+            raise FileNotFoundError(
+                f"{run_dir} has no {cls.CHECKPOINT}: not a run directory, or one stopped before its first "
+                "checkpoint; nothing to resume"
+            )
+        fixed = sorted(set(overrides) - set(cls.resumable()))
+        if fixed:
+            changeable = ", ".join(cls.resumable())
+            raise ValueError(f"{', '.join(fixed)} cannot change when resuming; changeable: {changeable}")
+        config = resolve(run_dir / cls.CONFIG, overrides, cls.CONFIG_CLASS)
+        try:
+            checkpoint = torch.load(run_dir / cls.CHECKPOINT, weights_only=False)
+            # runs checkpointed before the state moved into checkpoint.pt kept it in state.json only
+            saved = checkpoint["state"] if "state" in checkpoint else json.loads((run_dir / cls.STATE).read_text())
+            state = cls.STATE_CLASS(**saved)
+            run = cls(run_dir, config, state)
+            run.net.load_state_dict(checkpoint["net"])
+            run.optimizer.load_state_dict(checkpoint["optimizer"])
+        except Exception as err:  # torch, pickle, JSON and zip errors alike: the checkpoint is not usable
+            raise ValueError(f"{run_dir / cls.CHECKPOINT} cannot be resumed: {type(err).__name__}: {err}") from err
+        config.save(run_dir / cls.CONFIG)
+        run.write_checkpoint_copies()  # a model.npz newer than the checkpoint is replaced by the checkpoint's
+        return run
+
+    @classmethod
+    def resumable(cls) -> tuple[str, ...]:
+        """The config keys a resume may change."""
+        return RESUMABLE
+
+    @classmethod
+    def preflight(cls, config: Any) -> None:
+        """Checks of the world outside the config (a cluster's address), before the run starts: none here."""
+
+    # ------------------------------------------------------------------ files
+    @property
+    def model_path(self) -> Path:
+        return self.run_dir / self.MODEL
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "map": self.config.map,
+            "num_players": self.config.num_players,
+            "iteration": self.state.iteration,
+            "games": self.state.games,
+            "config": self.config.to_dict(),
+            "command": f"{self.COMMAND} --config <config> (run {self.run_dir.name})",
+        }
+
+    def current_model(self) -> AfterstateModel:
+        """The network as it is now, as a model (exactly what ``model.npz`` holds once checkpointed)."""
+        return AfterstateModel.load_bytes(self.net.export(self.metadata()).to_bytes())
+
+    def save_model(self) -> None:
+        write_atomic(self.model_path, self.net.export(self.metadata()).to_bytes())
+
+    def checkpoint(self) -> None:
+        """The end of an iteration: network, optimizer and run state in ``checkpoint.pt``, in one step.
+
+        ``checkpoint.pt`` is replaced atomically (a temporary file, then ``os.replace``): a
+        run stopped at any moment has the old checkpoint or the new one, whole. Only then are
+        ``model.npz`` and ``state.json`` written, copies of it (each atomically): the current
+        model for people and agents, the state for people. ``--resume`` reads the checkpoint
+        alone (:meth:`open`).
+        """
+        buffer = io.BytesIO()
+        state = {"net": self.net.state_dict(), "optimizer": self.optimizer.state_dict(), "state": asdict(self.state)}
+        torch.save(state, buffer)
+        write_atomic(self.run_dir / self.CHECKPOINT, buffer.getvalue())
+        self.write_checkpoint_copies()
+
+    def write_checkpoint_copies(self) -> None:
+        """``model.npz`` and ``state.json`` from the checkpoint in memory (see :meth:`checkpoint`)."""
+        self.save_model()
+        write_atomic(self.run_dir / self.STATE, json.dumps(asdict(self.state), indent=1).encode())
+
+    def save_iteration_data(self, iteration: int, data: dict[str, Any]) -> None:
+        """``data/iter_<k>.npz``: the decisions of iteration ``k`` (what :meth:`buffer` reads back)."""
+        save_npz_atomic(self.run_dir / "data" / f"iter_{iteration:04d}.npz", data)
+
+    def buffer(self, iteration: int) -> dict[str, np.ndarray]:
+        """The decisions of the last ``buffer_games`` games, up to and including ``iteration``."""
+        per_iteration = self.config.games_per_iteration
+        first = max(0, iteration + 1 - -(-self.config.buffer_games // per_iteration))
+        files = [self.run_dir / "data" / f"iter_{k:04d}.npz" for k in range(first, iteration + 1)]
+        parts = [dict(np.load(f)) for f in files]
+        return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+
+    # ------------------------------------------------------------------ the method's part of an iteration
+    def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
+        """The method's: play iteration ``iteration``'s games in ``pool``, save them, count them in the state."""
+        raise NotImplementedError
+
+    def fit(self, iteration: int) -> dict[str, Any]:
+        """The method's: fit the network to :meth:`buffer`; returns the fit's record (the report's row)."""
+        raise NotImplementedError
+
+    def report_fit(self, iteration: int, fit: dict[str, Any]) -> None:
+        """What to print after a fit (the report has every fit): nothing unless the method says."""
+
+    def warm_up(self) -> None:
+        """Before the pool starts (its forked workers inherit what this compiles): nothing unless the method says."""
+
+    def open_pool(self) -> contextlib.AbstractContextManager[Any]:
+        """The pool the iterations play in: ``workers`` forked processes (:func:`.workers.open_pool`)."""
+        return open_pool("multiprocessing", self.config.workers)
+
+    def summary_extras(self) -> dict[str, Any]:
+        """The method's entries of ``summary.json`` (beside the loop's)."""
+        return {}
+
+    def report_sections(self, summary: dict[str, Any]) -> list[str]:
+        """The method's sections of ``report.md`` (between the learning curve and the config), as lines."""
+        return []
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, opponent: str, games: int, index: int) -> EvalResult:
+        """The greedy learner against ``opponent`` in every other seat: evaluation number ``index``.
+
+        The current network (:meth:`current_model`) plays as an agent object in the seats named
+        ``LEARNER``; the games go to ``evaluations.db``, in a tournament named by the model's
+        weights (``given_version``): an interrupted evaluation goes on where it stopped, and
+        the final evaluation of a run resumed for more iterations plays the new model.
+        """
+        start = time.perf_counter()
+        c = self.config
+        model = self.current_model()
+        config = duel(
+            LEARNER,
+            opponent,
+            map=c.map,
+            players=c.num_players,
+            games=games,
+            seed=eval_seed(c.seed, index),
+            max_turns=c.eval_max_turns,
+            given_version=weights_digest(model.compiled),  # games of another model are not read back
+        )
+        learner = LearnedAgent(model=model, replan=c.replan)
+        played = run_tournament(config, db=self.run_dir / self.EVAL_DB, workers=c.workers, given={LEARNER: learner})
+        seconds = time.perf_counter() - start
+        self.state.eval_seconds += seconds
+        result = eval_result(opponent, played.records, LEARNER, seconds)
+        result.timesteps = self.state.learner_decisions
+        return result
+
+    # ------------------------------------------------------------------ the loop
+    def train(self) -> str:
+        """Iterations until ``iterations`` (or the time limit, a guard); returns why it stopped."""
+        c = self.config
+        torch.set_num_threads(c.torch_threads)
+        self.state.sessions += 1
+        reason = "completed"
+        self.warm_up()
+        with self.open_pool() as pool:
+            while self.state.iteration < c.iterations:
+                k = self.state.iteration
+                bar = tqdm(total=c.games_per_iteration, desc=f"iteration {k + 1}/{c.iterations}", unit="game",
+                           disable=not c.progress, file=sys.stderr, dynamic_ncols=True)  # fmt: skip
+                self.play(pool, k, bar)
+                bar.close()
+                fit = self.fit(k)
+                self.state.fits.append(fit)
+                self.report_fit(k, fit)
+                self.state.iteration = k + 1
+                # nothing is written between the fit and the checkpoint that a resume would read:
+                # the evaluation plays the network in memory, model.npz is the checkpoint's
+                if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
+                    for opponent in c.eval_opponents:
+                        result = self.evaluate(opponent, c.eval_games, k)
+                        self.state.history.append(result.to_dict())
+                        print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
+                self.checkpoint()
+                self.write_eval_csv()
+                print(self.progress_line(), file=sys.stderr)
+                limit = c.time_limit_minutes
+                if limit is not None and self.training_seconds() >= 60 * limit and self.state.iteration < c.iterations:
+                    reason = (
+                        f"CUT SHORT by the time limit of {limit:g} minutes after iteration {k + 1} of "
+                        f"{c.iterations}: not the config's result (a slow or busy machine); "
+                        f"continue with --resume {self.run_dir}"
+                    )
+                    break
+        return reason
+
+    def progress_line(self) -> str:
+        """After an iteration: how far the run is, the time so far, and the time left at this pace."""
+        done, total = self.state.iteration, self.config.iterations
+        spent = self.training_seconds()
+        left = spent / max(done, 1) * (total - done)
+        return f"iteration {done}/{total} done: {spent / 60:.1f} min so far, about {left / 60:.1f} min left (this pace)"
+
+    def training_seconds(self) -> float:
+        """Time spent playing, fitting and evaluating, all sessions together (what the time limit counts)."""
+        return self.state.play_seconds + self.state.fit_seconds + self.state.eval_seconds
+
+    def write_eval_csv(self) -> None:
+        keys = list(EvalResult.__dataclass_fields__)
+        with (self.run_dir / "evaluations.csv").open("w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=keys)
+            writer.writeheader()
+            writer.writerows(self.state.history)
+
+    def finish(self, stop_reason: str) -> Path:
+        """Final evaluation, curve, ``summary.json`` and ``report.md``; returns the report's path."""
+        c, s = self.config, self.state
+        final = [self.evaluate(opponent, int(n), FINAL_EVAL_INDEX) for opponent, n in c.final_eval_games.items()]
+        plot_learning_curve(s.results(), final, c.num_players, self.run_dir / "learning_curve.png",
+                            f"{c.name}: {c.num_players}-player {c.map}",
+                            xlabel=f"{self.LEARNER_WORD} decisions")  # fmt: skip
+        summary = {
+            "iterations": s.iteration,
+            "games": s.games,
+            "decisions": s.decisions,
+            "learner_decisions": s.learner_decisions,
+            "play_seconds": s.play_seconds,
+            "fit_seconds": s.fit_seconds,
+            "eval_seconds": s.eval_seconds,
+            "games_per_hour": 3600 * s.games / max(s.play_seconds, 1e-9),
+            **self.summary_extras(),
+            "wall_seconds": time.perf_counter() - self.wall_start,
+            "stop_reason": stop_reason,
+            "model_path": str(self.model_path),
+            "final": [r.to_dict() for r in final],
+        }
+        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
+        return write_report(self, summary, final)
+
+
+def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+    """``report.md``: the final evaluation, the learning curve, the method's sections, the config."""
+    c = run.config
+    lines = [
+        f"# {c.name}: {run.TITLE}, {c.num_players}-player {c.map}",
+        "",
+        f"Seed **{c.seed}**; config `{run.run_dir / Run.CONFIG}`; reproduce with "
+        f"`{run.COMMAND} --config <that file>` (the run is deterministic for its seed{run.DETERMINISM}).",
+        "",
+        "## Final evaluation",
+        "",
+        f"{run.EVALUATED} (`agents.make('learned', path=...)`) against each opponent; fresh seeds, seats rotated, "
+        "95% Wilson intervals.",
+        "",
+        "| opponent | games | wins | win rate | 95% CI | mean VP | opponents' mean VP |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: |",
+    ]
+    for r in final:
+        lines.append(
+            f"| {r.opponent} | {r.games} | {r.wins} | {r.win_rate:.1%} | {r.ci_low:.1%} – {r.ci_high:.1%} | "
+            f"{r.mean_vp:.1f} | {r.mean_opponent_vp:.1f} |"
+        )
+    lines += [
+        "",
+        "## Learning curve",
+        "",
+        "![learning curve](learning_curve.png)",
+        "",
+        f"| evaluation | {run.LEARNER_WORD} decisions so far | opponent | games | win rate | 95% CI |",
+        "| ---: | ---: | --- | ---: | ---: | --- |",
+    ]
+    per_eval = max(1, len(c.eval_opponents))
+    for k, r in enumerate(run.state.results()):
+        lines.append(f"| {k // per_eval + 1} | {r.timesteps:,} | {r.opponent} | {r.games} | {r.win_rate:.1%} | "
+                     f"{r.ci_low:.1%} – {r.ci_high:.1%} |")  # fmt: skip
+    lines += ["", *run.report_sections(summary)]
+    lines += ["## Config", "", "```yaml", c.to_yaml().rstrip(), "```", ""]
+    path = run.run_dir / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# ---------------------------------------------------------------------- command line
+def command_parser(
+    run_class: type[Run], description: str, config_glob: str, examples: list[str]
+) -> argparse.ArgumentParser:
+    """A method's command line: ``--config``, ``--resume`` and every config key as ``--key value``."""
+    parser = argparse.ArgumentParser(
+        prog=run_class.COMMAND,
+        description=description,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+        + "".join(f"  {line}\n" for line in examples)
+        + "values are read as YAML: --hidden '[128, 128]' --opponent_shares '{self: 1}'",
+    )
+    parser.add_argument("--config", help=f"YAML config file (concordia_env/training/configs/{config_glob})")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR after its last iteration")
+    add_override_arguments(parser, run_class.CONFIG_CLASS)
+    return parser
+
+
+def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_class: type[Run]) -> Path:
+    """A training command's main: create (or ``--resume``) the run, train, finish; returns the report's path.
+
+    Shared by every method (``concordia train afterstate``, ``concordia train expert``): its
+    config class and command name come from ``run_class``.
+
+    A person's mistake ends the command with one line on stderr and no traceback, before
+    any training: a config file or run directory that is missing or unreadable, a value the
+    config refuses, a ``--runs_dir`` that cannot be written (exit status 2). Ctrl-C (status
+    130) and a lost worker (status 1) end it with the ``--resume`` command that continues it
+    from its last checkpoint; every run has one from its start (iteration 0).
+    """
+    config_class = run_class.CONFIG_CLASS
+    args = parser.parse_args(argv)
+
+    def refuse(message: str) -> NoReturn:
+        print(f"{parser.prog}: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    try:
+        overrides = overrides_from_args(args, config_class)
+        if args.resume:
+            if args.config:
+                refuse("--resume takes the run's own config.yaml; give changes as --key value options")
+            saved = Path(args.resume) / run_class.CONFIG
+            if saved.is_file():  # before open() rewrites the run's files with the overrides
+                run_class.preflight(resolve(saved, overrides, config_class))
+            run = run_class.open(Path(args.resume), overrides)
+            print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
+        else:
+            config = resolve(args.config, overrides, config_class)
+            run_class.preflight(config)
+            run = run_class.create(config)
+            print(f"run directory: {run.run_dir}", file=sys.stderr)
+    except KeyboardInterrupt:
+        if args.resume:
+            print(f"\ninterrupted; continue with: {run_class.COMMAND} --resume {args.resume}", file=sys.stderr)
+        else:
+            print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
+        raise SystemExit(130) from None
+    except (OSError, ValueError, TypeError) as err:
+        refuse(mistake_text(err))
+    resume = f"{run_class.COMMAND} --resume {run.run_dir}"
+    try:
+        reason = run.train()
+        report = run.finish(reason)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; continue with: {resume}", file=sys.stderr)
+        raise SystemExit(130) from None
+    except (WorkerLostError, BrokenProcessPool) as err:
+        lost = str(err) if isinstance(err, WorkerLostError) else "a worker process died (killed, or out of memory?)"
+        print(f"{parser.prog}: {lost}; the run stops at its last checkpoint: continue with: {resume}", file=sys.stderr)
+        raise SystemExit(1) from None
+    summary = json.loads((run.run_dir / "summary.json").read_text())
+    print(f"trained {summary['iterations']} iterations, {summary['games']:,} games ({reason})")
+    for r in summary["final"]:
+        print(EvalResult.from_dict(r).summary())
+    print(f"model: {run.model_path}")
+    print(f"report: {report}")
+    return report
