@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import (
+from concordia_env.agents.learned_model import (
     FEATURE_COUNTS,
     NUM_FEATURES,
     UTILITY_INDEX,

@@ -3,7 +3,7 @@
 Every environment form takes ``level="flat"`` (the default: one of ``NUM_ACTIONS`` actions
 per decision, unchanged) or ``level="options"``. At the options level the agent chooses
 among the **turn options** of its pending decision, exactly the candidates the ``learned``
-agent scores (:func:`concordia_env.agents.afterstate.candidates`): every legal answer to the
+agent scores (:func:`concordia_env.agents.learned_model.candidates`): every legal answer to the
 decision (a played Diplomat: one option per card it may copy), each followed to the end of
 the turn by the heuristic's rules of thumb (:func:`concordia_env.strategy.turn_options`),
 and described by the **afterstate features** of the position where that turn ends

@@ -87,7 +87,7 @@ from torch import nn
 from tqdm import tqdm
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import (
+from concordia_env.agents.learned_model import (
     FEATURE_COUNTS,
     MARGIN_SCALE,
     NUM_FEATURES,

@@ -380,7 +380,7 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
         settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
         tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
         strategy.simulate(tree, tables, params, params, settings, rng, 3)
-    model = concordia_env.agents.afterstate.AfterstateModel.heuristic_only((4,)).compiled
+    model = concordia_env.agents.learned_model.AfterstateModel.heuristic_only((4,)).compiled
     guided = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
     strategy.simulate(guided, tables, params, params, settings, rng, 3, model=model)
     player = int(options.values.shape[1]) - 1
