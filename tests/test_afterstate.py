@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents
+from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
 from concordia_env.agents.learned_model import (
     FEATURE_COUNTS,
     NUM_FEATURES,
@@ -24,8 +26,6 @@ from concordia_env.agents.learned_model import (
     candidates,
     rollout_value,
 )
-from concordia_env.agents.heuristic import HeuristicAgent
-from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
 from concordia_env.strategy.afterstate import REMAINING_INDEX
 from concordia_env.training.afterstate import AfterstateConfig, AfterstateNet, Run, lambda_returns, main
 

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents
-from concordia_env.agents.learned_model import MARGIN_SCALE, AfterstateModel, candidates
 from concordia_env.agents.heuristic import HeuristicAgent
 from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, shipped_model_path
+from concordia_env.agents.learned_model import MARGIN_SCALE, AfterstateModel, candidates
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.training.expert_iteration import (
     COLUMNS,

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, IllegalActionError, SingleAgentEnv, env, parallel_env, raw_env
-from concordia_env.agents.learned_model import candidates
 from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.learned_model import candidates
 from concordia_env.engine.position import PositionError
 from concordia_env.engine.state import STACK, STACK_SIZE
 from concordia_env.envs.options_level import DEFAULT_MAX_OPTIONS

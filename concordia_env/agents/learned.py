@@ -56,9 +56,9 @@ from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy.afterstate import ModelArrays
 from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
 
-from .learned_model import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
+from .learned_model import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .mcts import MAX_PRIOR_VISITS, MCTSAgent
 from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 

@@ -87,6 +87,8 @@ from torch import nn
 from tqdm import tqdm
 
 from concordia_env import Game, agents
+from concordia_env.agents.base import Agent
+from concordia_env.agents.learned import LearnedAgent
 from concordia_env.agents.learned_model import (
     FEATURE_COUNTS,
     MARGIN_SCALE,
@@ -95,8 +97,6 @@ from concordia_env.agents.learned_model import (
     AfterstateModel,
     rollout_value,
 )
-from concordia_env.agents.base import Agent
-from concordia_env.agents.learned import LearnedAgent
 from concordia_env.strategy.afterstate import check_features_version, features_version
 from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament

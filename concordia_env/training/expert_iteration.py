@@ -96,9 +96,9 @@ import torch
 from tqdm import tqdm
 
 from concordia_env import Game, agents
-from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
+from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.strategy.afterstate import check_features_version
 from concordia_env.tools.tournament import check_ray_address

@@ -1,6 +1,6 @@
 """The learned agent's features as they were computed before (one ``Game.observation`` per option): the reference.
 
-``concordia_env.agents.afterstate.batch_features`` observes every afterstate of a decision in one compiled
+``concordia_env.agents.learned_model.batch_features`` observes every afterstate of a decision in one compiled
 call; ``tests/test_afterstate.py`` checks that it gives these numbers.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from concordia_env import Game
-from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, OBSERVATION_COLUMNS, VALUE_SCALE, utility
+from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, OBSERVATION_COLUMNS, VALUE_SCALE, utility
 from concordia_env.engine.cards import GOOD_PRICE, NUM_GOODS
 from concordia_env.engine.state import MAX_PLAYERS
 from concordia_env.strategy.afterstate import (

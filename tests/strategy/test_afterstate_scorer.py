@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, strategy
-from concordia_env.agents.learned_model import AfterstateModel, batch_features
 from concordia_env.agents.learned import shipped_model_path
+from concordia_env.agents.learned_model import AfterstateModel, batch_features
 from concordia_env.strategy.afterstate import NUM_FEATURES, pack_model
 
 #: float32 rounding of a 467-input MLP: the compiled sums are float64, BLAS's float32

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, strategy
-from concordia_env.agents.learned_model import AfterstateModel, batch_features
 from concordia_env.agents.learned import shipped_model_path
+from concordia_env.agents.learned_model import AfterstateModel, batch_features
 from concordia_env.engine.cards import GOOD_PRICE, NUM_GOODS
 from concordia_env.engine.state import BONUS_COIN_SIDE, MAX_PLAYERS, house_index
 from concordia_env.strategy.afterstate import (

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents, strategy
-from concordia_env.agents.learned_model import MARGIN_SCALE, AfterstateModel, batch_features
 from concordia_env.agents.learned import TWO_PLAYER_SEARCH, ModelGuidedSearch, shipped_model_path
+from concordia_env.agents.learned_model import MARGIN_SCALE, AfterstateModel, batch_features
 from concordia_env.agents.mcts import ROLLOUT_PARAMS
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import search
