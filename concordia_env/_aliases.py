@@ -37,6 +37,7 @@ from types import ModuleType
 #: module files renamed inside their subpackage: old dotted name -> new (under ``concordia_env``)
 RENAMED_FILES: dict[str, str] = {
     "agents.afterstate": "agents.learned_model",
+    "strategy.afterstate": "strategy.afterstate_scorer",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

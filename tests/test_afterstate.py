@@ -26,7 +26,7 @@ from concordia_env.agents.learned_model import (
     candidates,
     rollout_value,
 )
-from concordia_env.strategy.afterstate import REMAINING_INDEX
+from concordia_env.strategy.afterstate_scorer import REMAINING_INDEX
 from concordia_env.training.afterstate import AfterstateConfig, AfterstateNet, Run, lambda_returns, main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -170,7 +170,7 @@ from concordia_env.engine.observation import (
     observation_bounds,
     observe,
 )
-from concordia_env.strategy.afterstate import FEATURES_VERSION
+from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
 
 from .common import (
     RENDER_FPS,

@@ -7,7 +7,7 @@ agent scores (:func:`concordia_env.agents.learned_model.candidates`): every lega
 decision (a played Diplomat: one option per card it may copy), each followed to the end of
 the turn by the heuristic's rules of thumb (:func:`concordia_env.strategy.turn_options`),
 and described by the **afterstate features** of the position where that turn ends
-(:mod:`concordia_env.strategy.afterstate`, the learned agent's features). This module is the
+(:mod:`concordia_env.strategy.afterstate_scorer`, the learned agent's features). This module is the
 one home of that level: every form (:mod:`.gym_env`, :mod:`.pettingzoo_env`,
 :mod:`.vector_env`, :mod:`.sb3`) computes its options with :func:`fill_options`, in compiled
 code (a batch on its threads with :func:`options_rows_parallel`).
@@ -93,7 +93,7 @@ from concordia_env.engine.rules.engine import apply_checked
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import CURRENT_PLAYER, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import DEFAULT_PARAMS, new_rng
-from concordia_env.strategy.afterstate import (
+from concordia_env.strategy.afterstate_scorer import (
     FEATURE_COUNTS,
     FEATURES_VERSION,
     OBSERVATION_COLUMNS,

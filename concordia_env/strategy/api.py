@@ -26,8 +26,8 @@ from concordia_env.engine.maps import MAP_NAMES, load
 from concordia_env.engine.state import MAP_ID, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import check_bounds, field_bounds
 
-from . import afterstate, evaluation, hidden, noise, options, planner, rollout, search
-from .afterstate import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
+from . import afterstate_scorer, evaluation, hidden, noise, options, planner, rollout, search
+from .afterstate_scorer import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
 from .params import (
     DEFAULT_PARAMS,
     DEFAULT_PLANNER,
@@ -486,8 +486,8 @@ def simulate(
 
 def _model(model: ModelArrays | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A learned model as compiled code takes it, ``(flat, shapes, ab, columns)``, checked
-    (:func:`.afterstate.checked_arrays`); None: no model."""
-    arrays = afterstate.no_model() if model is None else afterstate.checked_arrays(model)
+    (:func:`.afterstate_scorer.checked_arrays`); None: no model."""
+    arrays = afterstate_scorer.no_model() if model is None else afterstate_scorer.checked_arrays(model)
     return (*arrays, OBSERVATION_COLUMNS)
 
 
@@ -538,13 +538,13 @@ def afterstate_features(
 
     ``afterstates`` are engine states of the map whose ``tables`` are given (the rows of
     :func:`turn_options`), ``values[k]`` every player's estimated final VP in row k;
-    ``width`` one of ``afterstate.FEATURE_COUNTS`` (the newest version's by default; see
-    :mod:`.afterstate`).
+    ``width`` one of ``afterstate_scorer.FEATURE_COUNTS`` (the newest version's by default; see
+    :mod:`.afterstate_scorer`).
     """
-    afterstate.features_version(width)  # ValueError for a width no version has
+    afterstate_scorer.features_version(width)  # ValueError for a width no version has
     states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
     out = np.empty((len(states), width), dtype=np.float32)
-    afterstate.option_features(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, out)
+    afterstate_scorer.option_features(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, out)
     return out
 
 
@@ -558,8 +558,10 @@ def afterstate_scores(
 ) -> np.ndarray:
     """A learned model's score of every afterstate (float32), as compiled code computes it inside a batch."""
     states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
-    flat, shapes, ab = afterstate.checked_arrays(model)
-    return afterstate.score_options(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, flat, shapes, ab)
+    flat, shapes, ab = afterstate_scorer.checked_arrays(model)
+    return afterstate_scorer.score_options(
+        states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, flat, shapes, ab
+    )
 
 
 def _afterstate_inputs(

@@ -18,7 +18,7 @@ playing rows against the same games through ``SingleAgentEnv``.
 * ``learned`` (:data:`LEARNED`): ``LearnedAgent.act`` without search or sampling. At every
   decision that is not forced it draws a seed from its numpy generator, determinizes with
   it, takes every turn option of the pending decision, scores every afterstate with the
-  model (:mod:`.afterstate`) and plays the best-scored turn's first action (the agent's
+  model (:mod:`.afterstate_scorer`) and plays the best-scored turn's first action (the agent's
   ``replan``, its default). :data:`LEARNED_PLANNED` is ``replan=False``: a decision its
   chosen turn foresaw follows the plan, as the heuristic does.
 
@@ -57,7 +57,7 @@ from concordia_env.engine.state import (
     STATE_SIZE,
 )
 
-from .afterstate import OBSERVATION_COLUMNS, ModelArrays, no_model, score_options
+from .afterstate_scorer import OBSERVATION_COLUMNS, ModelArrays, no_model, score_options
 from .evaluation import remaining_fraction
 from .hidden import determinize
 from .options import best_option, turn_options
@@ -79,7 +79,7 @@ class CompiledPlayer(NamedTuple):
     ``kind`` is one of :data:`KINDS`; ``params`` the strategy's numbers
     (:func:`~concordia_env.strategy.params_array`, for ``heuristic`` and ``learned``);
     ``model`` the learned scorer's arrays (``learned`` only). ``model`` inside compiled code
-    is the tuple ``(flat, shapes, ab, columns)``: the :class:`~.afterstate.ModelArrays` and
+    is the tuple ``(flat, shapes, ab, columns)``: the :class:`~.afterstate_scorer.ModelArrays` and
     the observation columns of the features.
     """
 

@@ -97,7 +97,7 @@ from concordia_env.agents.learned_model import (
     AfterstateModel,
     rollout_value,
 )
-from concordia_env.strategy.afterstate import check_features_version, features_version
+from concordia_env.strategy.afterstate_scorer import check_features_version, features_version
 from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 

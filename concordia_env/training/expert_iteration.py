@@ -100,7 +100,7 @@ from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.mcts import MCTSAgent
-from concordia_env.strategy.afterstate import check_features_version
+from concordia_env.strategy.afterstate_scorer import check_features_version
 from concordia_env.tools.tournament import check_ray_address
 
 from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command, save_npz_atomic

@@ -41,7 +41,7 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from concordia_env.integrations.rllib import ACTION_MASK, OBSERVATIONS, OPTIONS
-from concordia_env.strategy.afterstate import features_version
+from concordia_env.strategy.afterstate_scorer import features_version
 
 from .evaluate import OptionsAgent
 from .options_net import OptionsNet

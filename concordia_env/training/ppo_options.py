@@ -35,7 +35,7 @@ import numpy as np
 import torch as th
 
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
-from concordia_env.strategy.afterstate import features_version
+from concordia_env.strategy.afterstate_scorer import features_version
 
 from .evaluate import OptionsAgent, evaluate
 from .options_net import UTILITY_PRIOR, OptionsNet

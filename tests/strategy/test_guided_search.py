@@ -107,7 +107,7 @@ def test_a_malformed_model_is_refused_before_compiled_code() -> None:
         good._replace(shapes=good.shapes[:, :1]),
         good._replace(shapes=good.shapes * 2),
         good._replace(ab=np.zeros(3, dtype=np.float32)),
-        strategy.afterstate.no_model(),
+        strategy.afterstate_scorer.no_model(),
         (good.flat, good.shapes, good.ab),
     ]
     for bad in bad_models:

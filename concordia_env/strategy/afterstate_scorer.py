@@ -223,7 +223,7 @@ def checked_arrays(model: object) -> ModelArrays:
     Compiled code reads the weights where the shapes say, without bounds checks: the types,
     the chained shapes and the number of weights are checked before it sees them.
     """
-    problem = "model must be the arrays of a model (strategy.afterstate.pack_model)"
+    problem = "model must be the arrays of a model (strategy.afterstate_scorer.pack_model)"
     if not isinstance(model, ModelArrays):
         raise ValueError(problem)
     flat, shapes, ab = model
