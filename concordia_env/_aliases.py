@@ -38,6 +38,7 @@ from types import ModuleType
 RENAMED_FILES: dict[str, str] = {
     "agents.afterstate": "agents.learned_model",
     "strategy.afterstate": "strategy.afterstate_scorer",
+    "agents.options": "agents.option_checks",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

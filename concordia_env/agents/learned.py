@@ -60,7 +60,7 @@ from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
 from .learned_model import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .mcts import MAX_PRIOR_VISITS, MCTSAgent
-from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
+from .option_checks import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
 #: the models shipped in the package, by the player count they were trained for
 SHIPPED_MODELS = {

@@ -102,7 +102,7 @@ from concordia_env import Game, IllegalActionError
 from concordia_env.agents import names as agent_names
 from concordia_env.agents import parse_spec
 from concordia_env.agents.mcts import EVALUATIONS, ROLLOUTS
-from concordia_env.agents.options import choice_option, float_option, int_option
+from concordia_env.agents.option_checks import choice_option, float_option, int_option
 from concordia_env.engine import actions as A
 from concordia_env.engine.errors import short_repr
 from concordia_env.engine.maps import MAP_NAMES
