@@ -39,6 +39,7 @@ RENAMED_FILES: dict[str, str] = {
     "agents.afterstate": "agents.learned_model",
     "strategy.afterstate": "strategy.afterstate_scorer",
     "agents.options": "agents.option_checks",
+    "strategy.options": "strategy.turn_enumeration",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

@@ -102,10 +102,10 @@ from concordia_env.strategy.afterstate_scorer import (
 )
 from concordia_env.strategy.evaluation import remaining_fraction, utility
 from concordia_env.strategy.hidden import determinize
-from concordia_env.strategy.options import MAX_FIRST, turn_options
 from concordia_env.strategy.params import P_OPPONENT_WEIGHT
 from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
 from concordia_env.strategy.players import SEED_BOUND
+from concordia_env.strategy.turn_enumeration import MAX_FIRST, turn_options
 
 #: the environments' levels: one of NUM_ACTIONS actions, or one of the turn options
 LEVELS = ("flat", "options")

@@ -9,7 +9,7 @@ agent takes its candidates and their values from it. One route per decision:
 
 * :mod:`.evaluation`: every player's estimated final VP (the position evaluation);
 * :mod:`.planner`: the rules of thumb for every decision of a turn, and the play-out of a turn;
-* :mod:`.options`: every legal answer to the pending decision, played out to the end of the
+* :mod:`.turn_enumeration`: every legal answer to the pending decision, played out to the end of the
   turn, with its afterstate and values (:func:`turn_options`);
 * :mod:`.rollout`: the same planner with noise and cheaper settings, for tree search;
 * :mod:`.search`: tree search over whole turns, the tree as arrays (:func:`search_tree`,

@@ -26,7 +26,7 @@ from concordia_env.engine.maps import MAP_NAMES, load
 from concordia_env.engine.state import MAP_ID, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import check_bounds, field_bounds
 
-from . import afterstate_scorer, evaluation, hidden, noise, options, planner, rollout, search
+from . import afterstate_scorer, evaluation, hidden, noise, planner, rollout, search, turn_enumeration
 from .afterstate_scorer import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
 from .params import (
     DEFAULT_PARAMS,
@@ -225,7 +225,7 @@ def decide(
 def turn_options(
     state: np.ndarray, tables: np.ndarray, params: np.ndarray | None = None, remaining: float | None = None
 ) -> TurnOptions:
-    """Every legal answer to the pending decision played out to the end of the turn (:mod:`.options`).
+    """Every legal answer to the pending decision played out to the end of the turn (:mod:`.turn_enumeration`).
 
     The caller determinizes first if the position's hidden stack is the real one (an
     afterstate past a card purchase shows the card drawn).
@@ -235,7 +235,7 @@ def turn_options(
     if int(s[PHASE]) == PHASE_GAME_OVER:
         raise ValueError("the game is over: there is no decision to take")
     status = _status()
-    first, afterstates, vals, plans, lengths = options.turn_options(
+    first, afterstates, vals, plans, lengths = turn_enumeration.turn_options(
         s, m, _params(params), _remaining(remaining, s, m), status
     )
     n = int(s[NUM_PLAYERS])
@@ -247,7 +247,7 @@ def best_option(opts: TurnOptions, player: int, opponent_weight: float = 1.0) ->
     vals = np.ascontiguousarray(opts.values, dtype=np.float64)
     if not 0 <= int(player) < vals.shape[1]:
         raise ValueError(f"player {player} is not one of the {vals.shape[1]} players")
-    return int(options.best_option(vals, int(player), vals.shape[1], float(opponent_weight)))
+    return int(turn_enumeration.best_option(vals, int(player), vals.shape[1], float(opponent_weight)))
 
 
 def plan_turn(
@@ -265,7 +265,7 @@ def plan_turn(
         raise ValueError(f"the start {list(start)} holds a value that is no action index")
     plan = np.zeros(planner.MAX_TURN_DECISIONS, dtype=np.int64)
     status = _status()
-    length = options.plan_from(s, m, _params(params), _remaining(remaining, s, m), actions, plan, status)
+    length = turn_enumeration.plan_from(s, m, _params(params), _remaining(remaining, s, m), actions, plan, status)
     if length < 0:
         raise ValueError(f"the start {list(start)} is not a sequence of legal actions in this position")
     return plan[:length].copy(), int(status[planner.STATUS_ILLEGAL])
@@ -279,7 +279,7 @@ def replay(state: np.ndarray, tables: np.ndarray, actions: np.ndarray) -> np.nda
     if acts.ndim != 1 or (acts.size and (acts.min() < 0 or acts.max() >= NUM_ACTIONS)):
         raise ValueError("actions are a 1-D array of action indices")
     out = np.empty((len(acts), STATE_SIZE), dtype=np.int32)
-    count = options.replay(s.copy(), m, acts, out)
+    count = turn_enumeration.replay(s.copy(), m, acts, out)
     return out[:count]
 
 

@@ -1,6 +1,6 @@
 """Tree search over whole turns, compiled: the tree as arrays, every simulation in numba.
 
-The moves of this tree are whole *turns*, the turn options of :mod:`.options` (every legal
+The moves of this tree are whole *turns*, the turn options of :mod:`.turn_enumeration` (every legal
 answer to the pending decision, played out to the end of the turn by the planner): a
 Concordia turn is a card plus a handful of sub-decisions, and searching each of those would
 spread the budget over hundreds of near-identical branches. :mod:`concordia_env.agents.mcts`
@@ -16,7 +16,7 @@ One simulation (:func:`simulate`):
    that player, so a simulation is scored where the searching player is about to play
    again: from the selected node it follows every player's best move (by first estimate)
    round to them, expanding each node on the way. Expanding a node asks the core for its
-   turn options (:func:`.options.turn_options`); every option becomes a child whose first
+   turn options (:func:`.turn_enumeration.turn_options`); every option becomes a child whose first
    estimate, worth ``settings[S_PRIOR_VISITS]`` visits (``PRIOR_VISITS`` by default), is the
    evaluation of its afterstate (or the learned model's, below).
 3. **Rollout.** From that leaf the rollout policy (:mod:`.rollout`: the heuristic's own
@@ -78,9 +78,9 @@ from concordia_env.engine.state import CURRENT_PLAYER, MAX_PLAYERS, NUM_PLAYERS,
 
 from .afterstate_scorer import MARGIN_SCALE, score_options
 from .evaluation import remaining_fraction, values
-from .options import turn_options
 from .planner import apply
 from .rollout import random_rollout, rollout, score_estimate
+from .turn_enumeration import turn_options
 
 #: the first estimate of a child counts as this many visits, by default (``settings[S_PRIOR_VISITS]``)
 PRIOR_VISITS = 1.0

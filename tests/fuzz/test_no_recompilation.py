@@ -332,7 +332,7 @@ def test_the_source_scan_finds_the_entries() -> None:
     for expected in (
         "concordia_env.engine.rules.engine.legal_into_cache",  # legal_into_cache(...) imported by name in game.py
         "concordia_env.engine.rules.legal.fill_legal",  # fill_legal(...) imported by name
-        "concordia_env.strategy.options.turn_options",  # options.turn_options(...) in strategy/__init__.py
+        "concordia_env.strategy.turn_enumeration.turn_options",  # turn_enumeration.turn_options(...) in strategy/api.py
         "concordia_env.engine.observation.observe_batch_into",  # from envs/vector.py
     ):
         assert expected in entries, expected
