@@ -40,6 +40,7 @@ RENAMED_FILES: dict[str, str] = {
     "strategy.afterstate": "strategy.afterstate_scorer",
     "agents.options": "agents.option_checks",
     "strategy.options": "strategy.turn_enumeration",
+    "engine.rules.engine": "engine.rules.entry_points",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

@@ -89,7 +89,7 @@ import numpy as np
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.rules import njit, njit_parallel
-from concordia_env.engine.rules.engine import apply_checked
+from concordia_env.engine.rules.entry_points import apply_checked
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import CURRENT_PLAYER, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import DEFAULT_PARAMS, new_rng

@@ -45,7 +45,7 @@ import numpy as np
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.effects import apply_action
-from concordia_env.engine.rules.engine import advance, nth_legal, same_state
+from concordia_env.engine.rules.entry_points import advance, nth_legal, same_state
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import (

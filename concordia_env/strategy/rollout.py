@@ -30,7 +30,7 @@ import numpy as np
 
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.rules import njit
-from concordia_env.engine.rules.engine import nth_legal
+from concordia_env.engine.rules.entry_points import nth_legal
 from concordia_env.engine.rules.facts import goods_value
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.rules.scoring import score_totals

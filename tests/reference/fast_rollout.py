@@ -87,8 +87,8 @@ from concordia_env.engine.cards import (
 from concordia_env.engine.maps import M_CITY_PROVINCE, M_NUM_CITIES, M_NUM_PROVINCES, MAX_CITIES, MAX_PATHS
 from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.common import can_pay_colonist, colonists_in_storehouse, has_house, pbase
-from concordia_env.engine.rules.engine import nth_legal, random_choice, random_legal_action
-from concordia_env.engine.rules.engine import step as engine_step
+from concordia_env.engine.rules.entry_points import nth_legal, random_choice, random_legal_action
+from concordia_env.engine.rules.entry_points import step as engine_step
 from concordia_env.engine.rules.facts import (
     architect_steps,
     buy_cost,

@@ -1,7 +1,7 @@
 """What each action does (one function per card or decision), and the turn flow.
 
 ``apply_action(s, m, a)`` changes the state for a legal action ``a``; ``step`` in
-:mod:`concordia_env.engine.rules.engine` checks legality first. After an action the flow
+:mod:`concordia_env.engine.rules.entry_points` checks legality first. After an action the flow
 continues until the next real decision: a pending decision whose only legal action is
 "done" is closed automatically (no colonist to buy, nothing to trade...).
 """
