@@ -41,6 +41,7 @@ RENAMED_FILES: dict[str, str] = {
     "agents.options": "agents.option_checks",
     "strategy.options": "strategy.turn_enumeration",
     "engine.rules.engine": "engine.rules.entry_points",
+    "envs.vector": "envs.vector_game",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

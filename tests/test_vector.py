@@ -11,7 +11,7 @@ from concordia_env import Game, IllegalActionError, VectorGame
 from concordia_env.engine import actions as A
 from concordia_env.engine.observation import OBS_SIZE
 from concordia_env.envs.rewards import Rewarder
-from concordia_env.envs.vector import MAX_SEED
+from concordia_env.envs.vector_game import MAX_SEED
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

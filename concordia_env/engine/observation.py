@@ -2,7 +2,7 @@
 
 ``observe(game, player)`` (what :meth:`Game.observation` returns) shows the position from
 ``player``'s point of view; ``observe_batch`` does the same for a 2-D array of states, one
-observer per row (used by :class:`~concordia_env.envs.vector.VectorGame`). Both are compiled with
+observer per row (used by :class:`~concordia_env.envs.vector_game.VectorGame`). Both are compiled with
 numba and read nothing but the state array and the map tables.
 
 Design

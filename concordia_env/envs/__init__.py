@@ -3,7 +3,7 @@
 * :mod:`.pettingzoo_env`: ``env()`` / ``raw_env`` / ``parallel_env()``;
 * :mod:`.gym_env`: ``SingleAgentEnv`` (``gymnasium.make("Concordia-v1")``), the learner against
   opponents inside ``step()``;
-* :mod:`.vector`: ``VectorGame``, many games on one 2-D state array, on several threads
+* :mod:`.vector_game`: ``VectorGame``, many games on one 2-D state array, on several threads
   (:mod:`.threads`), with compiled opponents inside if asked;
 * :mod:`.vector_env`: ``ConcordiaVectorEnv`` (``gymnasium.make_vec("ConcordiaVector-v1")``),
   the Gymnasium vector env on it, and :mod:`.sb3` its Stable-Baselines3 ``VecEnv``;

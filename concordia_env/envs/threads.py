@@ -1,6 +1,6 @@
 """Rows of a batch on several cores: how ``VectorGame(n, threads=k)`` uses k cores.
 
-Every batch operation of :class:`~concordia_env.envs.vector.VectorGame` is a compiled loop
+Every batch operation of :class:`~concordia_env.envs.vector_game.VectorGame` is a compiled loop
 over its rows that calls one per-row function: the legal masks (``legal_row``), a step
 (``apply_checked``, then the compiled opponents' ``play_row``, then ``end_row``: a finished game's
 result kept and the row's next game set up, then ``fill_observation``),

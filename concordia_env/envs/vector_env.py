@@ -129,7 +129,7 @@ from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
 
 from .common import check_cap, check_reset_options
 from .options_level import DEFAULT_MAX_OPTIONS, OptionsBatch, check_options_arguments, options_space
-from .vector import VectorGame
+from .vector_game import VectorGame
 
 
 def make_refused(**kwargs: Any) -> NoReturn:

@@ -333,7 +333,7 @@ def test_the_source_scan_finds_the_entries() -> None:
         "concordia_env.engine.rules.entry_points.legal_into_cache",  # legal_into_cache(...) imported by name in game.py
         "concordia_env.engine.rules.legal.fill_legal",  # fill_legal(...) imported by name
         "concordia_env.strategy.turn_enumeration.turn_options",  # turn_enumeration.turn_options(...) in strategy/api.py
-        "concordia_env.engine.observation.observe_batch_into",  # from envs/vector.py
+        "concordia_env.engine.observation.observe_batch_into",  # from envs/vector_game.py
     ):
         assert expected in entries, expected
     assert "concordia_env.strategy.planner.plan_trades" not in entries  # called by compiled code only
