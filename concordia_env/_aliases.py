@@ -42,6 +42,8 @@ RENAMED_FILES: dict[str, str] = {
     "strategy.options": "strategy.turn_enumeration",
     "engine.rules.engine": "engine.rules.entry_points",
     "envs.vector": "envs.vector_game",
+    "views.html.board": "views.html.board_svg",
+    "views.render.board": "views.render.board_picture",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

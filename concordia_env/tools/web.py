@@ -119,7 +119,7 @@ from concordia_env.tools.session import (
     unplayable_cards,
 )
 from concordia_env.views.html import asset, record_replay
-from concordia_env.views.html.board import board_data
+from concordia_env.views.html.board_svg import board_data
 from concordia_env.views.html.frames import StringTable, frame, frame_layout
 from concordia_env.views.html.replay import fill_template, script_json, static_names
 from concordia_env.views.render.style import PLAYER_COLORS
