@@ -51,7 +51,7 @@ from .engine import maps
 from .engine.actions import NUM_ACTIONS
 from .engine.errors import IllegalActionError, OpponentError, ResetNeededError
 from .engine.game import Game
-from .envs.common import MAX_EPISODE_STEPS
+from .envs.env_checks import MAX_EPISODE_STEPS
 
 _aliases.install()  # the module names from before the re-cut (concordia_env.game, agents, ...)
 

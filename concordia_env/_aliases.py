@@ -44,6 +44,8 @@ RENAMED_FILES: dict[str, str] = {
     "envs.vector": "envs.vector_game",
     "views.html.board": "views.html.board_svg",
     "views.render.board": "views.render.board_picture",
+    "engine.rules.common": "engine.rules.state_helpers",
+    "envs.common": "envs.env_checks",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

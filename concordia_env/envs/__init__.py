@@ -9,7 +9,8 @@
   the Gymnasium vector env on it, and :mod:`.sb3` its Stable-Baselines3 ``VecEnv``;
 * :mod:`.rewards` (the one reward module every env shares), :mod:`.opponents` (how an env
   builds an opponent from a spec string, through the ``concordia_env.agents`` entry points),
-  :mod:`.common` (what the envs share: caps, rendering).
+  :mod:`.env_checks` (what the envs share: the checks of their arguments, reset options and
+  actions, the rendering, the legal-action space).
 
 ``from concordia_env import env, parallel_env, SingleAgentEnv, VectorGame, ConcordiaVectorEnv`` is the
 short way in.

@@ -76,7 +76,7 @@ Every form, at both levels, takes ``reset(options={"position": p})``: ``p`` is a
 seed still seeds the seats, the opponents and the options' determinizations). A position
 of another map or player count, one whose game is over, or a value that is no position is
 refused with :class:`~concordia_env.engine.position.PositionError` (a ``ValueError``),
-nothing changed (:func:`concordia_env.envs.common.check_reset_options`).
+nothing changed (:func:`concordia_env.envs.env_checks.check_reset_options`).
 """
 
 from __future__ import annotations

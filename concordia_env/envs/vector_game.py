@@ -136,7 +136,7 @@ from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, STATE_SIZ
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
 
-from .common import start_position
+from .env_checks import start_position
 from .opponents import CompiledOpponents
 from .rewards import check_reward, rewards_of_result
 from .threads import (

@@ -13,7 +13,7 @@ One module per concern, each the only home of its rules:
   replaces it;
 * :mod:`.entry_points`: the entry points ``Game`` and ``VectorGame`` call (check and apply an
   action, batches, random playouts);
-* :mod:`.common`: small helpers shared by the above.
+* :mod:`.state_helpers`: small helpers shared by the above.
 
 ``njit`` is how a function joins the compiled rules (cached on disk, recompiled after any
 edit of the package); code outside ``rules/`` that compiles its own functions over the

@@ -124,17 +124,6 @@ from ..state import (
     TURN_PLAYER,
 )
 from ._jit import njit
-from .common import (
-    free_slots,
-    hand_card_of_kind,
-    house_money_cost,
-    houses_of,
-    num_players,
-    pay_colonist,
-    pay_goods,
-    pbase,
-    storehouse_colonist_slot,
-)
 from .facts import (
     architect_steps,
     cards_to_buy,
@@ -149,6 +138,17 @@ from .facts import (
 )
 from .legal import buy_card_cost, copyable_top, diplomat_target, distance_to_path
 from .scoring import cards_score
+from .state_helpers import (
+    free_slots,
+    hand_card_of_kind,
+    house_money_cost,
+    houses_of,
+    num_players,
+    pay_colonist,
+    pay_goods,
+    pbase,
+    storehouse_colonist_slot,
+)
 
 
 # --------------------------------------------------------------------------- turn flow
