@@ -46,6 +46,7 @@ RENAMED_FILES: dict[str, str] = {
     "views.render.board": "views.render.board_picture",
     "engine.rules.common": "engine.rules.state_helpers",
     "envs.common": "envs.env_checks",
+    "training.evaluate": "training.run_evaluation",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

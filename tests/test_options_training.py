@@ -20,8 +20,8 @@ from sb3_contrib import MaskablePPO
 from concordia_env import OptionsPolicy, SingleAgentEnv
 from concordia_env.tools import cli
 from concordia_env.training import ppo_options
-from concordia_env.training.evaluate import OptionsAgent, evaluate
 from concordia_env.training.options_policy import options_agent
+from concordia_env.training.run_evaluation import OptionsAgent, evaluate
 
 
 @pytest.fixture(autouse=True)

@@ -33,7 +33,7 @@ utility in the logits; 0: a uniform start) and ``utility_column`` (where the uti
 in a row, ``strategy.afterstate_scorer.UTILITY_INDEX``). The features extractor is always shared by actor and critic.
 
 :func:`options_agent` plays a trained model greedily as an agent, so that
-:func:`concordia_env.training.evaluate.evaluate` measures it as every training run is measured.
+:func:`concordia_env.training.run_evaluation.evaluate` measures it as every training run is measured.
 
 Needs the ``train`` extra (torch, Stable-Baselines3, sb3-contrib).
 """
@@ -61,8 +61,8 @@ except ImportError as error:  # pragma: no cover - depends on the install
 
 from concordia_env.strategy.afterstate_scorer import UTILITY_INDEX, features_version
 
-from .evaluate import OptionsAgent
 from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits, option_scores
+from .run_evaluation import OptionsAgent
 
 #: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
 #: and the utility prior's logits (B, K)
