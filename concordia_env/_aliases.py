@@ -47,6 +47,7 @@ RENAMED_FILES: dict[str, str] = {
     "engine.rules.common": "engine.rules.state_helpers",
     "envs.common": "envs.env_checks",
     "training.evaluate": "training.run_evaluation",
+    "strategy.hidden": "strategy.determinization",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

@@ -16,7 +16,7 @@ Scoring 5–10 afterstates is a far smaller problem than 769 independent logits,
 afterstates of one decision differ exactly where the choices differ.
 
 The generator runs on a **determinized copy** of the game: the hidden stack is shuffled
-within each deck's segment (:mod:`concordia_env.strategy.hidden`), so a card that comes up on
+within each deck's segment (:mod:`concordia_env.strategy.determinization`), so a card that comes up on
 the display after a purchase is a draw from the cards that could come up, never the real
 next card. The chosen turn's remaining decisions are then planned on the real game by the
 same rules of thumb (as MCTS does).

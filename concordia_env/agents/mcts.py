@@ -32,7 +32,7 @@ numba); this agent sets it up, spends the budget and plays the move it finds.
   tenth of the wealth); a finished game counts its final scores (the tie-break winner ahead).
 * **Hidden stack (chance).** The order of the face-down stack is unknown: each tree
   searches one *determinization*, the stack shuffled within each deck's own segment
-  (:mod:`concordia_env.strategy.hidden`); the card draws inside that tree follow it.
+  (:mod:`concordia_env.strategy.determinization`); the card draws inside that tree follow it.
   ``determinizations`` > 1 splits the budget over that many independent trees, each with
   its own shuffle, and pools their root statistics (by the move's first action, and the
   card a Diplomat copies).

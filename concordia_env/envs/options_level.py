@@ -30,7 +30,7 @@ Spaces
 Which options, in what order
 ----------------------------
 * **No peeking.** The options are computed on a *determinized* copy of the game (the hidden
-  stack reshuffled within each deck, :mod:`concordia_env.strategy.hidden`) whose seed is
+  stack reshuffled within each deck, :mod:`concordia_env.strategy.determinization`) whose seed is
   drawn, once per decision, from the environment's own seeded generator, as the ``learned``
   agent draws it from its own (``strategy.new_rng(draw_seed(rng))``). Two games that differ
   only in the hidden order give the same options, features and order.
@@ -100,8 +100,8 @@ from concordia_env.strategy.afterstate_scorer import (
     check_features_version,
     option_features,
 )
+from concordia_env.strategy.determinization import determinize
 from concordia_env.strategy.evaluation import remaining_fraction, utility
-from concordia_env.strategy.hidden import determinize
 from concordia_env.strategy.params import P_OPPONENT_WEIGHT
 from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
 from concordia_env.strategy.players import SEED_BOUND

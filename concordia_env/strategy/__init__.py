@@ -14,7 +14,7 @@ agent takes its candidates and their values from it. One route per decision:
 * :mod:`.rollout`: the same planner with noise and cheaper settings, for tree search;
 * :mod:`.search`: tree search over whole turns, the tree as arrays (:func:`search_tree`,
   :func:`simulate`);
-* :mod:`.hidden`: the determinization that keeps the hidden stack hidden;
+* :mod:`.determinization`: the determinization that keeps the hidden stack hidden;
 * :mod:`.afterstate_scorer`: the learned agent's scorer (features of every option, the model's MLP);
 * :mod:`.players`: the agents themselves (random, heuristic, learned), compiled, for batches;
 * ``engine.rules.pcg64``: numpy's default generator, compiled, so that those agents draw as the Python ones do;

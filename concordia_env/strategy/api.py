@@ -26,7 +26,7 @@ from concordia_env.engine.maps import MAP_NAMES, load
 from concordia_env.engine.state import MAP_ID, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import check_bounds, field_bounds
 
-from . import afterstate_scorer, evaluation, hidden, noise, planner, rollout, search, turn_enumeration
+from . import afterstate_scorer, determinization, evaluation, noise, planner, rollout, search, turn_enumeration
 from .afterstate_scorer import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
 from .params import (
     DEFAULT_PARAMS,
@@ -194,9 +194,9 @@ def utility(values: np.ndarray, player: int, opponent_weight: float = 1.0) -> fl
 
 
 def determinized(state: np.ndarray, rng: np.ndarray) -> np.ndarray:
-    """A copy of ``state`` with the hidden stack reshuffled within each deck (:mod:`.hidden`)."""
+    """A copy of ``state`` with the hidden stack reshuffled within each deck (:mod:`.determinization`)."""
     s = _state(state).copy()
-    hidden.determinize(s, _rng(rng))
+    determinization.determinize(s, _rng(rng))
     return s
 
 

@@ -12,7 +12,7 @@ playing rows against the same games through ``SingleAgentEnv``.
 * ``heuristic`` (:data:`HEURISTIC`): ``HeuristicAgent.act``. A forced decision is played
   at once; a decision its planned turn foresaw (the game in one of the states the plan
   expects, :func:`planned_action`) follows the plan; otherwise it determinizes a copy of
-  the game with its own noise generator (:mod:`.hidden`, :mod:`.noise`) and either chooses
+  the game with its own noise generator (:mod:`.determinization`, :mod:`.noise`) and either chooses
   the best turn option (:mod:`.turn_enumeration`; the decisions that look ahead) and follows that
   turn on the real game (:func:`follow`), or takes the planner's answer (:mod:`.planner`).
 * ``learned`` (:data:`LEARNED`): ``LearnedAgent.act`` without search or sampling. At every
@@ -58,8 +58,8 @@ from concordia_env.engine.state import (
 )
 
 from .afterstate_scorer import OBSERVATION_COLUMNS, ModelArrays, no_model, score_options
+from .determinization import determinize
 from .evaluation import remaining_fraction
-from .hidden import determinize
 from .params import P_OPPONENT_WEIGHT
 from .planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE, apply, decide, is_lookahead_phase
 from .turn_enumeration import best_option, turn_options

@@ -42,7 +42,7 @@ agent keeps its tree from one search to the next (:func:`set_root`), so arrays a
 allocated only while a search outgrows every earlier one.
 
 **Chance.** The tree searches one determinization of the hidden stack (the caller shuffles
-the root's stack first, :mod:`.hidden`): card draws inside the tree follow that one
+the root's stack first, :mod:`.determinization`): card draws inside the tree follow that one
 order. The agent pools several trees, each with its own shuffle.
 
 **Learned first estimates.** Given a learned model (the ``model`` tuple of :func:`simulate`,
