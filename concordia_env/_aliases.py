@@ -48,6 +48,7 @@ RENAMED_FILES: dict[str, str] = {
     "envs.common": "envs.env_checks",
     "training.evaluate": "training.run_evaluation",
     "strategy.hidden": "strategy.determinization",
+    "views.html.replay": "views.html.replay_page",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

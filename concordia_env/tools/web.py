@@ -121,7 +121,7 @@ from concordia_env.tools.session import (
 from concordia_env.views.html import asset, record_replay
 from concordia_env.views.html.board_svg import board_data
 from concordia_env.views.html.frames import StringTable, frame, frame_layout
-from concordia_env.views.html.replay import fill_template, script_json, static_names
+from concordia_env.views.html.replay_page import fill_template, script_json, static_names
 from concordia_env.views.render.style import PLAYER_COLORS
 
 DEFAULT_PORT = 8765
