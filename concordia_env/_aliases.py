@@ -49,6 +49,7 @@ RENAMED_FILES: dict[str, str] = {
     "training.evaluate": "training.run_evaluation",
     "strategy.hidden": "strategy.determinization",
     "views.html.replay": "views.html.replay_page",
+    "training.report": "training.run_report",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

@@ -12,5 +12,5 @@
 Shared modules: :mod:`.config` (configs and their command line; ``--config NAME`` finds a shipped
 config in ``configs/``), :mod:`.workers` (the process pools that play a run's games: local or Ray,
 and what a lost worker does), :mod:`.pool` (opponent pool), :mod:`.run_evaluation` (evaluation with Wilson
-intervals), :mod:`.policy_net` (the flat policy network), :mod:`.report` (learning curve and report).
+intervals), :mod:`.policy_net` (the flat policy network), :mod:`.run_report` (learning curve and report).
 """

@@ -102,8 +102,8 @@ from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
-from .report import plot_learning_curve
 from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
+from .run_report import plot_learning_curve
 from .workers import WorkerLostError, open_pool
 
 SELF = "self"

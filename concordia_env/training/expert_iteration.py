@@ -105,8 +105,8 @@ from concordia_env.tools.tournament import check_ray_address
 
 from .afterstate import FINAL_EVAL_INDEX, HOLDOUT_EVERY, SEED_BOUND, SELF, Run, RunState, run_command, save_npz_atomic
 from .config import ConfigBase, _f, add_override_arguments
-from .report import plot_learning_curve
 from .run_evaluation import EvalResult
+from .run_report import plot_learning_curve
 from .workers import BACKENDS, open_pool
 
 #: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
