@@ -50,6 +50,7 @@ RENAMED_FILES: dict[str, str] = {
     "strategy.hidden": "strategy.determinization",
     "views.html.replay": "views.html.replay_page",
     "training.report": "training.run_report",
+    "training.rllib": "training.rllib_ppo",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

@@ -7,7 +7,7 @@
   network learned from the games' outcomes (:mod:`concordia_env.training.afterstate`).
 * ``concordia train selfplay --config quick``: MaskablePPO over the flat
   actions against an opponent pool (:mod:`concordia_env.training.selfplay`).
-* ``concordia train rllib``: multi-agent PPO on RLlib / Ray (:mod:`concordia_env.training.rllib`).
+* ``concordia train rllib``: multi-agent PPO on RLlib / Ray (:mod:`concordia_env.training.rllib_ppo`).
 
 Shared modules: :mod:`.config` (configs and their command line; ``--config NAME`` finds a shipped
 config in ``configs/``), :mod:`.workers` (the process pools that play a run's games: local or Ray,

@@ -22,7 +22,7 @@ and the flat observation. ``model_config`` takes OptionsNet's sizes (``option_hi
         .rl_module(rl_module_spec=MultiRLModuleSpec(
             rl_module_specs={"shared": RLModuleSpec(module_class=OptionsRLModule)})))
 
-``concordia train rllib --level options`` (:mod:`concordia_env.training.rllib`) runs that
+``concordia train rllib --level options`` (:mod:`concordia_env.training.rllib_ppo`) runs that
 self-play with its checkpoints and evaluation. :func:`options_agent` plays a module greedily
 as an agent, for :func:`concordia_env.training.run_evaluation.evaluate`.
 """
