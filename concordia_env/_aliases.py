@@ -145,6 +145,7 @@ def _caller_stacklevel() -> int:
     while frame is not None and (
         frame.f_code.co_filename.startswith("<frozen importlib")
         or frame.f_code.co_filename == __file__
+        or frame.f_code.co_filename == importlib.__file__  # import_module, called by attribute()
         or frame.f_globals.get("__name__") in CHECKOUT_SHELLS
     ):
         if not frame.f_code.co_filename.startswith("<frozen importlib"):
@@ -167,13 +168,21 @@ class _AliasLoader(importlib.abc.Loader):
 
     def __init__(self, target: str) -> None:
         self.target = target
+        self.real_spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         warn_deprecated(spec.name, self.target)
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self.real_spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the module of the new name has run already."""
+        """Nothing to run: the module of the new name has run already.
+
+        The import system has just set the module's ``__spec__`` to the old name's spec; the
+        module keeps its own (its name, its loader), whatever name it was imported by.
+        """
+        module.__spec__ = self.real_spec
 
     def get_code(self, fullname: str):  # what ``python -m old.name`` runs
         spec = importlib.util.find_spec(self.target)
