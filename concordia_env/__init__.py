@@ -18,7 +18,7 @@ with the package), and the ``concordia`` command (``concordia --help``):
 * ``ConcordiaVectorEnv`` (``gymnasium.make_vec("ConcordiaVector-v1", num_envs=64)``), opponents
   inside the batch: :mod:`concordia_env.envs.vector_env`; for Stable-Baselines3 (the fast path,
   ``train`` extra): ``concordia_env.envs.sb3.SB3VecEnv``;
-* ``VectorGame``: many games on one 2-D state array, :mod:`concordia_env.envs.vector`;
+* ``VectorGame``: many games on one 2-D state array, :mod:`concordia_env.envs.vector_game`;
 * ``OptionsPolicy``: the SB3 policy of the options level (``level="options"``; ``train`` extra),
   :mod:`concordia_env.training.options_policy`;
 * ``evaluate``: a model, callable or agent against the reference agents, :mod:`concordia_env.tools.evaluate`;
@@ -51,7 +51,7 @@ from .engine import maps
 from .engine.actions import NUM_ACTIONS
 from .engine.errors import IllegalActionError, OpponentError, ResetNeededError
 from .engine.game import Game
-from .envs.common import MAX_EPISODE_STEPS
+from .envs.env_checks import MAX_EPISODE_STEPS
 
 _aliases.install()  # the module names from before the re-cut (concordia_env.game, agents, ...)
 
@@ -61,7 +61,7 @@ _LAZY = {
     "raw_env": "envs.pettingzoo_env",
     "parallel_env": "envs.pettingzoo_env",
     "SingleAgentEnv": "envs.gym_env",
-    "VectorGame": "envs.vector",
+    "VectorGame": "envs.vector_game",
     "ConcordiaVectorEnv": "envs.vector_env",
     "evaluate": "tools.evaluate",
     # the options level's SB3 policy (needs the train extra: torch, stable-baselines3, sb3-contrib)

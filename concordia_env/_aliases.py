@@ -11,6 +11,13 @@ the new one (never a second copy, so classes and registries stay one), and
 ``training/``, ``benchmarks/``), so an installed wheel never claims ``agents`` (the import
 name of another, widely used package).
 
+Later, module files inside the subpackages were renamed so that each name says what the file
+holds and no file name is used twice in the package (:data:`RENAMED_FILES`:
+``concordia_env.strategy.afterstate`` is ``concordia_env.strategy.afterstate_scorer``,
+``concordia_env.envs.vector`` is ``concordia_env.envs.vector_game``, ...). Their old names are
+aliases the same way, and old names chain (``concordia_env.vector`` and
+``training.evaluate`` give the module of today's name).
+
 Every old name is deprecated: importing one (or reaching it as an attribute of
 ``concordia_env``) gives a ``DeprecationWarning`` that names the new import, as PettingZoo's
 deprecated modules do. Nothing in the project, its tests, docs or generated reports uses an
@@ -26,6 +33,26 @@ import importlib.util
 import sys
 import warnings
 from types import ModuleType
+
+#: module files renamed inside their subpackage: old dotted name -> new (under ``concordia_env``)
+RENAMED_FILES: dict[str, str] = {
+    "agents.afterstate": "agents.learned_model",
+    "strategy.afterstate": "strategy.afterstate_scorer",
+    "agents.options": "agents.option_checks",
+    "strategy.options": "strategy.turn_enumeration",
+    "engine.rules.engine": "engine.rules.entry_points",
+    "envs.vector": "envs.vector_game",
+    "views.html.board": "views.html.board_svg",
+    "views.render.board": "views.render.board_picture",
+    "engine.rules.common": "engine.rules.state_helpers",
+    "envs.common": "envs.env_checks",
+    "training.evaluate": "training.run_evaluation",
+    "strategy.hidden": "strategy.determinization",
+    "views.html.replay": "views.html.replay_page",
+    "training.report": "training.run_report",
+    "training.rllib": "training.rllib_ppo",
+    "training.afterstate": "training.afterstate_learning",
+}
 
 #: old module name -> new module name (a package entry covers its submodules too)
 ALIASES: dict[str, str] = {
@@ -50,10 +77,10 @@ ALIASES: dict[str, str] = {
     },
     **{
         f"concordia_env.{name}": f"concordia_env.envs.{name}"
-        for name in ("gym_env", "opponents", "pettingzoo_env", "rewards", "vector")
+        for name in ("gym_env", "opponents", "pettingzoo_env", "rewards")
     },
-    "concordia_env.env_common": "concordia_env.envs.common",
-    "concordia_env.training.afterstate": "concordia_env.training.afterstate_learning",
+    "concordia_env.vector": "concordia_env.envs.vector_game",
+    "concordia_env.env_common": "concordia_env.envs.env_checks",
     "concordia_env.openspiel": "concordia_env.integrations.openspiel",
     "concordia_env.render": "concordia_env.views.render",
     "concordia_env.web": "concordia_env.views.html",
@@ -70,6 +97,9 @@ ALIASES: dict[str, str] = {
     },
     # the fuzzing campaigns are test code now, beside the tests (a checkout only)
     "benchmarks.fuzz": "tests.fuzz.campaigns",
+    # module files renamed inside their subpackage, so that each file name says what is inside
+    # and is used once in the package (issue 36)
+    **{f"concordia_env.{old}": f"concordia_env.{new}" for old, new in RENAMED_FILES.items()},
 }
 
 
@@ -77,14 +107,31 @@ ALIASES: dict[str, str] = {
 CHECKOUT_SHELLS = ("agents", "training", "benchmarks")
 
 
-def new_name(old: str) -> str | None:
-    """The current name of a module known by an old one (None: not an old name)."""
+def _one_step(old: str) -> str | None:
+    """``old`` with its longest old prefix replaced once (None: no prefix of it is an old name)."""
     parts = old.split(".")
     for k in range(len(parts), 0, -1):
         head = ".".join(parts[:k])
         if head in ALIASES:
             return ".".join([ALIASES[head], *parts[k:]])
     return None
+
+
+def new_name(old: str) -> str | None:
+    """The current name of a module known by an old one (None: not an old name).
+
+    Old names chain: ``concordia_env.rules.engine`` was moved to ``concordia_env.engine.rules.engine``,
+    whose file was renamed ``entry_points.py`` since; the answer is the name of today.
+    """
+    name = _one_step(old)
+    for _ in range(len(ALIASES)):  # each step replaces an old prefix; a cycle would be a bug in ALIASES
+        if name is None:
+            return None
+        following = _one_step(name)
+        if following is None or following == name:
+            return name
+        name = following
+    raise RuntimeError(f"the old module names of {old!r} form a cycle")
 
 
 def _caller_stacklevel() -> int:
@@ -99,6 +146,7 @@ def _caller_stacklevel() -> int:
     while frame is not None and (
         frame.f_code.co_filename.startswith("<frozen importlib")
         or frame.f_code.co_filename == __file__
+        or frame.f_code.co_filename == importlib.__file__  # import_module, called by attribute()
         or frame.f_globals.get("__name__") in CHECKOUT_SHELLS
     ):
         if not frame.f_code.co_filename.startswith("<frozen importlib"):
@@ -121,13 +169,21 @@ class _AliasLoader(importlib.abc.Loader):
 
     def __init__(self, target: str) -> None:
         self.target = target
+        self.real_spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         warn_deprecated(spec.name, self.target)
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self.real_spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the module of the new name has run already."""
+        """Nothing to run: the module of the new name has run already.
+
+        The import system has just set the module's ``__spec__`` to the old name's spec; the
+        module keeps its own (its name, its loader), whatever name it was imported by.
+        """
+        module.__spec__ = self.real_spec
 
     def get_code(self, fullname: str):  # what ``python -m old.name`` runs
         spec = importlib.util.find_spec(self.target)

@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import (
+from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
+from concordia_env.agents.learned_model import (
     FEATURE_COUNTS,
     NUM_FEATURES,
     UTILITY_INDEX,
@@ -24,9 +26,7 @@ from concordia_env.agents.afterstate import (
     candidates,
     rollout_value,
 )
-from concordia_env.agents.heuristic import HeuristicAgent
-from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, default_model_path
-from concordia_env.strategy.afterstate import REMAINING_INDEX
+from concordia_env.strategy.afterstate_scorer import REMAINING_INDEX
 from concordia_env.training.afterstate_learning import AfterstateConfig, AfterstateRun, lambda_returns, main
 from concordia_env.training.afterstate_net import AfterstateNet
 

@@ -15,8 +15,8 @@ import pytest
 
 from concordia_env import IllegalActionError
 from concordia_env.engine.errors import ArgumentTypeError
-from concordia_env.envs.vector import VectorGame
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
+from concordia_env.envs.vector_game import VectorGame
 
 
 def _snapshot(vec: VectorGame) -> tuple[np.ndarray, np.ndarray]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import concordia_env
-from concordia_env.engine.rules import _jit, engine, scoring
+from concordia_env.engine.rules import _jit, entry_points, scoring
 from concordia_env.strategy import evaluation, planner
 
 PACKAGE_DIR = Path(concordia_env.__file__).parent
@@ -24,7 +24,7 @@ def test_our_locators_are_installed() -> None:
     assert _jit.PACKAGE_STAMPS, "numba's cache internals changed: rule functions fall back to per-file stamps"
 
 
-@pytest.mark.parametrize("dispatcher", [engine.step, scoring.score_parts, evaluation.values, planner.decide])
+@pytest.mark.parametrize("dispatcher", [entry_points.step, scoring.score_parts, evaluation.values, planner.decide])
 def test_compiled_functions_carry_the_package_stamp(dispatcher) -> None:
     cache_file = dispatcher._cache._cache_file
     py_file = dispatcher.py_func.__code__.co_filename
@@ -36,10 +36,10 @@ def test_the_rules_depend_on_the_rules_and_tables_only() -> None:
     root = PACKAGE_DIR.parent
     deps = {
         p.relative_to(PACKAGE_DIR).as_posix()
-        for p in _jit.dependency_files(PACKAGE_DIR / "engine/rules/engine.py", root)
+        for p in _jit.dependency_files(PACKAGE_DIR / "engine/rules/entry_points.py", root)
     }
     assert {
-        "engine/rules/engine.py",
+        "engine/rules/entry_points.py",
         "engine/rules/scoring.py",
         "engine/rules/effects.py",
         "engine/cards.py",
@@ -49,7 +49,7 @@ def test_the_rules_depend_on_the_rules_and_tables_only() -> None:
     assert not deps & {
         "engine/game.py",
         "engine/observation.py",
-        "views/render/board.py",
+        "views/render/board_picture.py",
         "envs/pettingzoo_env.py",
         "__init__.py",
     }
@@ -58,14 +58,14 @@ def test_the_rules_depend_on_the_rules_and_tables_only() -> None:
 def test_an_edit_of_a_dependency_changes_the_digest_and_an_edit_elsewhere_does_not(tmp_path: Path) -> None:
     copy = tmp_path / "concordia_env"
     shutil.copytree(PACKAGE_DIR, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    engine_file = copy / "engine" / "rules" / "engine.py"
+    engine_file = copy / "engine" / "rules" / "entry_points.py"
 
     def digest() -> str:
         return _jit.dependency_digest(engine_file, tmp_path, copy / "engine" / "data")
 
     before = digest()
-    assert before == _jit.dependency_digest(PACKAGE_DIR / "engine" / "rules" / "engine.py")
-    for unrelated in (copy / "views" / "render" / "board.py", copy / "engine" / "game.py"):
+    assert before == _jit.dependency_digest(PACKAGE_DIR / "engine" / "rules" / "entry_points.py")
+    for unrelated in (copy / "views" / "render" / "board_picture.py", copy / "engine" / "game.py"):
         unrelated.write_text(unrelated.read_text() + "\n# edited\n")
     assert digest() == before
     scoring_file = copy / "engine" / "rules" / "scoring.py"
@@ -120,9 +120,9 @@ def test_each_file_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(_jit.ast, "parse", counting_parse)
     root = PACKAGE_DIR.parent
-    first = _jit.dependency_files(PACKAGE_DIR / "engine/rules/engine.py", root)
+    first = _jit.dependency_files(PACKAGE_DIR / "engine/rules/entry_points.py", root)
     count = len(parsed)
     assert count == len(first)
     _jit.dependency_files(PACKAGE_DIR / "engine/rules/legal.py", root)
-    _jit.dependency_files(PACKAGE_DIR / "engine/rules/engine.py", root)
-    assert len(parsed) - count <= 1  # legal.py's own imports are all reached from engine.py already
+    _jit.dependency_files(PACKAGE_DIR / "engine/rules/entry_points.py", root)
+    assert len(parsed) - count <= 1  # legal.py's own imports are all reached from entry_points.py already

@@ -1,6 +1,6 @@
 """One evaluation loop and one seeding scheme: tournaments, strength bars and training evaluations.
 
-The training evaluation (``training.evaluate.evaluate``) and the afterstate learner's are
+The training evaluation (``training.run_evaluation.evaluate``) and the afterstate learner's are
 tournaments (``tools.tournament.duel``) with the tournament's seeds; their games are stored,
 so any of them is replayed by its id with ``concordia replay``, a game stopped at the turn cap
 included.
@@ -21,8 +21,8 @@ from concordia_env.engine.observation import OBS_SIZE
 from concordia_env.tools.replay import main as replay_main
 from concordia_env.tools.store import SCHEMA_VERSION, Store
 from concordia_env.tools.tournament import TournamentConfig, duel, game_seed, run_tournament, seating
-from concordia_env.training.evaluate import LEARNER, eval_seed, eval_seeds, evaluate
 from concordia_env.training.policy_net import NumpyActor
+from concordia_env.training.run_evaluation import LEARNER, eval_seed, eval_seeds, evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +56,7 @@ def test_a_training_evaluation_is_a_tournament_with_the_tournament_s_seeds(tmp_p
 
 def test_an_evaluation_of_other_weights_is_not_read_back(tmp_path: Path) -> None:
     """The same evaluation asked again reads its games back; one named by other weights plays its own."""
-    from concordia_env.training.evaluate import weights_digest
+    from concordia_env.training.run_evaluation import weights_digest
 
     db = tmp_path / "eval.db"
     kwargs = {"map": "italia", "num_players": 2, "seed": 5, "index": 0, "max_turns": 60, "db": db}

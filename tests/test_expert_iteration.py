@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import MARGIN_SCALE, AfterstateModel, candidates
 from concordia_env.agents.heuristic import HeuristicAgent
 from concordia_env.agents.learned import SHIPPED_MODELS, LearnedAgent, shipped_model_path
+from concordia_env.agents.learned_model import MARGIN_SCALE, AfterstateModel, candidates
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.training.expert_iteration import (
     COLUMNS,
@@ -248,7 +248,7 @@ def test_a_run_resumed_for_more_iterations_evaluates_its_new_model(tmp_path: Pat
     by the model's weights, so the new model's final evaluation is not the old one's games.
     """
     from concordia_env.tools.store import Store
-    from concordia_env.training.evaluate import weights_digest
+    from concordia_env.training.run_evaluation import weights_digest
 
     run = ExpertRun.create(_config(tmp_path, iterations=1, final_eval_games={"random": 2}))
     run.train()

@@ -205,7 +205,7 @@ def test_warmup_has_help_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_a_cold_cache_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_path: Path) -> None:
     code = (
-        "from concordia_env.engine.rules.common import count_bits, lowest_bit\n"
+        "from concordia_env.engine.rules.state_helpers import count_bits, lowest_bit\n"
         "assert count_bits(5) == 2 and count_bits(7) == 3 and lowest_bit(4) == 2\n"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}

@@ -30,7 +30,7 @@ from concordia_env.engine.cards import (
     STOREHOUSE_SLOTS,
 )
 from concordia_env.engine.observation import OBS_SIZES, fill_observation, observe_batch_into
-from concordia_env.engine.rules.common import is_buildable_place, pbase
+from concordia_env.engine.rules.state_helpers import is_buildable_place, pbase
 from concordia_env.engine.state import (
     CONCORDIA_HOLDER,
     HOUSES,

@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, IllegalActionError, SingleAgentEnv, env, parallel_env, raw_env
-from concordia_env.agents.afterstate import candidates
 from concordia_env.agents.heuristic import HeuristicAgent
+from concordia_env.agents.learned_model import candidates
 from concordia_env.engine.position import PositionError
 from concordia_env.engine.state import STACK, STACK_SIZE
 from concordia_env.envs.options_level import DEFAULT_MAX_OPTIONS
 from concordia_env.strategy import utility
-from concordia_env.strategy.afterstate import FEATURE_COUNTS, FEATURES_VERSION
+from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, FEATURES_VERSION
 
 KEYS = {"observation", "options", "action_mask"}
 

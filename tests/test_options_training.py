@@ -20,8 +20,8 @@ from sb3_contrib import MaskablePPO
 from concordia_env import OptionsPolicy, SingleAgentEnv
 from concordia_env.tools import cli
 from concordia_env.training import ppo_options
-from concordia_env.training.evaluate import OptionsAgent, evaluate
 from concordia_env.training.options_policy import options_agent
+from concordia_env.training.run_evaluation import OptionsAgent, evaluate
 
 
 @pytest.fixture(autouse=True)
@@ -123,21 +123,21 @@ def test_the_rllib_module_scores_the_options_of_the_pettingzoo_level(rllib_modul
 
 
 def test_one_tiny_rllib_iteration_of_options_self_play(rllib_modules: tuple, tmp_path: Path) -> None:
-    from concordia_env.training import rllib
+    from concordia_env.training import rllib_ppo
 
-    config = rllib.RLlibConfig.load("concordia_env/training/configs/rllib_options_tiny.yaml", {})
+    config = rllib_ppo.RLlibConfig.load("concordia_env/training/configs/rllib_options_tiny.yaml", {})
     assert config.level == "options" and config.illegal_action == "raise"
-    summary = rllib.train(config, tmp_path / "run")
+    summary = rllib_ppo.train(config, tmp_path / "run")
     (line,) = [json.loads(x) for x in (tmp_path / "run" / "progress.jsonl").read_text().splitlines()]
     assert line["module_steps_trained"] > 0 and np.isfinite(line["policy_loss"])
     assert summary["eval"]["games"] == 2
     with pytest.raises(ValueError, match="heuristic fixed policy plays the flat level"):
-        rllib.RLlibConfig.load(None, {"level": "options", "opponents": {"heuristic": 0.5}})
+        rllib_ppo.RLlibConfig.load(None, {"level": "options", "opponents": {"heuristic": 0.5}})
 
 
 def test_the_shipped_options_rllib_config_is_valid_and_evaluates_against_random() -> None:
-    from concordia_env.training import rllib
+    from concordia_env.training import rllib_ppo
 
-    config = rllib.RLlibConfig.load("rllib_options", {})
+    config = rllib_ppo.RLlibConfig.load("rllib_options", {})
     assert config.level == "options" and config.eval_opponent == "random" and config.eval_games == 200
     assert set(config.opponents) == {"random"}

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 from concordia_env.integrations import rllib as rllib_integration
-from concordia_env.training import rllib
+from concordia_env.training import rllib_ppo
 from concordia_env.training.policy_net import NumpyActor
 from tests.test_docs import DOCS, needs_ray, python_blocks
 
@@ -30,7 +30,7 @@ def _shut_down_ray() -> Iterator[None]:
 
 
 def test_env_factory_gives_rllib_keys_and_plays_legal_games() -> None:
-    env = rllib.make_env({"map": "italia", "num_players": 2, "max_cycles": 60, "with_state": True})
+    env = rllib_ppo.make_env({"map": "italia", "num_players": 2, "max_cycles": 60, "with_state": True})
     obs, _ = env.reset(seed=3)
     ((agent, first),) = obs.items()
     assert set(first) == {"observations", "action_mask", "state"}
@@ -46,7 +46,7 @@ def test_env_factory_gives_rllib_keys_and_plays_legal_games() -> None:
 
 
 def test_policy_mapping_keeps_one_learner_seat() -> None:
-    mapping = rllib.policy_mapping({"random": 0.5, "heuristic": 0.5}, 4, seed=0)
+    mapping = rllib_ppo.policy_mapping({"random": 0.5, "heuristic": 0.5}, 4, seed=0)
 
     class Episode:
         def __init__(self, i: int) -> None:
@@ -54,22 +54,22 @@ def test_policy_mapping_keeps_one_learner_seat() -> None:
 
     for i in range(20):
         names = [mapping(f"player_{k}", Episode(i)) for k in range(4)]
-        assert names.count(rllib.SHARED) == 1
+        assert names.count(rllib_ppo.SHARED) == 1
         assert names == [mapping(f"player_{k}", Episode(i)) for k in range(4)], "one draw per episode"
-    assert rllib.policy_mapping({}, 3, seed=0)("player_2", Episode(0)) == rllib.SHARED
+    assert rllib_ppo.policy_mapping({}, 3, seed=0)("player_2", Episode(0)) == rllib_ppo.SHARED
     with pytest.raises(ValueError, match="opponents"):
-        rllib.RLlibConfig(opponents={"mcts": 0.5})
+        rllib_ppo.RLlibConfig(opponents={"mcts": 0.5})
     with pytest.raises(ValueError, match="illegal_action"):
-        rllib.RLlibConfig(illegal_action="ignore")
+        rllib_ppo.RLlibConfig(illegal_action="ignore")
     with pytest.raises(ValueError, match="num_cpus"):
-        rllib.RLlibConfig(num_cpus=1, env_runners=2)
+        rllib_ppo.RLlibConfig(num_cpus=1, env_runners=2)
 
 
 def test_a_local_ray_has_one_cpu_per_env_runner_so_the_tiny_config_runs_two_on_two_cores() -> None:
     tiny = "concordia_env/training/configs/rllib_tiny.yaml"
-    assert rllib.local_cpus(rllib.RLlibConfig.load(tiny, {})) == 1  # the driver samples
-    assert rllib.local_cpus(rllib.RLlibConfig.load(tiny, {"env_runners": 2})) == 2
-    assert rllib.local_cpus(rllib.RLlibConfig.load(tiny, {"env_runners": 2, "num_cpus": 4})) == 4
+    assert rllib_ppo.local_cpus(rllib_ppo.RLlibConfig.load(tiny, {})) == 1  # the driver samples
+    assert rllib_ppo.local_cpus(rllib_ppo.RLlibConfig.load(tiny, {"env_runners": 2})) == 2
+    assert rllib_ppo.local_cpus(rllib_ppo.RLlibConfig.load(tiny, {"env_runners": 2, "num_cpus": 4})) == 4
 
 
 def _ray_processes() -> list[str]:
@@ -110,40 +110,40 @@ def _same(a: NumpyActor, b: NumpyActor) -> bool:
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds Ray's processes in /proc")
 def test_tiny_run_trains_checkpoints_resumes_and_leaves_no_ray_process(tmp_path: Path) -> None:
-    config = rllib.RLlibConfig.load("concordia_env/training/configs/rllib_tiny.yaml", {"runs_dir": str(tmp_path)})
+    config = rllib_ppo.RLlibConfig.load("concordia_env/training/configs/rllib_tiny.yaml", {"runs_dir": str(tmp_path)})
     assert config.illegal_action == "raise", "one unmasked action of any policy would fail the run"
     run = tmp_path / "run"
-    summary = rllib.train(config, run)  # starts a local Ray of config.num_cpus and shuts it down
+    summary = rllib_ppo.train(config, run)  # starts a local Ray of config.num_cpus and shuts it down
     _assert_ray_is_gone()
     (first,) = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
     assert first["iteration"] == 1 and first["env_steps"] >= config.train_batch_size
     assert first["module_steps_trained"] > 0, "the shared policy was updated"
     assert np.isfinite([first["policy_loss"], first["vf_loss"], first["entropy"]]).all()
     assert summary["eval"]["games"] == config.eval_games and summary["eval"]["opponent"] == "heuristic"
-    saved = rllib.checkpoint_actor(run / "checkpoints" / "iter_0001", config.activation)
+    saved = rllib_ppo.checkpoint_actor(run / "checkpoints" / "iter_0001", config.activation)
     assert _same(saved, NumpyActor.load(run / "actor.npz")), "the checkpoint holds the evaluated policy"
 
-    resumed = rllib.RLlibConfig.load(run / "config.yaml", {"iterations": 2, "eval_games": 0})
-    rllib.train(resumed, run, resume=True)
+    resumed = rllib_ppo.RLlibConfig.load(run / "config.yaml", {"iterations": 2, "eval_games": 0})
+    rllib_ppo.train(resumed, run, resume=True)
     _assert_ray_is_gone()
     lines = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
     assert [x["iteration"] for x in lines] == [1, 2]
     assert lines[1]["env_steps_lifetime"] > lines[0]["env_steps_lifetime"], "resumed, not restarted"
-    trained = rllib.checkpoint_actor(run / "checkpoints" / "iter_0002", config.activation)
+    trained = rllib_ppo.checkpoint_actor(run / "checkpoints" / "iter_0002", config.activation)
     assert not _same(trained, saved), "the resumed iteration trained the policy further"
     with pytest.raises(FileNotFoundError, match="shared"):
-        rllib.checkpoint_actor(tmp_path, config.activation)
+        rllib_ppo.checkpoint_actor(tmp_path, config.activation)
 
 
 @pytest.mark.slow
 def test_sampling_throughput_times_the_steps_it_counts() -> None:
-    config = rllib.RLlibConfig.load(
+    config = rllib_ppo.RLlibConfig.load(
         "concordia_env/training/configs/rllib_tiny.yaml",
         {"train_batch_size": 60, "minibatch_size": 30, "opponents": {}},
     )
     with pytest.raises(ValueError, match="rounds"):
-        rllib.sampling_throughput(config, rounds=1)  # refused before Ray starts
-    result = rllib.sampling_throughput(config, rounds=2)  # the driver samples (env_runners: 0)
+        rllib_ppo.sampling_throughput(config, rounds=1)  # refused before Ray starts
+    result = rllib_ppo.sampling_throughput(config, rounds=2)  # the driver samples (env_runners: 0)
     _assert_ray_is_gone()
     assert result["env_runners"] == 0 and len(result["steps_per_round"]) == 2
     assert all(steps >= config.train_batch_size for steps in result["steps_per_round"])

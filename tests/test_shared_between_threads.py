@@ -16,7 +16,7 @@ import numpy as np
 
 from concordia_env import Game, IllegalActionError
 from concordia_env.engine.state_check import check_state
-from concordia_env.envs.vector import VectorGame
+from concordia_env.envs.vector_game import VectorGame
 
 ROUNDS = 400
 #: games and threads of the one-game test

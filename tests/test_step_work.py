@@ -119,7 +119,7 @@ def test_aec_infos_are_kept_for_the_game_and_updated_where_they_change() -> None
 
 def test_mask_indices_are_flatnonzero_for_any_mask() -> None:
     """The word-wise scan behind ``legal_actions`` on masks of every density, the last entries included."""
-    from concordia_env.engine.rules.engine import CACHE_LEGAL, cache_mask, mask_indices_into, new_cache
+    from concordia_env.engine.rules.entry_points import CACHE_LEGAL, cache_mask, mask_indices_into, new_cache
 
     rng = np.random.default_rng(5)
     cache = new_cache()

@@ -22,9 +22,9 @@ import pytest
 
 from concordia_env import Game
 from concordia_env.training.config import TrainConfig, field_names, overrides_from_args, resolve
-from concordia_env.training.evaluate import eval_seeds, evaluate, wilson_interval
 from concordia_env.training.policy_net import NumpyActor, action_logits, masked_argmax, masked_sample
 from concordia_env.training.pool import POOL_FILE, OpponentPool, PoolOpponent
+from concordia_env.training.run_evaluation import eval_seeds, evaluate, wilson_interval
 from concordia_env.training.selfplay import CHECKPOINT_DIR, STATE_FILE, SUMMARY_FILE, MarginShaping, build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]

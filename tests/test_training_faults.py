@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 import torch
 
-from concordia_env.agents.afterstate import AfterstateModel
+from concordia_env.agents.learned_model import AfterstateModel
 from concordia_env.training import expert_iteration, loop, workers
 from concordia_env.training.afterstate_learning import AfterstateConfig, AfterstateRun
 from concordia_env.training.expert_iteration import ExpertConfig, ExpertRun

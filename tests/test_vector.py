@@ -11,7 +11,7 @@ from concordia_env import Game, IllegalActionError, VectorGame
 from concordia_env.engine import actions as A
 from concordia_env.engine.observation import OBS_SIZE
 from concordia_env.envs.rewards import Rewarder
-from concordia_env.envs.vector import MAX_SEED
+from concordia_env.envs.vector_game import MAX_SEED
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -191,7 +191,7 @@ def test_sample_actions_are_legal_and_reproducible() -> None:
 
 
 def test_sample_rows_is_uniform_over_the_legal_actions() -> None:
-    from concordia_env.engine.rules.engine import sample_rows
+    from concordia_env.engine.rules.entry_points import sample_rows
 
     mask = np.zeros((1, A.NUM_ACTIONS), dtype=np.bool_)
     legal = np.array([0, 3, 100, 500, A.NUM_ACTIONS - 1])
@@ -213,7 +213,7 @@ def test_sample_rows_is_uniform_over_the_legal_actions() -> None:
 
 def test_nth_legal_is_the_kth_true_index_for_any_mask() -> None:
     """nth_legal skips whole blocks of the mask by their count: the answer is still flatnonzero's k-th."""
-    from concordia_env.engine.rules.engine import NTH_BLOCK, nth_legal
+    from concordia_env.engine.rules.entry_points import NTH_BLOCK, nth_legal
 
     rng = np.random.default_rng(5)
     for size in (1, NTH_BLOCK - 1, NTH_BLOCK, NTH_BLOCK + 1, 3 * NTH_BLOCK, A.NUM_ACTIONS):

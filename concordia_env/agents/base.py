@@ -24,7 +24,7 @@ import numpy as np
 
 from concordia_env import NUM_ACTIONS, Game
 
-from .options import seed_option, strict_option
+from .option_checks import seed_option, strict_option
 
 #: set to 1 to make every agent built without ``strict=`` strict
 STRICT_ENV = "CONCORDIA_STRICT_AGENTS"

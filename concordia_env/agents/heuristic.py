@@ -24,7 +24,7 @@ Colonist settles next to the best unbuilt cities or takes the tax; a full storeh
 the goods it needs, then the dearest.
 
 *No peeking.* Every plan is made on a determinized copy of the game: the hidden stack
-shuffled within each deck (:mod:`concordia_env.strategy.hidden`) by the agent's own seeded
+shuffled within each deck (:mod:`concordia_env.strategy.determinization`) by the agent's own seeded
 generator, so two games that differ only in the hidden order get the same decisions. The
 chosen turn's actions are then matched to the real game (the states it expects before each
 of them), and the agent follows them while the game stays on that path.

@@ -14,7 +14,7 @@ the best one's first action. At the turn's next decision it decides again (``rep
 default), so the model, not a rule of thumb, chooses where to build, what to buy and what to
 trade. That decision is one call of the compiled player (:class:`~concordia_env.strategy.players.SeatPlayer`,
 the very player a batch runs inside :mod:`concordia_env.envs.vector_env`); the readable
-Python route (:func:`concordia_env.agents.afterstate.candidates`, the model's scores,
+Python route (:func:`concordia_env.agents.learned_model.candidates`, the model's scores,
 :func:`concordia_env.agents.heuristic.follow`) serves what needs Python: the candidates a
 training run records (``record``) and a sampled choice (``temperature``). Both decide alike
 (tests/agents/test_learned_replan.py). ``replan=False`` plays the rest of the chosen turn as
@@ -53,14 +53,14 @@ from concordia_env import Game, strategy
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy.afterstate import ModelArrays
+from concordia_env.strategy.afterstate_scorer import ModelArrays
 from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
 
-from .afterstate import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
+from .learned_model import MARGIN_SCALE, AfterstateModel, Candidates, candidates
 from .mcts import MAX_PRIOR_VISITS, MCTSAgent
-from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
+from .option_checks import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
 
 #: the models shipped in the package, by the player count they were trained for
 SHIPPED_MODELS = {

@@ -32,7 +32,7 @@ numba); this agent sets it up, spends the budget and plays the move it finds.
   tenth of the wealth); a finished game counts its final scores (the tie-break winner ahead).
 * **Hidden stack (chance).** The order of the face-down stack is unknown: each tree
   searches one *determinization*, the stack shuffled within each deck's own segment
-  (:mod:`concordia_env.strategy.hidden`); the card draws inside that tree follow it.
+  (:mod:`concordia_env.strategy.determinization`); the card draws inside that tree follow it.
   ``determinizations`` > 1 splits the budget over that many independent trees, each with
   its own shuffle, and pools their root statistics (by the move's first action, and the
   card a Diplomat copies).
@@ -75,7 +75,7 @@ from concordia_env.strategy.search import PRIOR_VISITS as PRIOR
 
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan
-from .options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, choice_option, float_option, int_option
+from .option_checks import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, choice_option, float_option, int_option
 
 #: the rollout policy: the heuristic's planner choosing its card among two turn options drawn at
 #: random, with Gumbel noise of this many VP on their utilities, and no nested lookahead inside a
@@ -89,7 +89,7 @@ UNLIMITED_TURNS = strategy.UNLIMITED_TURNS
 PRIOR_VISITS = PRIOR
 #: a time-limited search runs the compiled simulations in batches of about this many seconds
 BATCH_SECONDS = 0.01
-#: limits of the options (agents.options has the budget limits): far beyond any useful value, so
+#: limits of the options (agents.option_checks has the budget limits): far beyond any useful value, so
 #: that a typo cannot build an agent whose every move takes hours or whose values mean nothing
 MAX_EXPLORATION = 100.0
 MAX_ROLLOUT_ROUNDS = 1_000

@@ -39,7 +39,7 @@ from concordia_env import NUM_ACTIONS, Game
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 
 from .base import Agent
-from .options import bool_option
+from .option_checks import bool_option
 
 #: what the safe loader's unpickler may build: plain containers and torch's activation classes
 SAFE_GLOBALS = {

@@ -32,8 +32,8 @@ from .errors import ArgumentTypeError, IllegalActionError, integer_argument, sea
 from .maps import Map, load
 from .observation import observe
 from .position_codec import parse_position, position_text, read_position, write_position
-from .rules import engine, facts
-from .rules.engine import CACHE_LEGAL, CACHE_MASK, STEP_OK, legal_into_cache, new_cache
+from .rules import entry_points, facts
+from .rules.entry_points import CACHE_LEGAL, CACHE_MASK, STEP_OK, legal_into_cache, new_cache
 from .rules.hidden import shuffle_hidden_stack
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, ranking, score_parts, score_totals
 from .rules.setup import new_state
@@ -133,12 +133,12 @@ class Game:
     """
 
     # The legal mask of the pending decision is computed once per position: ``_mask`` holds
-    # it for the state kept beside it (``rules.engine.cached_legal``). ``step`` leaves both
+    # it for the state kept beside it (``rules.entry_points.cached_legal``). ``step`` leaves both
     # describing the position it reaches (the engine computes that mask anyway), so a
     # decision's mask is neither recomputed for the legality check nor for ``legal_mask()``.
     # The flag is the state itself, compared in compiled code, not a boolean: a state
     # written in place by the package's compiled code is never given a stale mask.
-    # Mask, state and indices live in one buffer, ``_cache`` (``rules.engine.new_cache``), which the compiled
+    # Mask, state and indices live in one buffer, ``_cache`` (``rules.entry_points.new_cache``), which the compiled
     # calls take; ``_mask`` and ``_legal`` (where ``legal_actions`` finds the indices it copies
     # out) are numpy views of its parts.
     # ``_tables`` is ``_map.tables``, kept at hand for the calls made on every decision.
@@ -747,16 +747,16 @@ _CACHE_T = types.Array(types.uint8, 1, "C")
 
 
 def _step(state: np.ndarray, tables: np.ndarray, action: int, cache: np.ndarray) -> int:
-    """``rules.engine.step_cached``: on first use, replaces itself by its compiled entry point."""
+    """``rules.entry_points.step_cached``: on first use, replaces itself by its compiled entry point."""
     global _step
-    _step = entry_point(engine.step_cached, _STATE_T, _TABLES_T, types.int64, _CACHE_T)
+    _step = entry_point(entry_points.step_cached, _STATE_T, _TABLES_T, types.int64, _CACHE_T)
     return int(_step(state, tables, action, cache))
 
 
 def _legal_indices(state: np.ndarray, tables: np.ndarray, cache: np.ndarray) -> int:
-    """``rules.engine.legal_indices``: on first use, replaces itself by its compiled entry point."""
+    """``rules.entry_points.legal_indices``: on first use, replaces itself by its compiled entry point."""
     global _legal_indices
-    _legal_indices = entry_point(engine.legal_indices, _STATE_T, _TABLES_T, _CACHE_T)
+    _legal_indices = entry_point(entry_points.legal_indices, _STATE_T, _TABLES_T, _CACHE_T)
     return int(_legal_indices(state, tables, cache))
 
 

@@ -2,7 +2,7 @@
 
 ``observe(game, player)`` (what :meth:`Game.observation` returns) shows the position from
 ``player``'s point of view; ``observe_batch`` does the same for a 2-D array of states, one
-observer per row (used by :class:`~concordia_env.envs.vector.VectorGame`). Both are compiled with
+observer per row (used by :class:`~concordia_env.envs.vector_game.VectorGame`). Both are compiled with
 numba and read nothing but the state array and the map tables.
 
 Design
@@ -103,7 +103,6 @@ from .errors import ArgumentTypeError, seat_argument
 from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
 from .rules import njit, njit_borrowing
-from .rules.common import colonists_on_board, count_bits, free_slots, pbase, slot_kind
 from .rules.scoring import (
     CONCORDIA_PART,
     NUM_SCORE_PARTS,
@@ -116,6 +115,7 @@ from .rules.scoring import (
     tally_of_places,
     wealth,
 )
+from .rules.state_helpers import colonists_on_board, count_bits, free_slots, pbase, slot_kind
 from .state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,

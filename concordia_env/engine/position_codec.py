@@ -69,7 +69,7 @@ from .maps import (
 )
 from .rules import facts
 from .rules.effects import begin_action, close_finished_parts, close_up_display, refill_display, store_what_is_forced
-from .rules.engine import advance
+from .rules.entry_points import advance
 from .rules.legal import (
     NO_PATH_OF_KIND,
     NOT_A_SETTLING_PLACE,

@@ -57,7 +57,7 @@ player count, or of a game that is over, raises ``PositionError`` (a ``ValueErro
 nothing changed. No other reset option is read: a key that names one of the options above
 (or of the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``,
 with nothing changed; any other key gives a ``UserWarning`` that it is ignored (but for
-PettingZoo's signature probe ``"options"``: see ``envs.common.check_reset_options``). No
+PettingZoo's signature probe ``"options"``: see ``envs.env_checks.check_reset_options``). No
 options and ``{}`` warn nothing.
 
 Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
@@ -170,9 +170,9 @@ from concordia_env.engine.observation import (
     observation_bounds,
     observe,
 )
-from concordia_env.strategy.afterstate import FEATURES_VERSION
+from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
 
-from .common import (
+from .env_checks import (
     RENDER_FPS,
     RENDER_MODES,
     LegalActionSpace,

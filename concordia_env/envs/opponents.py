@@ -58,7 +58,7 @@ from concordia_env.engine.game import Game
 from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import STATE_SIZE
 from concordia_env.strategy import NUM_PARAMS
-from concordia_env.strategy.afterstate import ModelArrays
+from concordia_env.strategy.afterstate_scorer import ModelArrays
 from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
 from concordia_env.strategy.players import LEARNED_KINDS, SEED_BOUND, CompiledPlayer, compiled_model, play_rows
 

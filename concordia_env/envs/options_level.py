@@ -3,11 +3,11 @@
 Every environment form takes ``level="flat"`` (the default: one of ``NUM_ACTIONS`` actions
 per decision, unchanged) or ``level="options"``. At the options level the agent chooses
 among the **turn options** of its pending decision, exactly the candidates the ``learned``
-agent scores (:func:`concordia_env.agents.afterstate.candidates`): every legal answer to the
+agent scores (:func:`concordia_env.agents.learned_model.candidates`): every legal answer to the
 decision (a played Diplomat: one option per card it may copy), each followed to the end of
 the turn by the heuristic's rules of thumb (:func:`concordia_env.strategy.turn_options`),
 and described by the **afterstate features** of the position where that turn ends
-(:mod:`concordia_env.strategy.afterstate`, the learned agent's features). This module is the
+(:mod:`concordia_env.strategy.afterstate_scorer`, the learned agent's features). This module is the
 one home of that level: every form (:mod:`.gym_env`, :mod:`.pettingzoo_env`,
 :mod:`.vector_env`, :mod:`.sb3`) computes its options with :func:`fill_options`, in compiled
 code (a batch on its threads with :func:`options_rows_parallel`).
@@ -30,7 +30,7 @@ Spaces
 Which options, in what order
 ----------------------------
 * **No peeking.** The options are computed on a *determinized* copy of the game (the hidden
-  stack reshuffled within each deck, :mod:`concordia_env.strategy.hidden`) whose seed is
+  stack reshuffled within each deck, :mod:`concordia_env.strategy.determinization`) whose seed is
   drawn, once per decision, from the environment's own seeded generator, as the ``learned``
   agent draws it from its own (``strategy.new_rng(draw_seed(rng))``). Two games that differ
   only in the hidden order give the same options, features and order.
@@ -76,7 +76,7 @@ Every form, at both levels, takes ``reset(options={"position": p})``: ``p`` is a
 seed still seeds the seats, the opponents and the options' determinizations). A position
 of another map or player count, one whose game is over, or a value that is no position is
 refused with :class:`~concordia_env.engine.position.PositionError` (a ``ValueError``),
-nothing changed (:func:`concordia_env.envs.common.check_reset_options`).
+nothing changed (:func:`concordia_env.envs.env_checks.check_reset_options`).
 """
 
 from __future__ import annotations
@@ -89,23 +89,23 @@ import numpy as np
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.rules import njit, njit_parallel
-from concordia_env.engine.rules.engine import apply_checked
+from concordia_env.engine.rules.entry_points import apply_checked
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import CURRENT_PLAYER, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import DEFAULT_PARAMS, new_rng
-from concordia_env.strategy.afterstate import (
+from concordia_env.strategy.afterstate_scorer import (
     FEATURE_COUNTS,
     FEATURES_VERSION,
     OBSERVATION_COLUMNS,
     check_features_version,
     option_features,
 )
+from concordia_env.strategy.determinization import determinize
 from concordia_env.strategy.evaluation import remaining_fraction, utility
-from concordia_env.strategy.hidden import determinize
-from concordia_env.strategy.options import MAX_FIRST, turn_options
 from concordia_env.strategy.params import P_OPPONENT_WEIGHT
 from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
 from concordia_env.strategy.players import SEED_BOUND
+from concordia_env.strategy.turn_enumeration import MAX_FIRST, turn_options
 
 #: the environments' levels: one of NUM_ACTIONS actions, or one of the turn options
 LEVELS = ("flat", "options")

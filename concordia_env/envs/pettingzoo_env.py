@@ -140,7 +140,7 @@ read: a key that names one of the options above (``{"map": "imperium"}``) raises
 ``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with nothing changed;
 any other key gives a ``UserWarning`` that it is ignored, except the ``{"options": 1}`` that
 PettingZoo's ``api_test`` passes to check the signature, taken silently (see
-``envs.common.check_reset_options``). No options and ``{}`` warn nothing.
+``envs.env_checks.check_reset_options``). No options and ``{}`` warn nothing.
 
 Bad agent names
 ---------------
@@ -189,9 +189,9 @@ from concordia_env.engine.observation import (
     observation_bounds,
 )
 from concordia_env.engine.state import STATE_SIZE
-from concordia_env.strategy.afterstate import FEATURE_COUNTS, FEATURES_VERSION
+from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, FEATURES_VERSION
 
-from .common import (
+from .env_checks import (
     RENDER_FPS,
     RENDER_MODES,
     LegalActionSpace,

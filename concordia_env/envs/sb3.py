@@ -31,8 +31,8 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from concordia_env.engine.errors import integer_argument
 
-from .vector import MAX_SEED
 from .vector_env import ConcordiaVectorEnv
+from .vector_game import MAX_SEED
 
 
 class SB3VecEnv(VecEnv):

@@ -1,6 +1,6 @@
 """Rows of a batch on several cores: how ``VectorGame(n, threads=k)`` uses k cores.
 
-Every batch operation of :class:`~concordia_env.envs.vector.VectorGame` is a compiled loop
+Every batch operation of :class:`~concordia_env.envs.vector_game.VectorGame` is a compiled loop
 over its rows that calls one per-row function: the legal masks (``legal_row``), a step
 (``apply_checked``, then the compiled opponents' ``play_row``, then ``end_row``: a finished game's
 result kept and the row's next game set up, then ``fill_observation``),
@@ -40,7 +40,7 @@ import numba
 from concordia_env.engine.errors import integer_argument
 from concordia_env.engine.observation import fill_observation
 from concordia_env.engine.rules import njit, njit_parallel
-from concordia_env.engine.rules.engine import apply_checked, legal_row, sample_row
+from concordia_env.engine.rules.entry_points import apply_checked, legal_row, sample_row
 from concordia_env.engine.rules.scoring import ranking, score_totals
 from concordia_env.engine.rules.setup import start_game
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
@@ -233,7 +233,7 @@ def step_rows_turn_parallel(
 # --------------------------------------------------------------------------- the other batch operations
 @njit_parallel
 def legal_masks_parallel(states, m, out):
-    """``rules.engine.legal_masks`` on numba's pool."""
+    """``rules.entry_points.legal_masks`` on numba's pool."""
     for i in numba.prange(states.shape[0]):
         legal_row(states[i], m, out[i])
 
@@ -254,7 +254,7 @@ def scores_batch_parallel(states, m, out):
 
 @njit_parallel
 def sample_rows_parallel(masks, uniforms, out):
-    """``rules.engine.sample_rows`` on numba's pool."""
+    """``rules.entry_points.sample_rows`` on numba's pool."""
     for i in numba.prange(masks.shape[0]):
         out[i] = sample_row(masks[i], uniforms[i])
 

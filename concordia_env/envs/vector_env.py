@@ -123,13 +123,13 @@ from gymnasium.vector.utils import batch_space
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import integer_argument, short_repr
 from concordia_env.engine.observation import OBSERVATION_VERSION, observation_bounds
-from concordia_env.engine.rules.engine import sample_rows
+from concordia_env.engine.rules.entry_points import sample_rows
 from concordia_env.engine.state import DECISION_COUNT, TURN_COUNT
-from concordia_env.strategy.afterstate import FEATURES_VERSION
+from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
 
-from .common import check_cap, check_reset_options
+from .env_checks import check_cap, check_reset_options
 from .options_level import DEFAULT_MAX_OPTIONS, OptionsBatch, check_options_arguments, options_space
-from .vector import VectorGame
+from .vector_game import VectorGame
 
 
 def make_refused(**kwargs: Any) -> NoReturn:

@@ -28,7 +28,7 @@ Your own config, PPO for ``player_0`` against the heuristic (``docs/environments
                      policy_mapping_fn=lambda agent, episode, **kw: "learner" if agent == "player_0" else "heuristic")
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=modules)))
 
-``concordia train rllib`` (:mod:`concordia_env.training.rllib`) is the full script built on
+``concordia train rllib`` (:mod:`concordia_env.training.rllib_ppo`) is the full script built on
 this: self-play of one shared policy, fixed opponents in a share of the seats,
 checkpoints, a cluster, and the evaluation.
 """

@@ -9,13 +9,13 @@ agent takes its candidates and their values from it. One route per decision:
 
 * :mod:`.evaluation`: every player's estimated final VP (the position evaluation);
 * :mod:`.planner`: the rules of thumb for every decision of a turn, and the play-out of a turn;
-* :mod:`.options`: every legal answer to the pending decision, played out to the end of the
+* :mod:`.turn_enumeration`: every legal answer to the pending decision, played out to the end of the
   turn, with its afterstate and values (:func:`turn_options`);
 * :mod:`.rollout`: the same planner with noise and cheaper settings, for tree search;
 * :mod:`.search`: tree search over whole turns, the tree as arrays (:func:`search_tree`,
   :func:`simulate`);
-* :mod:`.hidden`: the determinization that keeps the hidden stack hidden;
-* :mod:`.afterstate`: the learned agent's scorer (features of every option, the model's MLP);
+* :mod:`.determinization`: the determinization that keeps the hidden stack hidden;
+* :mod:`.afterstate_scorer`: the learned agent's scorer (features of every option, the model's MLP);
 * :mod:`.players`: the agents themselves (random, heuristic, learned), compiled, for batches;
 * ``engine.rules.pcg64``: numpy's default generator, compiled, so that those agents draw as the Python ones do;
 * :mod:`.params`: the weights and settings, checked, packed into one float64 array;

@@ -26,8 +26,8 @@ from concordia_env.engine.maps import MAP_NAMES, load
 from concordia_env.engine.state import MAP_ID, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import check_bounds, field_bounds
 
-from . import afterstate, evaluation, hidden, noise, options, planner, rollout, search
-from .afterstate import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
+from . import afterstate_scorer, determinization, evaluation, noise, planner, rollout, search, turn_enumeration
+from .afterstate_scorer import NUM_FEATURES, OBSERVATION_COLUMNS, ModelArrays
 from .params import (
     DEFAULT_PARAMS,
     DEFAULT_PLANNER,
@@ -194,9 +194,9 @@ def utility(values: np.ndarray, player: int, opponent_weight: float = 1.0) -> fl
 
 
 def determinized(state: np.ndarray, rng: np.ndarray) -> np.ndarray:
-    """A copy of ``state`` with the hidden stack reshuffled within each deck (:mod:`.hidden`)."""
+    """A copy of ``state`` with the hidden stack reshuffled within each deck (:mod:`.determinization`)."""
     s = _state(state).copy()
-    hidden.determinize(s, _rng(rng))
+    determinization.determinize(s, _rng(rng))
     return s
 
 
@@ -225,7 +225,7 @@ def decide(
 def turn_options(
     state: np.ndarray, tables: np.ndarray, params: np.ndarray | None = None, remaining: float | None = None
 ) -> TurnOptions:
-    """Every legal answer to the pending decision played out to the end of the turn (:mod:`.options`).
+    """Every legal answer to the pending decision played out to the end of the turn (:mod:`.turn_enumeration`).
 
     The caller determinizes first if the position's hidden stack is the real one (an
     afterstate past a card purchase shows the card drawn).
@@ -235,7 +235,7 @@ def turn_options(
     if int(s[PHASE]) == PHASE_GAME_OVER:
         raise ValueError("the game is over: there is no decision to take")
     status = _status()
-    first, afterstates, vals, plans, lengths = options.turn_options(
+    first, afterstates, vals, plans, lengths = turn_enumeration.turn_options(
         s, m, _params(params), _remaining(remaining, s, m), status
     )
     n = int(s[NUM_PLAYERS])
@@ -247,7 +247,7 @@ def best_option(opts: TurnOptions, player: int, opponent_weight: float = 1.0) ->
     vals = np.ascontiguousarray(opts.values, dtype=np.float64)
     if not 0 <= int(player) < vals.shape[1]:
         raise ValueError(f"player {player} is not one of the {vals.shape[1]} players")
-    return int(options.best_option(vals, int(player), vals.shape[1], float(opponent_weight)))
+    return int(turn_enumeration.best_option(vals, int(player), vals.shape[1], float(opponent_weight)))
 
 
 def plan_turn(
@@ -265,7 +265,7 @@ def plan_turn(
         raise ValueError(f"the start {list(start)} holds a value that is no action index")
     plan = np.zeros(planner.MAX_TURN_DECISIONS, dtype=np.int64)
     status = _status()
-    length = options.plan_from(s, m, _params(params), _remaining(remaining, s, m), actions, plan, status)
+    length = turn_enumeration.plan_from(s, m, _params(params), _remaining(remaining, s, m), actions, plan, status)
     if length < 0:
         raise ValueError(f"the start {list(start)} is not a sequence of legal actions in this position")
     return plan[:length].copy(), int(status[planner.STATUS_ILLEGAL])
@@ -279,7 +279,7 @@ def replay(state: np.ndarray, tables: np.ndarray, actions: np.ndarray) -> np.nda
     if acts.ndim != 1 or (acts.size and (acts.min() < 0 or acts.max() >= NUM_ACTIONS)):
         raise ValueError("actions are a 1-D array of action indices")
     out = np.empty((len(acts), STATE_SIZE), dtype=np.int32)
-    count = options.replay(s.copy(), m, acts, out)
+    count = turn_enumeration.replay(s.copy(), m, acts, out)
     return out[:count]
 
 
@@ -486,8 +486,8 @@ def simulate(
 
 def _model(model: ModelArrays | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """A learned model as compiled code takes it, ``(flat, shapes, ab, columns)``, checked
-    (:func:`.afterstate.checked_arrays`); None: no model."""
-    arrays = afterstate.no_model() if model is None else afterstate.checked_arrays(model)
+    (:func:`.afterstate_scorer.checked_arrays`); None: no model."""
+    arrays = afterstate_scorer.no_model() if model is None else afterstate_scorer.checked_arrays(model)
     return (*arrays, OBSERVATION_COLUMNS)
 
 
@@ -538,13 +538,13 @@ def afterstate_features(
 
     ``afterstates`` are engine states of the map whose ``tables`` are given (the rows of
     :func:`turn_options`), ``values[k]`` every player's estimated final VP in row k;
-    ``width`` one of ``afterstate.FEATURE_COUNTS`` (the newest version's by default; see
-    :mod:`.afterstate`).
+    ``width`` one of ``afterstate_scorer.FEATURE_COUNTS`` (the newest version's by default; see
+    :mod:`.afterstate_scorer`).
     """
-    afterstate.features_version(width)  # ValueError for a width no version has
+    afterstate_scorer.features_version(width)  # ValueError for a width no version has
     states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
     out = np.empty((len(states), width), dtype=np.float32)
-    afterstate.option_features(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, out)
+    afterstate_scorer.option_features(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, out)
     return out
 
 
@@ -558,8 +558,10 @@ def afterstate_scores(
 ) -> np.ndarray:
     """A learned model's score of every afterstate (float32), as compiled code computes it inside a batch."""
     states, m, vals, player = _afterstate_inputs(afterstates, tables, values, player, remaining)
-    flat, shapes, ab = afterstate.checked_arrays(model)
-    return afterstate.score_options(states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, flat, shapes, ab)
+    flat, shapes, ab = afterstate_scorer.checked_arrays(model)
+    return afterstate_scorer.score_options(
+        states, m, vals, player, float(remaining), OBSERVATION_COLUMNS, flat, shapes, ab
+    )
 
 
 def _afterstate_inputs(

@@ -82,7 +82,7 @@ from concordia_env.engine.maps import (
 )
 from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.effects import apply_action
-from concordia_env.engine.rules.engine import advance
+from concordia_env.engine.rules.entry_points import advance
 from concordia_env.engine.rules.facts import free_slots, house_prices, path_distance, places_next_to, trades_left
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.state import (
@@ -161,7 +161,7 @@ def is_lookahead_phase(phase):
 
 @njit
 def apply(s, m, a, scratch):
-    """Carry out legal action ``a`` and close decisions that offer nothing but "done" (as ``engine.step``)."""
+    """Carry out legal action ``a`` and close decisions that offer nothing but "done" (as ``entry_points.step``)."""
     apply_action(s, m, a)
     advance(s, m, scratch)
 

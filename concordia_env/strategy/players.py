@@ -12,13 +12,13 @@ playing rows against the same games through ``SingleAgentEnv``.
 * ``heuristic`` (:data:`HEURISTIC`): ``HeuristicAgent.act``. A forced decision is played
   at once; a decision its planned turn foresaw (the game in one of the states the plan
   expects, :func:`planned_action`) follows the plan; otherwise it determinizes a copy of
-  the game with its own noise generator (:mod:`.hidden`, :mod:`.noise`) and either chooses
-  the best turn option (:mod:`.options`; the decisions that look ahead) and follows that
+  the game with its own noise generator (:mod:`.determinization`, :mod:`.noise`) and either chooses
+  the best turn option (:mod:`.turn_enumeration`; the decisions that look ahead) and follows that
   turn on the real game (:func:`follow`), or takes the planner's answer (:mod:`.planner`).
 * ``learned`` (:data:`LEARNED`): ``LearnedAgent.act`` without search or sampling. At every
   decision that is not forced it draws a seed from its numpy generator, determinizes with
   it, takes every turn option of the pending decision, scores every afterstate with the
-  model (:mod:`.afterstate`) and plays the best-scored turn's first action (the agent's
+  model (:mod:`.afterstate_scorer`) and plays the best-scored turn's first action (the agent's
   ``replan``, its default). :data:`LEARNED_PLANNED` is ``replan=False``: a decision its
   chosen turn foresaw follows the plan, as the heuristic does.
 
@@ -45,7 +45,7 @@ import numpy as np
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.effects import apply_action
-from concordia_env.engine.rules.engine import advance, nth_legal, same_state
+from concordia_env.engine.rules.entry_points import advance, nth_legal, same_state
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import (
@@ -57,12 +57,12 @@ from concordia_env.engine.state import (
     STATE_SIZE,
 )
 
-from .afterstate import OBSERVATION_COLUMNS, ModelArrays, no_model, score_options
+from .afterstate_scorer import OBSERVATION_COLUMNS, ModelArrays, no_model, score_options
+from .determinization import determinize
 from .evaluation import remaining_fraction
-from .hidden import determinize
-from .options import best_option, turn_options
 from .params import P_OPPONENT_WEIGHT
 from .planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE, apply, decide, is_lookahead_phase
+from .turn_enumeration import best_option, turn_options
 
 #: the compiled players, by kind number
 RANDOM, HEURISTIC, LEARNED, LEARNED_PLANNED = 0, 1, 2, 3
@@ -79,7 +79,7 @@ class CompiledPlayer(NamedTuple):
     ``kind`` is one of :data:`KINDS`; ``params`` the strategy's numbers
     (:func:`~concordia_env.strategy.params_array`, for ``heuristic`` and ``learned``);
     ``model`` the learned scorer's arrays (``learned`` only). ``model`` inside compiled code
-    is the tuple ``(flat, shapes, ab, columns)``: the :class:`~.afterstate.ModelArrays` and
+    is the tuple ``(flat, shapes, ab, columns)``: the :class:`~.afterstate_scorer.ModelArrays` and
     the observation columns of the features.
     """
 

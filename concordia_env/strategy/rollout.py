@@ -2,7 +2,7 @@
 
 A rollout plays a position on for a few turns (or to the end) so that what a hand and a
 storehouse are about to do is cashed in before the position is scored. Its policy is the
-heuristic's own planner (:mod:`.planner`, :mod:`.options`), not a second set of rules of
+heuristic's own planner (:mod:`.planner`, :mod:`.turn_enumeration`), not a second set of rules of
 thumb, made cheaper and varied by the :class:`~.params.RolloutSettings` in the params array:
 
 * **card choice with noise**: every card's turn is played out and scored as the heuristic
@@ -30,7 +30,7 @@ import numpy as np
 
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.rules import njit
-from concordia_env.engine.rules.engine import nth_legal
+from concordia_env.engine.rules.entry_points import nth_legal
 from concordia_env.engine.rules.facts import goods_value
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.rules.scoring import score_totals
@@ -48,9 +48,9 @@ from concordia_env.engine.state import (
 
 from .evaluation import remaining_fraction, utility
 from .noise import below, gumbel, uniform
-from .options import MAX_FIRST, MAX_OPTIONS, option_starts, play_options
 from .params import P_OPPONENT_WEIGHT, R_EPSILON, R_OPTIONS, R_TEMPERATURE
 from .planner import apply, decide
+from .turn_enumeration import MAX_FIRST, MAX_OPTIONS, option_starts, play_options
 
 #: "VP if the game ended now" counts a sestertius of wealth still to spend as this many VP
 WEALTH_VP = 0.1
@@ -67,7 +67,7 @@ def sampled_options(s, m, params, remaining, rng, status):
     """The turn options the rollout's card choice weighs: all of them, or ``options`` drawn at random.
 
     The draw is a partial Fisher-Yates shuffle of the options' first actions; only the drawn
-    options are played out (:func:`.options.play_options`), which is what makes it cheaper.
+    options are played out (:func:`.turn_enumeration.play_options`), which is what makes it cheaper.
     """
     starts = np.zeros((MAX_OPTIONS, MAX_FIRST), dtype=np.int64)
     count = option_starts(s, m, starts)

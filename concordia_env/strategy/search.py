@@ -1,6 +1,6 @@
 """Tree search over whole turns, compiled: the tree as arrays, every simulation in numba.
 
-The moves of this tree are whole *turns*, the turn options of :mod:`.options` (every legal
+The moves of this tree are whole *turns*, the turn options of :mod:`.turn_enumeration` (every legal
 answer to the pending decision, played out to the end of the turn by the planner): a
 Concordia turn is a card plus a handful of sub-decisions, and searching each of those would
 spread the budget over hundreds of near-identical branches. :mod:`concordia_env.agents.mcts`
@@ -16,7 +16,7 @@ One simulation (:func:`simulate`):
    that player, so a simulation is scored where the searching player is about to play
    again: from the selected node it follows every player's best move (by first estimate)
    round to them, expanding each node on the way. Expanding a node asks the core for its
-   turn options (:func:`.options.turn_options`); every option becomes a child whose first
+   turn options (:func:`.turn_enumeration.turn_options`); every option becomes a child whose first
    estimate, worth ``settings[S_PRIOR_VISITS]`` visits (``PRIOR_VISITS`` by default), is the
    evaluation of its afterstate (or the learned model's, below).
 3. **Rollout.** From that leaf the rollout policy (:mod:`.rollout`: the heuristic's own
@@ -42,12 +42,12 @@ agent keeps its tree from one search to the next (:func:`set_root`), so arrays a
 allocated only while a search outgrows every earlier one.
 
 **Chance.** The tree searches one determinization of the hidden stack (the caller shuffles
-the root's stack first, :mod:`.hidden`): card draws inside the tree follow that one
+the root's stack first, :mod:`.determinization`): card draws inside the tree follow that one
 order. The agent pools several trees, each with its own shuffle.
 
 **Learned first estimates.** Given a learned model (the ``model`` tuple of :func:`simulate`,
-the arrays of :mod:`.afterstate`), an expansion scores its options with it
-(:func:`.afterstate.score_options`, compiled like everything else here): the chooser's first
+the arrays of :mod:`.afterstate_scorer`), an expansion scores its options with it
+(:func:`.afterstate_scorer.score_options`, compiled like everything else here): the chooser's first
 estimate of an option is the model's predicted margin squashed like every value, and in a
 2-player game the opponent's is its complement; with more players the others keep the
 heuristic's estimates, and an option that ends the game keeps its result. This is the
@@ -76,11 +76,11 @@ from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.scoring import score_totals, winner
 from concordia_env.engine.state import CURRENT_PLAYER, MAX_PLAYERS, NUM_PLAYERS, PHASE, PHASE_GAME_OVER, STATE_SIZE
 
-from .afterstate import MARGIN_SCALE, score_options
+from .afterstate_scorer import MARGIN_SCALE, score_options
 from .evaluation import remaining_fraction, values
-from .options import turn_options
 from .planner import apply
 from .rollout import random_rollout, rollout, score_estimate
+from .turn_enumeration import turn_options
 
 #: the first estimate of a child counts as this many visits, by default (``settings[S_PRIOR_VISITS]``)
 PRIOR_VISITS = 1.0
@@ -274,7 +274,7 @@ def node_state(tree, m, node, out):
 
 @njit
 def is_guided(model):
-    """Whether ``model`` (see :func:`simulate`) holds a learned model (``afterstate.no_model()`` does not)."""
+    """Whether ``model`` (see :func:`simulate`) holds a learned model (``afterstate_scorer.no_model()`` does not)."""
     return model[1].shape[0] > 0
 
 
@@ -434,8 +434,8 @@ def simulate(tree, m, params, rollout_params, settings, rng, status, budget, mod
 
     ``params`` are the planner's and the evaluation's, ``rollout_params`` the rollout policy's;
     ``model`` the learned first estimates' ``(flat, shapes, ab, columns)`` (the
-    :class:`~.afterstate.ModelArrays` and :data:`~.afterstate.OBSERVATION_COLUMNS`; the arrays
-    of ``afterstate.no_model()``: the heuristic's estimates);
+    :class:`~.afterstate_scorer.ModelArrays` and :data:`~.afterstate_scorer.OBSERVATION_COLUMNS`; the arrays
+    of ``afterstate_scorer.no_model()``: the heuristic's estimates);
     ``status`` counts the planner's illegal proposals (:mod:`.planner`). ``tree.cursor[K_STOP]``
     says why it returned: the budget is spent (``STOP_BUDGET``); an expansion did not fit
     (``STOP_ROOM``: grow the tree and call again, the simulation goes on where it stopped);

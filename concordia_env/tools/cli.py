@@ -96,7 +96,7 @@ SCRIPTS: dict[str, dict[str, Program]] = {
         "ppo_options": Program(
             "concordia_env.training.ppo_options", "single-file PPO on the options level (CleanRL style)", ("train",)
         ),
-        "rllib": Program("concordia_env.training.rllib", "multi-agent PPO on Ray RLlib", ("train", "rllib")),
+        "rllib": Program("concordia_env.training.rllib_ppo", "multi-agent PPO on Ray RLlib", ("train", "rllib")),
         "tianshou": Program("concordia_env.training.tianshou_dqn", "masked DQN with Tianshou", ("train", "tianshou")),
     },
     "bench": {

@@ -174,7 +174,7 @@ def play_duel(
     """``agent`` (shown as ``name``) against ``opponent`` in every other seat: its result and the tournament played.
 
     The one evaluation loop under :func:`evaluate` and the training runs' evaluations
-    (:func:`concordia_env.training.evaluate.evaluate`); ``seed`` is the tournament's seed.
+    (:func:`concordia_env.training.run_evaluation.evaluate`); ``seed`` is the tournament's seed.
     """
     start = time.perf_counter()
     config = duel(

@@ -29,7 +29,7 @@ on its own, whatever process or machine plays it.
 
 **The one evaluation loop.** Everything that measures agents plays its games here, with
 these seeds: tournaments, the strength bars (:mod:`concordia_env.benchmarks.strength_bars`)
-and the training runs' evaluations (:mod:`concordia_env.training.evaluate`, the afterstate
+and the training runs' evaluations (:mod:`concordia_env.training.run_evaluation`, the afterstate
 learner's). An evaluation is a tournament of the shape :func:`duel` builds (one agent against
 one opponent spec in every other seat, the agent in each seat equally often); a learner that
 exists only in memory is passed as an object (``given``) under the name its seats show, and

@@ -30,8 +30,8 @@ import numpy as np
 from concordia_env import agents
 from concordia_env.engine.game import Game
 from concordia_env.envs.gym_env import SingleAgentEnv
-from concordia_env.envs.vector import VectorGame
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
+from concordia_env.envs.vector_game import VectorGame
 
 #: decisions each agent takes (enough to meet every kind of decision code path it compiles)
 AGENT_DECISIONS = 40

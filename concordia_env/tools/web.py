@@ -102,7 +102,7 @@ from concordia_env import Game, IllegalActionError
 from concordia_env.agents import names as agent_names
 from concordia_env.agents import parse_spec
 from concordia_env.agents.mcts import EVALUATIONS, ROLLOUTS
-from concordia_env.agents.options import choice_option, float_option, int_option
+from concordia_env.agents.option_checks import choice_option, float_option, int_option
 from concordia_env.engine import actions as A
 from concordia_env.engine.errors import short_repr
 from concordia_env.engine.maps import MAP_NAMES
@@ -119,9 +119,9 @@ from concordia_env.tools.session import (
     unplayable_cards,
 )
 from concordia_env.views.html import asset, record_replay
-from concordia_env.views.html.board import board_data
+from concordia_env.views.html.board_svg import board_data
 from concordia_env.views.html.frames import StringTable, frame, frame_layout
-from concordia_env.views.html.replay import fill_template, script_json, static_names
+from concordia_env.views.html.replay_page import fill_template, script_json, static_names
 from concordia_env.views.render.style import PLAYER_COLORS
 
 DEFAULT_PORT = 8765

@@ -9,10 +9,10 @@
   checkpoint, evaluate, report), around one network, :mod:`.afterstate_net`.
 * ``concordia train selfplay --config quick``: MaskablePPO over the flat
   actions against an opponent pool (:mod:`concordia_env.training.selfplay`).
-* ``concordia train rllib``: multi-agent PPO on RLlib / Ray (:mod:`concordia_env.training.rllib`).
+* ``concordia train rllib``: multi-agent PPO on RLlib / Ray (:mod:`concordia_env.training.rllib_ppo`).
 
 Shared modules: :mod:`.config` (configs and their command line; ``--config NAME`` finds a shipped
 config in ``configs/``), :mod:`.workers` (the process pools that play a run's games: local or Ray,
-and what a lost worker does), :mod:`.pool` (opponent pool), :mod:`.evaluate` (evaluation with Wilson
-intervals), :mod:`.policy_net` (the flat policy network), :mod:`.report` (learning curve and report).
+and what a lost worker does), :mod:`.pool` (opponent pool), :mod:`.run_evaluation` (evaluation with Wilson
+intervals), :mod:`.policy_net` (the flat policy network), :mod:`.run_report` (learning curve and report).
 """

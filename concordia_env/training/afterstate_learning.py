@@ -11,7 +11,7 @@ The method (``docs/training.md`` has the why and the numbers)
 -------------------------------------------------------------
 The learner is :class:`concordia_env.agents.learned.LearnedAgent`: at each decision it scores the
 heuristic generator's *turn options* by the position each leads to (its afterstate) with an
-:class:`concordia_env.agents.afterstate.AfterstateModel`, ``score = a·u + b + MLP(x)``, and plays the best.
+:class:`concordia_env.agents.learned_model.AfterstateModel`, ``score = a·u + b + MLP(x)``, and plays the best.
 ``u`` is the heuristic's own utility, so the untrained model (MLP output zero) plays like the
 heuristic; everything the MLP learns is a correction of the heuristic's judgement.
 
@@ -33,7 +33,7 @@ Generalised policy iteration, one *iteration* at a time:
    a few thousand games are easily memorised).
 3. **Evaluate** every ``eval_every`` iterations against ``eval_opponents`` (fresh seeds, seats
    rotated, 95% Wilson intervals): the curve of the report. The games are played by the
-   project's one evaluation loop (:func:`concordia_env.training.evaluate.evaluate`'s: a
+   project's one evaluation loop (:func:`concordia_env.training.run_evaluation.evaluate`'s: a
    tournament ``duel`` seeded ``eval_seed(seed, iteration)``) and stored in
    ``evaluations.db``, so each can be replayed by its id (``concordia replay``).
 
@@ -66,14 +66,14 @@ import torch
 from tqdm import tqdm
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, AfterstateModel, rollout_value
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent
+from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, AfterstateModel, rollout_value
 
 from .config import ConfigBase, _f
 from .loop import HOLDOUT_EVERY, SEED_BOUND, SELF, Run, check_loop_config, command_parser, run_command
 
-#: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
+#: SeedSequence tag of the training games (evaluations are seeded by ``run_evaluation.eval_seed``)
 TRAIN_TAG = 0xAF7E
 
 
@@ -110,7 +110,7 @@ class AfterstateConfig(ConfigBase):
     )
 
     hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
-    features_version: int = _f(1, "the feature version the model reads (agents.afterstate.FEATURE_COUNTS)")
+    features_version: int = _f(1, "the feature version the model reads (agents.learned_model.FEATURE_COUNTS)")
     init_model: str | None = _f(
         None,
         "start from this saved model instead of the heuristic's ranking (a warm start, e.g. the shipped "

@@ -2,7 +2,7 @@
 
 Both training methods of the ``learned`` agent (:mod:`.afterstate_learning`,
 :mod:`.expert_iteration`) fit this network in the one loop (:mod:`.loop`); it is the torch
-twin of the numpy :class:`~concordia_env.agents.afterstate.AfterstateModel` the agent plays
+twin of the numpy :class:`~concordia_env.agents.learned_model.AfterstateModel` the agent plays
 with (:meth:`AfterstateNet.export`, :meth:`AfterstateNet.load_model`).
 """
 
@@ -15,8 +15,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from concordia_env.agents.afterstate import NUM_FEATURES, UTILITY_INDEX, AfterstateModel
-from concordia_env.strategy.afterstate import features_version
+from concordia_env.agents.learned_model import NUM_FEATURES, UTILITY_INDEX, AfterstateModel
+from concordia_env.strategy.afterstate_scorer import features_version
 
 
 class AfterstateNet(nn.Module):

@@ -12,7 +12,7 @@ The method (``docs/training.md`` has the why and the numbers)
 -------------------------------------------------------------
 The student is the ``learned`` agent (:class:`concordia_env.agents.learned.LearnedAgent`): at
 each decision it scores the afterstates of the pending decision's *turn options* with an
-:class:`~concordia_env.agents.afterstate.AfterstateModel` and plays the best. The teacher is
+:class:`~concordia_env.agents.learned_model.AfterstateModel` and plays the best. The teacher is
 the tree search over the same turn options (:mod:`concordia_env.agents.mcts`, compiled), by
 default with the current network as its first estimate of every option
 (:class:`~concordia_env.agents.learned.ModelGuidedSearch`), with MCTS's rollout and prior weight
@@ -96,14 +96,13 @@ import torch
 from tqdm import tqdm
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
+from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.tools.tournament import check_ray_address
 
 from .config import ConfigBase, _f
-from .evaluate import EvalResult
 from .loop import (
     HOLDOUT_EVERY,
     RESUMABLE,
@@ -115,9 +114,10 @@ from .loop import (
     command_parser,
     run_command,
 )
+from .run_evaluation import EvalResult
 from .workers import BACKENDS, open_pool
 
-#: SeedSequence tag of the training games (evaluations are seeded by ``evaluate.eval_seed``)
+#: SeedSequence tag of the training games (evaluations are seeded by ``run_evaluation.eval_seed``)
 EXPERT_TAG = 0xE1E7
 #: the teachers: the search with the current network as its first estimate, or the plain search
 TEACHERS = ("learned", "mcts")
@@ -170,7 +170,7 @@ class ExpertConfig(ConfigBase):
     outcome_weight: float = _f(0.2, "weight of the outcome loss (played options against the final margin)")
 
     hidden: list = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layer sizes of the MLP"})
-    features_version: int = _f(1, "the feature version the model reads (agents.afterstate.FEATURE_COUNTS)")
+    features_version: int = _f(1, "the feature version the model reads (agents.learned_model.FEATURE_COUNTS)")
     init_model: str | None = _f(
         None,
         "start from this saved model (e.g. a shipped one); its layers must match 'hidden'; "

@@ -63,16 +63,16 @@ import torch
 from tqdm import tqdm
 
 from concordia_env import Game, agents
-from concordia_env.agents.afterstate import FEATURE_COUNTS, AfterstateModel
 from concordia_env.agents.learned import LearnedAgent
-from concordia_env.strategy.afterstate import check_features_version
+from concordia_env.agents.learned_model import FEATURE_COUNTS, AfterstateModel
+from concordia_env.strategy.afterstate_scorer import check_features_version
 from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .afterstate_net import AfterstateNet
 from .config import ConfigBase, add_override_arguments, overrides_from_args, resolve
-from .evaluate import EvalResult, eval_result, eval_seed, weights_digest
-from .report import plot_learning_curve
+from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
+from .run_report import plot_learning_curve
 from .workers import WorkerLostError, open_pool
 
 #: the opponent share of games the learner plays against itself (every seat learns)

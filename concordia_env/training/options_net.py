@@ -31,7 +31,7 @@ Network
   learns where that ranking is wrong: the ``learned`` agent's ``score = a·u + b + MLP(x)``
   with ``a = 1`` at the start. ``utility_prior=0`` starts from a uniform policy instead.
 
-Feature scaling: the afterstate features (``concordia_env.strategy.afterstate``, version 2)
+Feature scaling: the afterstate features (``concordia_env.strategy.afterstate_scorer``, version 2)
 are already scaled by the observation's layout (counts and shares in [0, 1]; money, turns
 and VP totals by fixed divisors) and the value estimates by ``VALUE_SCALE`` /
 ``MARGIN_SCALE``: over 6,000 options of 2-player Italia games every feature lay in
@@ -53,7 +53,7 @@ from functools import partial
 import torch as th
 from torch import nn
 
-from concordia_env.strategy.afterstate import UTILITY_INDEX
+from concordia_env.strategy.afterstate_scorer import UTILITY_INDEX
 
 #: the logit of an invalid row (the value sb3-contrib's masked distribution uses)
 MASKED_LOGIT = -1e8

@@ -30,10 +30,10 @@ Invalid rows are masked inside the policy from the observation's ``"action_mask"
 encoder: ``option_hidden=[128, 64]``, ``observation_hidden=[64]``, ``use_observation=True``
 (False: the options alone), ``utility_prior=120.0`` (the starting weight of the heuristic's
 utility in the logits; 0: a uniform start) and ``utility_column`` (where the utility sits
-in a row, ``strategy.afterstate.UTILITY_INDEX``). The features extractor is always shared by actor and critic.
+in a row, ``strategy.afterstate_scorer.UTILITY_INDEX``). The features extractor is always shared by actor and critic.
 
 :func:`options_agent` plays a trained model greedily as an agent, so that
-:func:`concordia_env.training.evaluate.evaluate` measures it as every training run is measured.
+:func:`concordia_env.training.run_evaluation.evaluate` measures it as every training run is measured.
 
 Needs the ``train`` extra (torch, Stable-Baselines3, sb3-contrib).
 """
@@ -59,10 +59,10 @@ except ImportError as error:  # pragma: no cover - depends on the install
         f'pip install -e ".[train]" ({error})'
     ) from error
 
-from concordia_env.strategy.afterstate import UTILITY_INDEX, features_version
+from concordia_env.strategy.afterstate_scorer import UTILITY_INDEX, features_version
 
-from .evaluate import OptionsAgent
 from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits, option_scores
+from .run_evaluation import OptionsAgent
 
 #: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
 #: and the utility prior's logits (B, K)

@@ -22,9 +22,9 @@ and the flat observation. ``model_config`` takes OptionsNet's sizes (``option_hi
         .rl_module(rl_module_spec=MultiRLModuleSpec(
             rl_module_specs={"shared": RLModuleSpec(module_class=OptionsRLModule)})))
 
-``concordia train rllib --level options`` (:mod:`concordia_env.training.rllib`) runs that
+``concordia train rllib --level options`` (:mod:`concordia_env.training.rllib_ppo`) runs that
 self-play with its checkpoints and evaluation. :func:`options_agent` plays a module greedily
-as an agent, for :func:`concordia_env.training.evaluate.evaluate`.
+as an agent, for :func:`concordia_env.training.run_evaluation.evaluate`.
 """
 
 from __future__ import annotations
@@ -41,10 +41,10 @@ from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from concordia_env.integrations.rllib import ACTION_MASK, OBSERVATIONS, OPTIONS
-from concordia_env.strategy.afterstate import features_version
+from concordia_env.strategy.afterstate_scorer import features_version
 
-from .evaluate import OptionsAgent
 from .options_net import OptionsNet
+from .run_evaluation import OptionsAgent
 
 #: the model_config keys the module reads (OptionsNet's sizes)
 MODEL_KEYS = ("option_hidden", "observation_hidden", "pi", "vf", "use_observation", "utility_prior")

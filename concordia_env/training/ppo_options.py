@@ -14,7 +14,7 @@ games finished since the last line, losses, steps/s), ``model.pt`` (the network'
 ``state_dict`` and its sizes: :func:`load` rebuilds it) every ``save_every`` updates and at
 the end, and ``eval.json``: the greedy policy against ``eval_opponent`` over ``eval_games``
 games with every seat equally often and a 95% Wilson interval
-(:func:`concordia_env.training.evaluate.evaluate`, the project's one evaluation).
+(:func:`concordia_env.training.run_evaluation.evaluate`, the project's one evaluation).
 ``minutes`` is a time guard: the run stops after the update that passes it and says so,
 in its last line and in ``eval.json`` (``"cut_short"``). The numbers it reaches are in
 ``docs/training.md`` ("The options level").
@@ -35,10 +35,10 @@ import numpy as np
 import torch as th
 
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
-from concordia_env.strategy.afterstate import features_version
+from concordia_env.strategy.afterstate_scorer import features_version
 
-from .evaluate import OptionsAgent, evaluate
 from .options_net import UTILITY_PRIOR, OptionsNet
+from .run_evaluation import OptionsAgent, evaluate
 
 
 @dataclass

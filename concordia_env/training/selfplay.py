@@ -24,10 +24,10 @@ How a run works
   margin shaping are applied per row (:class:`VecScaleReward`, :class:`VecMarginShaping`).
   ``configs/vector_heuristic.yaml`` is the 2-hour run of ``docs/training.md``.
 * Between PPO updates (so that the network on disk is always a trained one) a callback
-  takes snapshots, runs the periodic evaluation (:mod:`concordia_env.training.evaluate`), writes
+  takes snapshots, runs the periodic evaluation (:mod:`concordia_env.training.run_evaluation`), writes
   checkpoints and enforces ``time_limit_minutes``.
 * At the end: a final evaluation with ``final_eval_games`` games per opponent, the final
-  model, the learning curve and ``report.md`` (:mod:`concordia_env.training.report`).
+  model, the learning curve and ``report.md`` (:mod:`concordia_env.training.run_report`).
 
 Rewards
 -------
@@ -94,10 +94,10 @@ from concordia_env.envs.gym_env import SingleAgentEnv
 from concordia_env.tools.arguments import mistake_text
 
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve
-from .evaluate import EVAL_DB, EvalResult, evaluate, weights_digest
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
 from .pool import POOL_FILE, OpponentPool, PoolOpponent, write_json_atomic
-from .report import CURVE_FILE, plot_learning_curve, write_report
+from .run_evaluation import EVAL_DB, EvalResult, evaluate, weights_digest
+from .run_report import CURVE_FILE, plot_learning_curve, write_report
 
 CONFIG_FILE = "config.yaml"
 CHECKPOINT_DIR = "checkpoints"

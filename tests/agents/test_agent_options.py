@@ -2,7 +2,7 @@
 
 ``mcts:determinizations=2.5`` once built an agent that raised on its first move; now it is
 refused at once with a short message, a ``TypeError``/``ValueError`` like the engine's, and
-no option can make one move take hours (the documented limits of :mod:`concordia_env.agents.options`).
+no option can make one move take hours (the documented limits of :mod:`concordia_env.agents.option_checks`).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from concordia_env import agents
-from concordia_env.agents import options
-from concordia_env.agents.options import MAX_SIMULATIONS, MAX_TIME_PER_MOVE
+from concordia_env.agents import option_checks
+from concordia_env.agents.option_checks import MAX_SIMULATIONS, MAX_TIME_PER_MOVE
 from concordia_env.engine.errors import ArgumentTypeError
 
 BAD_SPECS = [
@@ -62,7 +62,7 @@ def test_bad_options_are_refused_when_the_agent_is_built(spec, error, words):
 def test_the_budget_limits_are_documented_and_inclusive():
     assert agents.make("mcts", simulations=MAX_SIMULATIONS).simulations == MAX_SIMULATIONS
     assert agents.make("mcts", time_per_move=MAX_TIME_PER_MOVE).time_per_move == MAX_TIME_PER_MOVE
-    assert "MAX_SIMULATIONS" in options.__doc__ and "MAX_TIME_PER_MOVE" in options.__doc__
+    assert "MAX_SIMULATIONS" in option_checks.__doc__ and "MAX_TIME_PER_MOVE" in option_checks.__doc__
 
 
 def test_good_options_of_any_integer_or_number_type_are_taken():

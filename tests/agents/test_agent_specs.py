@@ -103,7 +103,7 @@ def test_training_evaluation_uses_the_parser() -> None:
     from sb3_contrib import MaskablePPO
 
     from concordia_env.envs.gym_env import SingleAgentEnv
-    from concordia_env.training.evaluate import evaluate
+    from concordia_env.training.run_evaluation import evaluate
 
     policy = MaskablePPO("MlpPolicy", SingleAgentEnv(), policy_kwargs={"net_arch": [8]}, device="cpu", seed=0).policy
     result = evaluate(policy, FAST_MCTS, 2, map="italia", num_players=2, seed=0, index=0, max_turns=2)

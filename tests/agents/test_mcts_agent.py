@@ -145,7 +145,7 @@ def test_the_learned_search_gives_its_model_to_the_compiled_search() -> None:
 
 def test_the_learned_search_starts_every_option_from_the_models_estimate() -> None:
     """``learned:simulations=N``: the chooser's first estimate of an option is the model's squashed margin."""
-    from concordia_env.agents.afterstate import MARGIN_SCALE, batch_features
+    from concordia_env.agents.learned_model import MARGIN_SCALE, batch_features
 
     agent = agents.make("learned", seed=0, simulations=4)
     search = agent._search

@@ -320,7 +320,7 @@ def _run(name: str, examples: int) -> None:
 
 def test_the_package_has_compiled_functions() -> None:
     names = dispatchers()
-    for expected in ("engine.step", "legal.fill_legal", "scoring.score_parts", "effects.apply_action"):
+    for expected in ("entry_points.step", "legal.fill_legal", "scoring.score_parts", "effects.apply_action"):
         assert f"concordia_env.engine.rules.{expected}" in names
     assert "concordia_env.engine.observation.fill_observation" in names
     assert len(names) > 60
@@ -330,10 +330,10 @@ def test_the_source_scan_finds_the_entries() -> None:
     """The scan sees calls through module names and through imported names, and not compiled-to-compiled calls."""
     entries = python_entries()
     for expected in (
-        "concordia_env.engine.rules.engine.legal_into_cache",  # legal_into_cache(...) imported by name in game.py
+        "concordia_env.engine.rules.entry_points.legal_into_cache",  # legal_into_cache(...) imported by name in game.py
         "concordia_env.engine.rules.legal.fill_legal",  # fill_legal(...) imported by name
-        "concordia_env.strategy.options.turn_options",  # options.turn_options(...) in strategy/__init__.py
-        "concordia_env.engine.observation.observe_batch_into",  # from envs/vector.py
+        "concordia_env.strategy.turn_enumeration.turn_options",  # turn_enumeration.turn_options(...) in strategy/api.py
+        "concordia_env.engine.observation.observe_batch_into",  # from envs/vector_game.py
     ):
         assert expected in entries, expected
     assert "concordia_env.strategy.planner.plan_trades" not in entries  # called by compiled code only
@@ -380,7 +380,7 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
         settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
         tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
         strategy.simulate(tree, tables, params, params, settings, rng, 3)
-    model = concordia_env.agents.afterstate.AfterstateModel.heuristic_only((4,)).compiled
+    model = concordia_env.agents.learned_model.AfterstateModel.heuristic_only((4,)).compiled
     guided = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
     strategy.simulate(guided, tables, params, params, settings, rng, 3, model=model)
     player = int(options.values.shape[1]) - 1

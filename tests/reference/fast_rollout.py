@@ -86,9 +86,8 @@ from concordia_env.engine.cards import (
 )
 from concordia_env.engine.maps import M_CITY_PROVINCE, M_NUM_CITIES, M_NUM_PROVINCES, MAX_CITIES, MAX_PATHS
 from concordia_env.engine.rules import njit
-from concordia_env.engine.rules.common import can_pay_colonist, colonists_in_storehouse, has_house, pbase
-from concordia_env.engine.rules.engine import nth_legal, random_choice, random_legal_action
-from concordia_env.engine.rules.engine import step as engine_step
+from concordia_env.engine.rules.entry_points import nth_legal, random_choice, random_legal_action
+from concordia_env.engine.rules.entry_points import step as engine_step
 from concordia_env.engine.rules.facts import (
     architect_steps,
     buy_cost,
@@ -111,6 +110,7 @@ from concordia_env.engine.rules.facts import (
 )
 from concordia_env.engine.rules.legal import copyable_top, diplomat_target, fill_legal
 from concordia_env.engine.rules.scoring import houses_by_good, provinces_with_house, score_totals
+from concordia_env.engine.rules.state_helpers import can_pay_colonist, colonists_in_storehouse, has_house, pbase
 from concordia_env.engine.state import (
     ACTION_KIND,
     BONUS_COIN_SIDE,

@@ -1,6 +1,6 @@
 """The learned agent's features as they were computed before (one ``Game.observation`` per option): the reference.
 
-``concordia_env.agents.afterstate.batch_features`` observes every afterstate of a decision in one compiled
+``concordia_env.agents.learned_model.batch_features`` observes every afterstate of a decision in one compiled
 call; ``tests/test_afterstate.py`` checks that it gives these numbers.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from concordia_env import Game
-from concordia_env.agents.afterstate import MARGIN_SCALE, NUM_FEATURES, OBSERVATION_COLUMNS, VALUE_SCALE, utility
+from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, OBSERVATION_COLUMNS, VALUE_SCALE, utility
 from concordia_env.engine.cards import GOOD_PRICE, NUM_GOODS
 from concordia_env.engine.state import MAX_PLAYERS
-from concordia_env.strategy.afterstate import (
+from concordia_env.strategy.afterstate_scorer import (
     BOARD_INDEX,
     BOARD_SEAT_SIZE,
     HOUSES_SCALE,
@@ -22,7 +22,7 @@ from concordia_env.strategy.afterstate import (
 
 
 def afterstate_features(game: Game, values: np.ndarray, player: int, remaining: float) -> np.ndarray:
-    """The feature vector of the position ``game`` for ``player`` (see ``agents/afterstate.py``)."""
+    """The feature vector of the position ``game`` for ``player`` (see ``agents/learned_model.py``)."""
     n = game.num_players
     out = np.zeros(NUM_FEATURES, dtype=np.float32)
     k = len(OBSERVATION_COLUMNS)

@@ -124,7 +124,7 @@ from concordia_env.engine.observation import (
     TURN_SCALE,
 )
 from concordia_env.engine.rules import njit
-from concordia_env.engine.rules.common import (
+from concordia_env.engine.rules.state_helpers import (
     colonists_on_board,
     free_slots,
     goods_value,

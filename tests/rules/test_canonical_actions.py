@@ -24,7 +24,7 @@ from concordia_env.engine import actions as A
 from concordia_env.engine.cards import CARD_KIND, COLONISTS_PER_PLAYER, K_ARCHITECT, K_DIPLOMAT
 from concordia_env.engine.maps import SEA
 from concordia_env.engine.rules.effects import apply_action
-from concordia_env.engine.rules.engine import advance
+from concordia_env.engine.rules.entry_points import advance
 from concordia_env.engine.state import (
     CURRENT_PLAYER,
     FIRST_SEA_SLOT,

@@ -1,4 +1,4 @@
-"""The compiled learned scorer (strategy.afterstate) equals the numpy model of agents.afterstate."""
+"""The compiled learned scorer (strategy.afterstate_scorer) equals the numpy model of agents.learned_model."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, strategy
-from concordia_env.agents.afterstate import AfterstateModel, batch_features
 from concordia_env.agents.learned import shipped_model_path
-from concordia_env.strategy.afterstate import NUM_FEATURES, pack_model
+from concordia_env.agents.learned_model import AfterstateModel, batch_features
+from concordia_env.strategy.afterstate_scorer import NUM_FEATURES, pack_model
 
 #: float32 rounding of a 467-input MLP: the compiled sums are float64, BLAS's float32
 SCORE_TOLERANCE = 1e-5

@@ -2,7 +2,7 @@
 
 Version 2 appends, for every relative seat, houses per good, the places per good an
 Architect could build in now and the best province for a Prefect
-(``strategy.afterstate.BOARD_LAYOUT``). ``tests/test_afterstate.py`` checks every entry
+(``strategy.afterstate_scorer.BOARD_LAYOUT``). ``tests/test_afterstate.py`` checks every entry
 against a slow reference over the game's public queries (``tests/reference/features.py``);
 this file builds positions where the answer is known, and checks that a version-1 model
 plays as before beside version-2 code.
@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, strategy
-from concordia_env.agents.afterstate import AfterstateModel, batch_features
 from concordia_env.agents.learned import shipped_model_path
+from concordia_env.agents.learned_model import AfterstateModel, batch_features
 from concordia_env.engine.cards import GOOD_PRICE, NUM_GOODS
 from concordia_env.engine.state import BONUS_COIN_SIDE, MAX_PLAYERS, house_index
-from concordia_env.strategy.afterstate import (
+from concordia_env.strategy.afterstate_scorer import (
     B_BEST_PRODUCTION,
     B_HOUSES_BY_GOOD,
     B_REACH_BY_GOOD,

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from concordia_env import Game, agents, strategy
-from concordia_env.agents.afterstate import MARGIN_SCALE, AfterstateModel, batch_features
 from concordia_env.agents.learned import TWO_PLAYER_SEARCH, ModelGuidedSearch, shipped_model_path
+from concordia_env.agents.learned_model import MARGIN_SCALE, AfterstateModel, batch_features
 from concordia_env.agents.mcts import ROLLOUT_PARAMS
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import search
@@ -107,7 +107,7 @@ def test_a_malformed_model_is_refused_before_compiled_code() -> None:
         good._replace(shapes=good.shapes[:, :1]),
         good._replace(shapes=good.shapes * 2),
         good._replace(ab=np.zeros(3, dtype=np.float32)),
-        strategy.afterstate.no_model(),
+        strategy.afterstate_scorer.no_model(),
         (good.flat, good.shapes, good.ab),
     ]
     for bad in bad_models:

@@ -243,8 +243,8 @@ def test_play_writes_a_new_game_between_agents(tmp_path, capsys):
 # ---------------------------------------------------------------------- training evaluation games
 def test_evaluation_games_can_be_kept_as_replays(tmp_path):
     from concordia_env.engine.observation import OBS_SIZE
-    from concordia_env.training.evaluate import evaluate
     from concordia_env.training.policy_net import NumpyActor
+    from concordia_env.training.run_evaluation import evaluate
 
     rng = np.random.default_rng(0)
     actor = NumpyActor([rng.normal(size=(OBS_SIZE, 769)).astype(np.float32)], [np.zeros(769, np.float32)], "relu")

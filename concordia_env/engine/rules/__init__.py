@@ -11,9 +11,9 @@ One module per concern, each the only home of its rules:
   buy costs, reach, ...) that everything outside ``rules/`` asks instead of re-deriving;
 * :mod:`.hidden`: the hidden order of the face-down stack, and the determinization that
   replaces it;
-* :mod:`.engine`: the entry points ``Game`` and ``VectorGame`` call (check and apply an
+* :mod:`.entry_points`: the entry points ``Game`` and ``VectorGame`` call (check and apply an
   action, batches, random playouts);
-* :mod:`.common`: small helpers shared by the above.
+* :mod:`.state_helpers`: small helpers shared by the above.
 
 ``njit`` is how a function joins the compiled rules (cached on disk, recompiled after any
 edit of the package); code outside ``rules/`` that compiles its own functions over the

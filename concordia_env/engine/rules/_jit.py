@@ -8,8 +8,8 @@ is how to step through them in a debugger or measure coverage.
 
 Why a cache stamp of our own: numba decides whether a cached function is still valid from
 the modification time of *the file that defines it* only. A compiled function inlines the
-functions it calls, so after an edit of ``engine/rules/scoring.py`` the cached ``engine.step`` in
-the unchanged ``rules/engine.py`` would silently keep the old scoring (seen during
+functions it calls, so after an edit of ``engine/rules/scoring.py`` the cached ``entry_points.step`` in
+the unchanged ``rules/entry_points.py`` would silently keep the old scoring (seen during
 development; ``git pull`` into an editable install does the same). Functions compiled
 here are therefore stamped with a digest of what their code depends on: the defining file,
 every module of the package it imports, directly or through others (followed through the

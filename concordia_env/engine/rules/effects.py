@@ -1,7 +1,7 @@
 """What each action does (one function per card or decision), and the turn flow.
 
 ``apply_action(s, m, a)`` changes the state for a legal action ``a``; ``step`` in
-:mod:`concordia_env.engine.rules.engine` checks legality first. After an action the flow
+:mod:`concordia_env.engine.rules.entry_points` checks legality first. After an action the flow
 continues until the next real decision: a pending decision whose only legal action is
 "done" is closed automatically (no colonist to buy, nothing to trade...).
 """
@@ -124,17 +124,6 @@ from ..state import (
     TURN_PLAYER,
 )
 from ._jit import njit
-from .common import (
-    free_slots,
-    hand_card_of_kind,
-    house_money_cost,
-    houses_of,
-    num_players,
-    pay_colonist,
-    pay_goods,
-    pbase,
-    storehouse_colonist_slot,
-)
 from .facts import (
     architect_steps,
     cards_to_buy,
@@ -149,6 +138,17 @@ from .facts import (
 )
 from .legal import buy_card_cost, copyable_top, diplomat_target, distance_to_path
 from .scoring import cards_score
+from .state_helpers import (
+    free_slots,
+    hand_card_of_kind,
+    house_money_cost,
+    houses_of,
+    num_players,
+    pay_colonist,
+    pay_goods,
+    pbase,
+    storehouse_colonist_slot,
+)
 
 
 # --------------------------------------------------------------------------- turn flow

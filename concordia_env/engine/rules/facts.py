@@ -72,18 +72,6 @@ from ..state import (
     PRAEFECTUS_MAGNUS,
 )
 from ._jit import njit
-from .common import (
-    can_afford_house,
-    colonists_on_board,
-    free_slots,
-    goods_value,
-    house_price,
-    is_buildable_place,
-    next_to,
-    pbase,
-    places_next_to,
-)
-from .common import slot_kind as colonist_kind
 from .legal import (
     buy_card_cost,
     can_buy,
@@ -96,6 +84,18 @@ from .legal import (
 )
 from .legal import distance_to_path as path_distance
 from .scoring import houses_of_good
+from .state_helpers import (
+    can_afford_house,
+    colonists_on_board,
+    free_slots,
+    goods_value,
+    house_price,
+    is_buildable_place,
+    next_to,
+    pbase,
+    places_next_to,
+)
+from .state_helpers import slot_kind as colonist_kind
 
 __all__ = [
     "architect_steps",

@@ -5,7 +5,7 @@ Every player knows the decks lie in order (deck I on top of deck II, ...; step 4
 inside a deck. :func:`shuffle_hidden_stack` replaces that order by one the players cannot
 tell from the real one: a *determinization*. It is the one home of that rule: the engine's
 ``Game.with_hidden_stack_shuffled`` (a numpy generator) and the strategy's planners and
-tree search (:mod:`concordia_env.strategy.hidden`, their own compiled generator) both call it
+tree search (:mod:`concordia_env.strategy.determinization`, their own compiled generator) both call it
 and differ only in where their random numbers come from.
 """
 

@@ -141,7 +141,7 @@ from ..state import (
     TRADED_GOODS,
 )
 from ._jit import njit, njit_borrowing
-from .common import (
+from .state_helpers import (
     can_afford_house,
     can_pay_colonist,
     colonist_adjacent_to,

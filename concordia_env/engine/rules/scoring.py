@@ -56,7 +56,7 @@ from ..state import (
     PRAEFECTUS_MAGNUS,
 )
 from ._jit import njit
-from .common import colonists_on_board, count_bits, goods_value, lowest_bit, pbase
+from .state_helpers import colonists_on_board, count_bits, goods_value, lowest_bit, pbase
 
 #: score categories: the six gods, then the special squares (Aegyptus), then Concordia
 SPECIAL_PART = NUM_GODS

@@ -63,7 +63,7 @@ from ..state import (
 )
 from . import pcg64
 from ._jit import njit
-from .common import pbase
+from .state_helpers import pbase
 
 
 def check_setup(m: Map, num_players: int) -> None:

@@ -16,7 +16,7 @@ write a replay.
 from __future__ import annotations
 
 from .frames import FrameLayout, decode_frames, encode_frames, frame, frame_layout
-from .replay import REPLAY_VERSION, Replay, asset, record_replay, write_replay
+from .replay_page import REPLAY_VERSION, Replay, asset, record_replay, write_replay
 
 __all__ = [
     "REPLAY_VERSION",

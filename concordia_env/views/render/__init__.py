@@ -13,7 +13,7 @@ they are imported only when a picture is drawn.
 
 from __future__ import annotations
 
-from .board import DEFAULT_WIDTH, render_rgb, save_png
+from .board_picture import DEFAULT_WIDTH, render_rgb, save_png
 from .text import render_text
 from .viewer import HumanViewer
 

@@ -17,7 +17,7 @@ from concordia_env.engine import actions as A
 from concordia_env.engine.game import Game
 from concordia_env.engine.maps import MAP_NAMES
 
-from .board import DEFAULT_WIDTH, save_png
+from .board_picture import DEFAULT_WIDTH, save_png
 from .text import render_text
 
 

@@ -7,7 +7,7 @@ names in the background keeps a frame fast.
 
 Sizes are in map-height units (the map area is 1 high) and converted to points, so the
 picture looks the same at every width. This module imports matplotlib at the top;
-:mod:`concordia_env.views.render.board` imports it only when a picture is asked for.
+:mod:`concordia_env.views.render.board_picture` imports it only when a picture is asked for.
 """
 
 from __future__ import annotations

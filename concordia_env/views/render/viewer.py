@@ -14,7 +14,7 @@ import numpy as np
 
 from concordia_env.engine.game import Game
 
-from .board import DEFAULT_WIDTH, INSTALL_HINT, render_rgb
+from .board_picture import DEFAULT_WIDTH, INSTALL_HINT, render_rgb
 
 #: seconds the window's event loop runs after each frame, so it repaints
 DEFAULT_PAUSE = 0.001

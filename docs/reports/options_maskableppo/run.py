@@ -11,7 +11,7 @@ so a lost game still says by how much) until MINUTES of wall-clock time have pas
 after every rollout), writing ``curve.jsonl`` (per rollout: steps, minutes, the training win
 rate and mean margin over the last 100 games) and a checkpoint every ``MINUTES / 4``. Then the
 final model plays 200 games against the heuristic with the seats rotated
-(``concordia_env.training.evaluate.evaluate``, 95% Wilson interval) into ``eval.json``, the
+(``concordia_env.training.run_evaluation.evaluate``, 95% Wilson interval) into ``eval.json``, the
 untrained policy (``checkpoint_0``: the utility prior alone) the same 200 games into
 ``eval_untrained.json``, and each checkpoint 50 games for the curve (``curve_eval.json``).
 """
@@ -29,8 +29,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from concordia_env import OptionsPolicy
 from concordia_env.envs.sb3 import SB3VecEnv
-from concordia_env.training.evaluate import evaluate
 from concordia_env.training.options_policy import options_agent
+from concordia_env.training.run_evaluation import evaluate
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("minutes", type=float)

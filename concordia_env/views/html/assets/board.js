@@ -2,7 +2,7 @@
  *
  * Shared by the HTML replay and the web app. Nothing here knows a rule: every number shown
  * (money, free storehouse slots, prices, VP...) is read from the frame the engine produced.
- * Positions, sizes and colours come from concordia_env.views.html.board.board_data (the PNG
+ * Positions, sizes and colours come from concordia_env.views.html.board_svg.board_data (the PNG
  * renderer's geometry and style), so the two pictures agree.
  */
 "use strict";

@@ -1,12 +1,12 @@
 """The learned afterstate scorer, compiled: features of every turn option and the model's MLP over them.
 
 The ``learned`` agent (:mod:`concordia_env.agents.learned`, the model in
-:mod:`concordia_env.agents.afterstate`) scores every turn option's afterstate with a small
+:mod:`concordia_env.agents.learned_model`) scores every turn option's afterstate with a small
 network, ``score = a · u + b + MLP(x)``. This module is the one home of what ``x`` is (the
 feature layout: which observation entries, the evaluation's values, the utility) and runs
 the same computation in compiled code, so that the learned agent can play inside a batch
 (:mod:`.players`) without a Python call per decision. The numpy model
-(``AfterstateModel.predict`` on ``agents.afterstate.batch_features``) stays the reference;
+(``AfterstateModel.predict`` on ``agents.learned_model.batch_features``) stays the reference;
 ``tests/strategy/test_afterstate_scorer.py`` checks that both give the same scores (to
 float32 rounding: the compiled MLP sums each product in float64 where BLAS sums in float32)
 and the same choices.
@@ -223,7 +223,7 @@ def checked_arrays(model: object) -> ModelArrays:
     Compiled code reads the weights where the shapes say, without bounds checks: the types,
     the chained shapes and the number of weights are checked before it sees them.
     """
-    problem = "model must be the arrays of a model (strategy.afterstate.pack_model)"
+    problem = "model must be the arrays of a model (strategy.afterstate_scorer.pack_model)"
     if not isinstance(model, ModelArrays):
         raise ValueError(problem)
     flat, shapes, ab = model
@@ -306,7 +306,7 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
     ``vals[k, q]`` is every player's estimated final VP in afterstate k (float64);
     ``remaining`` the share of the game left at the decision. ``out``'s width says the
     version: a version-1 row stops before the board summary. The arithmetic follows
-    ``agents.afterstate.batch_features`` step for step (float64, then stored as float32).
+    ``agents.learned_model.batch_features`` step for step (float64, then stored as float32).
     """
     obs = np.empty(OBS_SIZE, dtype=np.float32)
     ncols = columns.shape[0]

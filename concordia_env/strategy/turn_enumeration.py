@@ -9,7 +9,7 @@ the best utility (:func:`best_option`: own value minus the opponents' mean); tre
 uses the options as its moves and their values as first estimates; the learned agent scores
 the afterstates with its model. All of them see the same options, computed once.
 
-The caller determinizes first (:mod:`.hidden`): an afterstate past a card purchase shows a
+The caller determinizes first (:mod:`.determinization`): an afterstate past a card purchase shows a
 card drawn from what could come up, never the real next card.
 """
 

@@ -16,7 +16,7 @@ Scoring 5–10 afterstates is a far smaller problem than 769 independent logits,
 afterstates of one decision differ exactly where the choices differ.
 
 The generator runs on a **determinized copy** of the game: the hidden stack is shuffled
-within each deck's segment (:mod:`concordia_env.strategy.hidden`), so a card that comes up on
+within each deck's segment (:mod:`concordia_env.strategy.determinization`), so a card that comes up on
 the display after a purchase is a draw from the cards that could come up, never the real
 next card. The chosen turn's remaining decisions are then planned on the real game by the
 same rules of thumb (as MCTS does).
@@ -24,7 +24,7 @@ same rules of thumb (as MCTS does).
 Features
 --------
 :func:`afterstate_features` keeps the *economic and scoring* part of the observation (the layout's
-one home is :mod:`concordia_env.strategy.afterstate`, whose compiled twin of this module's numpy
+one home is :mod:`concordia_env.strategy.afterstate_scorer`, whose compiled twin of this module's numpy
 scoring lets the learned agent play inside a batch)
 (:mod:`concordia_env.engine.observation`), for every relative seat: money, goods, free storehouse
 slots, colonists in the storehouse, house count, cards in hand and discard pile per kind,
@@ -75,7 +75,7 @@ from concordia_env.engine.state import MAX_PLAYERS
 from concordia_env.engine.state_check import compiled_state
 
 # the feature layout has one home, the compiled scorer's module (this numpy code is its reference)
-from concordia_env.strategy.afterstate import (
+from concordia_env.strategy.afterstate_scorer import (
     BOARD_INDEX,
     FEATURE_COUNTS,
     FEATURE_WIDTHS,
@@ -224,7 +224,7 @@ class AfterstateModel:
 
     @functools.cached_property
     def compiled(self) -> ModelArrays:
-        """The model as compiled code takes it (:func:`concordia_env.strategy.afterstate.pack_model`).
+        """The model as compiled code takes it (:func:`concordia_env.strategy.afterstate_scorer.pack_model`).
 
         Packed once, on first use: a model's weights are not changed after it plays (training
         makes a new model from the trained weights).
@@ -368,7 +368,7 @@ class Candidates:
         """The model's score of every option, computed by the compiled scorer.
 
         The learned agent chooses with these, inside a batch and out of it alike
-        (:mod:`concordia_env.strategy.afterstate`): ``model.predict(self.features)`` gives
+        (:mod:`concordia_env.strategy.afterstate_scorer`): ``model.predict(self.features)`` gives
         the same numbers to float32 rounding, but BLAS may score two identical rows a last
         bit apart, which would decide ties between equal afterstates by their position.
         """

@@ -1,4 +1,4 @@
-"""What the environments share besides rewards (:mod:`concordia_env.envs.rewards`).
+"""What the environments share besides rewards (:mod:`concordia_env.envs.rewards`): mostly checks.
 
 Option checks (the reset options: a start position, :func:`check_reset_options`), the
 action check at the envs' entry points (``action_index``, the one

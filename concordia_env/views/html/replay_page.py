@@ -35,7 +35,7 @@ from concordia_env.engine.game import Game
 from concordia_env.engine.state import PHASE_NAMES
 
 from ..render.style import PLAYER_COLORS
-from .board import board_data
+from .board_svg import board_data
 from .frames import StringTable, encode_frames, frame, frame_layout
 
 #: format of the embedded data; bumped when the page could no longer read older data

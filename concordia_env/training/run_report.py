@@ -18,7 +18,7 @@ matplotlib.use("Agg")  # files only: no display on a training machine
 import matplotlib.pyplot as plt
 
 from .config import TrainConfig
-from .evaluate import EvalResult
+from .run_evaluation import EvalResult
 
 CURVE_FILE = "learning_curve.png"
 REPORT_FILE = "report.md"

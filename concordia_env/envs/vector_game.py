@@ -1,7 +1,7 @@
 """``VectorGame``: n games of one map stepped together on a 2-D state array (one game per row).
 
 The batch runs the very same compiled rules as :class:`~concordia_env.Game`
-(``rules.engine.apply_batch`` and ``legal_masks``) plus the batched observation, so one
+(``rules.entry_points.apply_batch`` and ``legal_masks``) plus the batched observation, so one
 Python call advances all n games by one decision each. It is meant for throughput:
 self-play data collection, random playouts, search over many positions.
 
@@ -129,14 +129,14 @@ from concordia_env.engine.observation import (
     observe_batch_into,
     scores_batch_into,
 )
-from concordia_env.engine.rules.engine import first_illegal_row, legal_masks, sample_rows
+from concordia_env.engine.rules.entry_points import first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.rules.setup import setup_args, start_game
 from concordia_env.engine.serial import serialized
 from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
 
-from .common import start_position
+from .env_checks import start_position
 from .opponents import CompiledOpponents
 from .rewards import check_reward, rewards_of_result
 from .threads import (

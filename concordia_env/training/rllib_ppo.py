@@ -50,7 +50,7 @@ What is trained
   (:func:`~concordia_env.training.options_rllib.options_agent`) and writes no ``actor.npz``.
 * **Evaluation**: the shared policy's actor is copied into the project's
   :class:`~concordia_env.training.policy_net.NumpyActor` and played (masked argmax) by
-  :func:`concordia_env.training.evaluate.evaluate` against ``eval_opponent`` on fresh seeds, seats rotated,
+  :func:`concordia_env.training.run_evaluation.evaluate` against ``eval_opponent`` on fresh seeds, seats rotated,
   with a 95% Wilson interval, exactly as the other training scripts are evaluated.
   :func:`checkpoint_actor` reads the same actor from any checkpoint, without Ray.
 
@@ -84,9 +84,9 @@ from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.report import Z_95
 
 from .config import read_config
-from .evaluate import EVAL_DB, evaluate, weights_digest
 from .options_rllib import OptionsRLModule, options_agent
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
+from .run_evaluation import EVAL_DB, evaluate, weights_digest
 
 #: the name under which make_env is registered with ray.tune.registry
 ENV_NAME = "concordia"
