@@ -175,32 +175,39 @@ def first_legal(mask):
 
 
 @njit
-def decider_facts(s, m, params, remaining):
-    """Facts, house gains, house prices and needs of the player to decide (what most rules of thumb read)."""
+def decider_houses(s, m, params, remaining):
+    """Facts, house gains and house prices of the player to decide (what the Architect and the Colonist read)."""
     p = s[CURRENT_PLAYER]
     facts = np.zeros(NUM_FACTS)
     gains = np.zeros(MAX_CITIES)
     price_money = np.zeros(MAX_CITIES, dtype=np.int64)
     price_goods = np.zeros((MAX_CITIES, NUM_GOODS), dtype=np.int64)
-    needs = np.zeros((2, NUM_GOODS), dtype=np.int64)
     player_facts(s, m, params, p, facts)
     house_gains(s, m, params, p, facts, remaining, gains)
     house_prices(s, m, price_money, price_goods)
-    need(s, m, params, p, facts, remaining, gains, price_goods, needs)
+    return facts, gains, price_money, price_goods
+
+
+@njit
+def decider_facts(s, m, params, remaining):
+    """:func:`decider_houses` and the needs of the player to decide (what the trading rules of thumb read)."""
+    facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
+    needs = np.zeros((2, NUM_GOODS), dtype=np.int64)
+    need(s, m, params, s[CURRENT_PLAYER], facts, remaining, gains, price_goods, needs)
     return facts, gains, price_money, price_goods, needs
 
 
 # --------------------------------------------------------------------------- Architect
 @njit
-def plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, position_cities, chosen):
+def plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, position_cities, chosen, goods_left):
     """The best-valued affordable houses among the places ``in_reach``, greedily (best first).
 
     ``order`` lists the places by net value, best first (ties: lower place id). Returns
     (value of the houses bought, value of the best ``position_cities`` places in reach that
     are worth a house but not affordable, number of houses chosen); the houses go into
-    ``chosen`` in build order.
+    ``chosen`` in build order; ``goods_left`` is scratch of ``NUM_GOODS`` entries.
     """
-    goods_left = goods.copy()
+    goods_left[:] = goods
     money_left = money
     total = 0.0
     rest = 0.0
@@ -249,7 +256,7 @@ def architect(s, m, params, remaining, mask):
     Staying put (build the best house, or stop) wins ties.
     """
     p = s[CURRENT_PLAYER]
-    facts, gains, price_money, price_goods, _ = decider_facts(s, m, params, remaining)
+    facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
     nets = np.zeros(MAX_CITIES)
     house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
     n_cities = m[M_NUM_CITIES]
@@ -263,10 +270,13 @@ def architect(s, m, params, remaining, mask):
     weight = params[P_POSITION_WEIGHT]
     cities = int(params[P_POSITION_CITIES])
     chosen = np.zeros(MAX_CITIES, dtype=np.int64)
+    goods_left = np.empty(NUM_GOODS, dtype=goods.dtype)
     in_reach = np.zeros(MAX_CITIES, dtype=np.bool_)
     for slot in range(COLONISTS_PER_PLAYER):
         mark_next_to(m, s[b + P_COLONISTS + slot], in_reach)
-    total, rest, count = plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen)
+    total, rest, count = plan_houses(
+        order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen, goods_left
+    )
     best_value = total + weight * rest
     best = A_DONE
     for i in range(count):
@@ -285,7 +295,9 @@ def architect(s, m, params, remaining, mask):
         for other in range(COLONISTS_PER_PLAYER):
             if other != slot:
                 mark_next_to(m, s[b + P_COLONISTS + other], in_reach)
-        total, rest, _ = plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen)
+        total, rest, _ = plan_houses(
+            order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen, goods_left
+        )
         value = total + weight * rest - params[P_STEP_COST] * path_distance(m, s[b + P_COLONISTS + slot], path)
         value = value - STAY_MARGIN
         if value > best_value:
@@ -481,7 +493,7 @@ def place_potential(m, place, kind, gains, cities):
 def colonist(s, m, params, remaining, mask, keys, cached):
     """Settle or tax by one-step lookahead; a settled colonist also counts the best unbuilt cities near it."""
     p = s[CURRENT_PLAYER]
-    _, gains, _, _, _ = decider_facts(s, m, params, remaining)
+    _, gains, _, _ = decider_houses(s, m, params, remaining)
     sim = np.empty(STATE_SIZE, dtype=np.int32)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     cities = int(params[P_POSITION_CITIES])
