@@ -86,6 +86,41 @@ def test_the_script_s_time_guard_says_it_cut_the_run_short(tmp_path: Path, capsy
     assert "time guard: stopped after 0 minutes, 16 of 64 steps" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--num_envs", "0"], "num_envs must be positive, got 0"),
+        (["--total_steps", "0"], "total_steps must be positive, got 0"),
+        (["--anneal_lr", "maybe"], "argument --anneal_lr: expected true or false, got 'maybe'"),
+        (["--gamma", "2"], "gamma must be in 0..1, got 2.0"),
+        (["--minutes", "-1"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
+        (["--num_minibatches", "5000"], "num_minibatches (5000) exceeds a rollout's 128 x 8 steps"),
+        (["--opponents", "bogus"], "unknown agent 'bogus'"),
+        (["--map", "nowhere"], "unknown map 'nowhere'"),
+        (["--learning_rate", "fast"], "argument --learning_rate: invalid float value: 'fast'"),
+    ],
+)
+def test_a_script_mistake_is_one_line_and_writes_nothing(
+    argv: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    with pytest.raises(SystemExit) as exit_info:
+        ppo_options.main([*argv, "--runs_dir", str(runs)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith("concordia train ppo_options: error:")
+    assert not runs.exists()  # refused before any file
+
+
+def test_an_unwritable_runs_dir_is_refused_before_training(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(SystemExit) as exit_info:
+        ppo_options.main(["--runs_dir", str(blocker / "runs")])
+    assert exit_info.value.code == 2 and "Not a directory" in capsys.readouterr().err
+
+
 # --------------------------------------------------------------------------- RLlib
 @pytest.fixture(scope="module")
 def rllib_modules() -> Iterator[tuple]:

@@ -36,6 +36,7 @@ import torch as th
 
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy.afterstate_scorer import features_version
+from concordia_env.tools.arguments import mistake_text
 
 from .options_net import UTILITY_PRIOR, OptionsNet
 from .run_evaluation import OptionsAgent, evaluate
@@ -82,6 +83,31 @@ class Config:
     eval_opponent: str = "heuristic"
 
 
+POSITIVE = ("num_envs", "threads", "total_steps", "num_steps", "learning_rate", "num_minibatches",
+            "update_epochs", "clip_coef", "max_grad_norm", "torch_threads", "save_every", "max_options")  # fmt: skip
+
+
+def check(config: Config) -> None:
+    """Refuse a config PPO cannot run (``ValueError``, one line), before anything is written."""
+    for name in POSITIVE:
+        if not getattr(config, name) > 0:
+            raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
+    for name in ("gamma", "gae_lambda"):
+        if not 0.0 <= getattr(config, name) <= 1.0:
+            raise ValueError(f"{name} must be in 0..1, got {getattr(config, name)}")
+    if min(config.minutes, config.ent_coef, config.vf_coef, config.eval_games) < 0:
+        raise ValueError("minutes, ent_coef, vf_coef and eval_games must be >= 0")
+    if config.num_minibatches > config.num_steps * config.num_envs:
+        raise ValueError(f"num_minibatches ({config.num_minibatches}) exceeds a rollout's {config.num_steps} x "
+                         f"{config.num_envs} steps")  # fmt: skip
+    if (
+        not config.option_hidden
+        or not config.observation_hidden
+        or min(config.option_hidden + config.observation_hidden) <= 0
+    ):
+        raise ValueError("option_hidden and observation_hidden must be positive layer sizes")
+
+
 def make_envs(config: Config) -> ConcordiaVectorEnv:
     """``num_envs`` options-level games against ``opponents``, reset in the step that ends a game."""
     return ConcordiaVectorEnv(
@@ -101,12 +127,13 @@ def tensors(obs: dict[str, np.ndarray]) -> tuple[th.Tensor, th.Tensor, th.Tensor
 
 
 def train(config: Config) -> dict[str, Any]:
+    check(config)
+    envs = make_envs(config)  # a map, player count or opponent the env refuses fails here, before any file
     run_dir = Path(config.runs_dir) / f"{config.name}-{config.seed}-{datetime.now():%Y%m%d-%H%M%S}"
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
     th.manual_seed(config.seed)
     th.set_num_threads(config.torch_threads)
-    envs = make_envs(config)
     obs: Any  # a dict of batched arrays: "observation", "options", "action_mask"
     obs, _ = envs.reset(seed=config.seed)
     n_obs, (k, n_features) = obs["observation"].shape[1], obs["options"].shape[1:]
@@ -229,22 +256,44 @@ def load(path: str | Path) -> OptionsNet:
     return net
 
 
-def parse(argv: list[str] | None) -> Config:
+def boolean(text: str) -> bool:
+    """``true``/``false`` (also 1/0, yes/no) on the command line; anything else is refused."""
+    if text.lower() in ("1", "true", "yes"):
+        return True
+    if text.lower() in ("0", "false", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every field of :class:`Config` as ``--field value``, with its default in ``--help``."""
     parser = argparse.ArgumentParser(prog="concordia train ppo_options", description=__doc__.split("\n", 1)[0])
     for f in dataclasses.fields(Config):
-        default = f.default
-        if isinstance(default, tuple):
-            parser.add_argument(f"--{f.name}", type=int, nargs="+", default=default)
-        elif isinstance(default, bool):
-            parser.add_argument(f"--{f.name}", type=lambda v: v.lower() in ("1", "true", "yes"), default=default)
-        else:
-            parser.add_argument(f"--{f.name}", type=type(default), default=default)
-    args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in vars(parser.parse_args(argv)).items()}
+        default, kind = f.default, type(f.default)
+        extra: dict[str, Any] = (
+            {"nargs": "+", "type": int} if kind is tuple else {"type": boolean if kind is bool else kind}
+        )
+        parser.add_argument(f"--{f.name}", default=default, help="default: %(default)s", **extra)
+    return parser
+
+
+def parse(argv: list[str] | None, parser: argparse.ArgumentParser | None = None) -> Config:
+    given = vars((parser or build_parser()).parse_args(argv))
+    args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
     return Config(**args)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    return train(parse(argv))
+    """The command: a config or env mistake is one line and exit status 2, before any file is written."""
+    parser = build_parser()
+    config = parse(argv, parser)
+    try:
+        check(config)
+        make_envs(config).close()
+        Path(config.runs_dir).mkdir(parents=True, exist_ok=True)
+    except (ValueError, TypeError, OSError) as err:
+        parser.error(mistake_text(err))
+    return train(config)
 
 
 if __name__ == "__main__":
