@@ -57,13 +57,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent
@@ -71,7 +71,7 @@ from concordia_env.agents.learned import LearnedAgent
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, AfterstateModel, rollout_value
 
 from .config import ConfigBase, _f
-from .loop import HOLDOUT_EVERY, SEED_BOUND, SELF, Run, check_loop_config, command_parser, run_command
+from .loop import HOLDOUT_EVERY, SELF, Run, check_loop_config, command_parser, run_command
 
 #: SeedSequence tag of the training games (evaluations are seeded by ``run_evaluation.eval_seed``)
 TRAIN_TAG = 0xAF7E
@@ -265,35 +265,21 @@ class AfterstateRun(Run):
 
     # ------------------------------------------------------------------ one iteration
     def tasks(self, iteration: int) -> list[GameTask]:
-        """The games of one iteration, decided by the seed alone."""
+        """One task per game of the iteration (:meth:`draw_games`); the workers load the model from its file."""
         c = self.config
-        seq = np.random.SeedSequence([c.seed, TRAIN_TAG, iteration])
-        seeds = seq.generate_state(c.games_per_iteration, dtype=np.uint64) % SEED_BOUND
-        rng = np.random.default_rng(seq.spawn(1)[0])
-        kinds = list(c.opponent_shares)
-        shares = np.array([c.opponent_shares[k] for k in kinds], dtype=np.float64)
-        out = []
-        for i, seed in enumerate(seeds):
-            opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
-            seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
-            out.append(GameTask(int(seed), i, opponent, seats, str(self.model_path), c.temperature, c.epsilon,
-                                c.rollout_samples, c.rollout_rounds, c.map, c.num_players, c.replan))  # fmt: skip
-        return out
+        return [
+            GameTask(seed, i, opponent, seats, str(self.model_path), c.temperature, c.epsilon, c.rollout_samples,
+                     c.rollout_rounds, c.map, c.num_players, c.replan)
+            for i, (seed, opponent, seats) in enumerate(self.draw_games(TRAIN_TAG, iteration))
+        ]  # fmt: skip
 
-    def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
-        start = time.perf_counter()
-        parts = []
-        for part in pool.imap(play_training_game, self.tasks(iteration)):
-            parts.append(part)
-            if bar is not None:
-                bar.update(1)
-        data: dict[str, Any] = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "decisions"}
+    def worker(self) -> Callable[[GameTask], dict[str, np.ndarray]]:
+        return play_training_game
+
+    def iteration_data(self, parts: list[dict[str, Any]], iteration: int) -> dict[str, Any]:
+        data = {key: np.concatenate([p[key] for p in parts]) for key in parts[0] if key != "decisions"}
         data["game"] = data["game"] + iteration * self.config.games_per_iteration  # unique across iterations
-        self.save_iteration_data(iteration, data)
-        self.state.games += len(parts)
-        self.state.decisions += int(sum(int(p["decisions"]) for p in parts))
-        self.state.learner_decisions += int(data["chosen"].sum())
-        self.state.play_seconds += time.perf_counter() - start
+        return data
 
     def fit(self, iteration: int) -> dict[str, Any]:
         """Fit the model to the buffer; keep the epoch with the lowest held-out error.

@@ -24,6 +24,13 @@ SNAPSHOT = "snapshot"
 ACTIVATIONS = ("relu", "tanh", "elu")
 
 
+def check_positive(config: Any, names: Sequence[str]) -> None:
+    """Every config's check of its sizes and rates: ``ValueError`` naming the first of ``names`` not > 0."""
+    for name in names:
+        if not getattr(config, name) > 0:
+            raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
+
+
 def _f(default: Any, help: str) -> Any:
     """A dataclass field with an immutable default and a help text (lists and dicts use ``field``)."""
     return field(default=default, metadata={"help": help})
@@ -161,12 +168,8 @@ class TrainConfig(ConfigBase):
         """Refuse values that would only fail later, deep inside a run."""
         positive: tuple[str, ...] = ("total_timesteps", "n_envs", "n_steps", "batch_size", "n_epochs", "snapshot_every")
         positive += ("max_snapshots", "eval_every", "final_eval_games", "checkpoint_every", "num_players")
-        positive += ("eval_max_turns",)
-        for name in positive:
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if not self.reward_scale > 0:
-            raise ValueError(f"reward_scale must be positive, got {self.reward_scale}")
+        positive += ("eval_max_turns", "reward_scale")
+        check_positive(self, positive)
         if self.margin_shaping < 0:
             raise ValueError(f"margin_shaping must be >= 0, got {self.margin_shaping}")
         if self.eval_games < 0:

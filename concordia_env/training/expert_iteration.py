@@ -87,13 +87,13 @@ import hashlib
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent
@@ -102,7 +102,7 @@ from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILI
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.tools.tournament import check_ray_address
 
-from .config import ConfigBase, _f
+from .config import ConfigBase, _f, check_positive
 from .loop import (
     HOLDOUT_EVERY,
     RESUMABLE,
@@ -194,9 +194,7 @@ class ExpertConfig(ConfigBase):
     eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
 
     def validate(self) -> None:
-        for name in ("games_per_task", "label_simulations"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        check_positive(self, ("games_per_task", "label_simulations"))
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
         if self.address is not None and self.backend != "ray":
@@ -431,16 +429,10 @@ class ExpertRun(Run):
     def tasks(self, iteration: int) -> list[PlayTask]:
         """The games of one iteration in tasks of ``games_per_task``, decided by the seed alone."""
         c = self.config
-        seq = np.random.SeedSequence([c.seed, EXPERT_TAG, iteration])
-        seeds = seq.generate_state(c.games_per_iteration, dtype=np.uint64) % SEED_BOUND
-        rng = np.random.default_rng(seq.spawn(1)[0])
-        kinds = list(c.opponent_shares)
-        shares = np.array([c.opponent_shares[k] for k in kinds], dtype=np.float64)
-        specs = []
-        for i, seed in enumerate(seeds):
-            opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
-            seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
-            specs.append(GameSpec(int(seed), iteration * c.games_per_iteration + i, opponent, seats))
+        specs = [
+            GameSpec(seed, iteration * c.games_per_iteration + i, opponent, seats)
+            for i, (seed, opponent, seats) in enumerate(self.draw_games(EXPERT_TAG, iteration))
+        ]
         data = self.current_model().to_bytes()  # the network in memory: the checkpoint's (Run.open)
         digest = hashlib.sha256(data).hexdigest()
         settings = {
@@ -462,24 +454,22 @@ class ExpertRun(Run):
         step = c.games_per_task
         return [PlayTask(specs[k : k + step], data, digest, settings) for k in range(0, len(specs), step)]
 
-    def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
-        start = time.perf_counter()
-        parts = []
-        for part in pool.imap(play_task, self.tasks(iteration)):
-            parts.append(part)
-            if bar is not None:
-                bar.update(part["games"])
-        data = {key: np.concatenate([p[key] for p in parts]) for key in COLUMNS}
-        self.save_iteration_data(iteration, cast(dict[str, Any], data))
+    def worker(self) -> Callable[[PlayTask], dict[str, Any]]:
+        return play_task  # looked up when the iteration starts (a test replaces it)
+
+    def games_in(self, part: dict[str, Any]) -> int:
+        return int(part["games"])
+
+    def iteration_data(self, parts: list[dict[str, Any]], iteration: int) -> dict[str, Any]:
+        return {key: np.concatenate([p[key] for p in parts]) for key in COLUMNS}
+
+    def count_play(self, parts: list[dict[str, Any]], data: dict[str, Any]) -> None:
+        """The labels and what they cost."""
         labelled = data["weight"] > 0
-        self.state.games += self.config.games_per_iteration
-        self.state.decisions += sum(int(p["decisions"]) for p in parts)
-        self.state.learner_decisions += int(data["chosen"].sum())
         self.state.labels += int(labelled.sum())
         self.state.labelled_decisions += int((labelled & data["chosen"]).sum())
         self.state.label_seconds += sum(p["label_seconds"] for p in parts)
         self.state.play_cpu_seconds += sum(p["cpu_seconds"] for p in parts)
-        self.state.play_seconds += time.perf_counter() - start
 
     # ------------------------------------------------------------------ fit
     def fit(self, iteration: int) -> dict[str, Any]:

@@ -52,6 +52,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -70,7 +71,7 @@ from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .afterstate_net import AfterstateNet
-from .config import ConfigBase, add_override_arguments, overrides_from_args, resolve
+from .config import ConfigBase, add_override_arguments, check_positive, overrides_from_args, resolve
 from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
 from .run_report import plot_learning_curve
 from .workers import WorkerLostError, open_pool
@@ -108,9 +109,7 @@ def check_loop_config(config: Any) -> None:
     Called by each config's ``validate`` after its own checks; an unknown agent or a map and
     player count the rules refuse fails here, not after an hour of training.
     """
-    for name in POSITIVE_KEYS:
-        if getattr(config, name) <= 0:
-            raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
+    check_positive(config, POSITIVE_KEYS)
     if config.eval_every < 0 or config.eval_games < 0:
         raise ValueError("eval_every and eval_games must be >= 0")
     if not 0.0 <= config.epsilon <= 1.0 or config.temperature < 0:
@@ -317,10 +316,67 @@ class Run:
         parts = [dict(np.load(f)) for f in files]
         return {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
 
-    # ------------------------------------------------------------------ the method's part of an iteration
+    # ------------------------------------------------------------------ playing an iteration
+    def draw_games(self, tag: int, iteration: int) -> list[tuple[int, str, list[int]]]:
+        """The iteration's games, decided by the seed alone: ``(game seed, opponent, learner seats)`` each.
+
+        ``tag`` is the method's ``SeedSequence`` tag. ``opponent_shares`` draws each game's
+        opponent; against ``self`` the learner sits in every seat, otherwise in seat
+        ``i mod num_players`` (game ``i`` of the iteration).
+        """
+        c = self.config
+        seq = np.random.SeedSequence([c.seed, tag, iteration])
+        seeds = seq.generate_state(c.games_per_iteration, dtype=np.uint64) % SEED_BOUND
+        rng = np.random.default_rng(seq.spawn(1)[0])
+        kinds = list(c.opponent_shares)
+        shares = np.array([c.opponent_shares[k] for k in kinds], dtype=np.float64)
+        games = []
+        for i, seed in enumerate(seeds):
+            opponent = kinds[int(rng.choice(len(kinds), p=shares / shares.sum()))]
+            seats = list(range(c.num_players)) if opponent == SELF else [i % c.num_players]
+            games.append((int(seed), opponent, seats))
+        return games
+
     def play(self, pool: Any, iteration: int, bar: tqdm | None) -> None:
-        """The method's: play iteration ``iteration``'s games in ``pool``, save them, count them in the state."""
+        """Play iteration ``iteration``'s tasks in ``pool``, save their decisions, count them in the state.
+
+        The method supplies the tasks (:meth:`tasks`), the function a worker runs on one
+        (:meth:`worker`), how many games a task's result holds (:meth:`games_in`) and its
+        columns (:meth:`iteration_data`); every result carries its ``decisions``.
+        """
+        start = time.perf_counter()
+        parts = []
+        for part in pool.imap(self.worker(), self.tasks(iteration)):
+            parts.append(part)
+            if bar is not None:
+                bar.update(self.games_in(part))
+        data = self.iteration_data(parts, iteration)
+        self.save_iteration_data(iteration, data)
+        self.state.games += sum(self.games_in(p) for p in parts)
+        self.state.decisions += sum(int(p["decisions"]) for p in parts)
+        self.state.learner_decisions += int(data["chosen"].sum())
+        self.count_play(parts, data)
+        self.state.play_seconds += time.perf_counter() - start
+
+    # ------------------------------------------------------------------ the method's part of an iteration
+    def tasks(self, iteration: int) -> list[Any]:
+        """The method's: the pool tasks of iteration ``iteration`` (from :meth:`draw_games`)."""
         raise NotImplementedError
+
+    def worker(self) -> Callable[[Any], dict[str, Any]]:
+        """The method's: the module-level function a pool worker runs on one task."""
+        raise NotImplementedError
+
+    def games_in(self, part: dict[str, Any]) -> int:
+        """How many games one task's result holds: one unless the method batches games."""
+        return 1
+
+    def iteration_data(self, parts: list[dict[str, Any]], iteration: int) -> dict[str, Any]:
+        """The method's: the iteration's decision columns (``data/iter_<k>.npz``) from the tasks' results."""
+        raise NotImplementedError
+
+    def count_play(self, parts: list[dict[str, Any]], data: dict[str, Any]) -> None:
+        """The method's own counters of a played iteration (beside games and decisions): none unless it says."""
 
     def fit(self, iteration: int) -> dict[str, Any]:
         """The method's: fit the network to :meth:`buffer`; returns the fit's record (the report's row)."""

@@ -38,6 +38,7 @@ from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy.afterstate_scorer import features_version
 from concordia_env.tools.arguments import mistake_text
 
+from .config import check_positive
 from .options_net import UTILITY_PRIOR, OptionsNet
 from .run_evaluation import OptionsAgent, evaluate
 
@@ -89,9 +90,7 @@ POSITIVE = ("num_envs", "threads", "total_steps", "num_steps", "learning_rate", 
 
 def check(config: Config) -> None:
     """Refuse a config PPO cannot run (``ValueError``, one line), before anything is written."""
-    for name in POSITIVE:
-        if not getattr(config, name) > 0:
-            raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
+    check_positive(config, POSITIVE)
     for name in ("gamma", "gae_lambda"):
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise ValueError(f"{name} must be in 0..1, got {getattr(config, name)}")
