@@ -125,9 +125,11 @@ def tensors(obs: dict[str, np.ndarray]) -> tuple[th.Tensor, th.Tensor, th.Tensor
     return th.as_tensor(obs["observation"]), th.as_tensor(obs["options"]), th.as_tensor(obs["action_mask"])
 
 
-def train(config: Config) -> dict[str, Any]:
-    check(config)
-    envs = make_envs(config)  # a map, player count or opponent the env refuses fails here, before any file
+def train(config: Config, envs: ConcordiaVectorEnv | None = None) -> dict[str, Any]:
+    """One run; ``envs``: the config's envs if the caller made them already (after checking the config)."""
+    if envs is None:
+        check(config)
+        envs = make_envs(config)  # a map, player count or opponent the env refuses fails here, before any file
     run_dir = Path(config.runs_dir) / f"{config.name}-{config.seed}-{datetime.now():%Y%m%d-%H%M%S}"
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
@@ -288,11 +290,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     config = parse(argv, parser)
     try:
         check(config)
-        make_envs(config).close()
+        envs = make_envs(config)
         Path(config.runs_dir).mkdir(parents=True, exist_ok=True)
     except (ValueError, TypeError, OSError) as err:
         parser.error(mistake_text(err))
-    return train(config)
+    return train(config, envs)
 
 
 if __name__ == "__main__":
