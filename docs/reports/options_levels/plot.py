@@ -19,16 +19,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
+from concordia_env.tools.report import wilson_interval
+
 HERE = Path(__file__).resolve().parent
 REPORTS = HERE.parent
-
-
-def wilson(wins: int, games: int) -> tuple[float, float]:
-    """The 95% Wilson interval of ``wins`` in ``games``."""
-    z, p = 1.96, wins / games
-    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
-    half = z * np.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
-    return centre - half, centre + half
 
 
 def flat_points() -> list[tuple[float, int, int]]:
@@ -91,7 +85,7 @@ def main() -> None:
 def _bars(points: list[tuple[float, int, int]]) -> tuple[list[float], list[float], np.ndarray]:
     xs = [m for m, _, _ in points]
     ys = [w / n for _, w, n in points]
-    intervals = [wilson(w, n) for _, w, n in points]
+    intervals = [wilson_interval(w, n) for _, w, n in points]
     err = np.array(
         [
             [y - lo for y, (lo, _) in zip(ys, intervals, strict=True)],
