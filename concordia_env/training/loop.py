@@ -19,8 +19,9 @@ the **report** (:meth:`Run.finish`): the loop's sections, and the method's own
 (:meth:`Run.report_sections`).
 
 A method is a subclass of :class:`Run` that names its config and state classes, its command
-and its words for the report, and supplies ``tasks``/``play``, ``fit`` and
-``report_sections`` (and, if it needs them, ``warm_up``, ``open_pool``, ``preflight`` and
+and its words for the report, and supplies its games (``tasks`` from :meth:`Run.draw_games`,
+the ``worker`` that plays one, ``iteration_data``), ``fit`` and ``report_sections`` (and, if
+it needs them, ``games_in``, ``count_play``, ``warm_up``, ``open_pool``, ``preflight`` and
 ``summary_extras``). :func:`run_command` is every method's ``main``.
 
 Reproducibility, the rule: **a resume reads only the checkpoint**. ``checkpoint.pt``
