@@ -337,33 +337,69 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
 
 
 @njit
+def shared_inputs(x, out):
+    """Mark in ``out[i]`` the inputs that every row of ``x`` has alike (and that are not zero)."""
+    for i in range(x.shape[1]):
+        same = x[0, i] != 0.0
+        for k in range(1, x.shape[0]):
+            if x[k, i] != x[0, i]:
+                same = False
+                break
+        out[i] = same
+
+
+@njit
+def add_inputs(h, w, rows, cols, use, shared, total):
+    """Add ``h[i] · W[i, :]`` to ``total`` for every input i < rows with ``shared[i] == use`` and ``h[i] != 0``.
+
+    ``w`` holds W row-major (``rows × cols``), walked in the order it is stored (contiguous
+    reads); an input that is zero (a ReLU that is off, an absent seat's features) adds
+    nothing and is skipped. The sums are float64.
+    """
+    for i in range(rows):
+        if shared[i] != use:
+            continue
+        hi = np.float64(h[i])
+        if hi != 0.0:
+            at = i * cols
+            for j in range(cols):
+                total[j] += hi * np.float64(w[at + j])
+
+
+@njit
 def mlp_scores(x, flat, shapes, ab, out):
     """``a · u + b + MLP(x)`` of every row of ``x`` into ``out`` (float32; ReLU between layers).
 
-    Each layer walks its weight matrix row by row, in the order it is stored (input i adds
-    ``h[i] · W[i, :]`` to every output): contiguous reads, and an input that is zero (a
-    ReLU that is off, an absent seat's features) skips its row. The sums are float64, so
-    the order of the terms moves them far less than float32's rounding.
+    The rows are the options of one decision, and most of their inputs are alike (the
+    table, the other seats): the first layer sums those inputs' terms once
+    (:func:`shared_inputs`), and each row adds only the terms of its own inputs. The sums
+    are float64, so the order of the terms moves them far less than float32's rounding.
     """
+    n = x.shape[0]
     width = x.shape[1]
     for layer in range(shapes.shape[0]):
         width = max(width, shapes[layer, 1])
     h = np.empty(width, dtype=np.float32)
     total = np.empty(width, dtype=np.float64)
+    shared = np.zeros(width, dtype=np.bool_)
+    hidden = np.zeros(width, dtype=np.bool_)  # the hidden units differ from row to row: none shared
+    if n > 1:
+        shared_inputs(x, shared[: x.shape[1]])
+    base = np.zeros(shapes[0, 1], dtype=np.float64)
+    add_inputs(x[0], flat, shapes[0, 0], shapes[0, 1], True, shared, base)
     last = shapes.shape[0] - 1
-    for k in range(x.shape[0]):
+    for k in range(n):
         h[: x.shape[1]] = x[k]
         at = 0
         for layer in range(shapes.shape[0]):
             rows = shapes[layer, 0]
             cols = shapes[layer, 1]
-            total[:cols] = 0.0
-            for i in range(rows):
-                hi = np.float64(h[i])
-                if hi != 0.0:
-                    w = flat[at + i * cols : at + (i + 1) * cols]
-                    for j in range(cols):
-                        total[j] += hi * np.float64(w[j])
+            if layer == 0:
+                total[:cols] = base
+                add_inputs(h, flat, rows, cols, False, shared, total)
+            else:
+                total[:cols] = 0.0
+                add_inputs(h, flat[at:], rows, cols, False, hidden, total)
             bias_at = at + rows * cols
             for j in range(cols):
                 value = np.float32(total[j]) + flat[bias_at + j]

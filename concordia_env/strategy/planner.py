@@ -83,11 +83,20 @@ from concordia_env.engine.maps import (
 from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.effects import apply_action
 from concordia_env.engine.rules.entry_points import advance
-from concordia_env.engine.rules.facts import free_slots, house_prices, path_distance, places_next_to, trades_left
+from concordia_env.engine.rules.facts import (
+    colonists_on_board,
+    free_slots,
+    house_prices,
+    path_distance,
+    places_next_to,
+    trades_left,
+)
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.state import (
     COLONISTS_PER_PLAYER,
     CURRENT_PLAYER,
+    HOUSES,
+    MAX_PLAYERS,
     P_COLONISTS,
     P_GOODS,
     P_MONEY,
@@ -197,15 +206,122 @@ def decider_facts(s, m, params, remaining):
     return facts, gains, price_money, price_goods, needs
 
 
+# --------------------------------------------------------------------------- what a decision's play-outs remember
+#: what the Architect's house values depend on (:func:`same_house_key`): the decider, how many
+#: colonists it has on the board, its block but for where they stand, and every house
+HOUSE_KEY_SIZE = 2 + PLAYER_SIZE + MAX_PLAYERS * MAX_CITIES
+#: house values remembered at once: an option's play-out builds (new values), the next option
+#: starts from the decision's position again (the values before any house)
+HOUSE_SLOTS = 2
+
+
+@njit
+def new_plan_cache():
+    """What the play-outs of one decision (one ``remaining``, one game) remember, as one tuple.
+
+    ``(keys, values, house_keys, nets, order, price_money, price_goods, recent)``: the
+    evaluation's player values (:func:`.evaluation.new_value_cache`), and the Architect's house
+    values of the last :data:`HOUSE_SLOTS` positions it valued (:func:`house_values`), one row
+    each; ``recent[0]`` is the row used last. Moving colonists changes no house value, so
+    every step of an Architect, in every option's play-out, reuses them.
+    """
+    keys, values = new_value_cache()
+    house_keys = np.full((HOUSE_SLOTS, HOUSE_KEY_SIZE), -1, dtype=np.int32)  # player -1: nothing valued yet
+    nets = np.zeros((HOUSE_SLOTS, MAX_CITIES))
+    order = np.zeros((HOUSE_SLOTS, MAX_CITIES), dtype=np.int64)
+    price_money = np.zeros((HOUSE_SLOTS, MAX_CITIES), dtype=np.int64)
+    price_goods = np.zeros((HOUSE_SLOTS, MAX_CITIES, NUM_GOODS), dtype=np.int64)
+    recent = np.zeros(1, dtype=np.int64)
+    return keys, values, house_keys, nets, order, price_money, price_goods, recent
+
+
+@njit
+def same_house_key(s, p, key):
+    """Whether ``key`` holds what p's house values (:func:`house_values`) read of ``s``.
+
+    ``key``: p; how many colonists p has on the board (the facts never read where they
+    stand); p's block, its colonists' places left as they were stored; every house (the
+    prices and the places p may build in). ``remaining`` and the map's goods are the same
+    for every position of one decision.
+    """
+    if key[0] != p or key[1] != colonists_on_board(s, p):
+        return False
+    b = PLAYERS + p * PLAYER_SIZE
+    for i in range(P_COLONISTS):
+        if key[2 + i] != s[b + i]:
+            return False
+    for i in range(P_COLONISTS + COLONISTS_PER_PLAYER, PLAYER_SIZE):
+        if key[2 + i] != s[b + i]:
+            return False
+    for i in range(MAX_PLAYERS * MAX_CITIES):
+        if key[2 + PLAYER_SIZE + i] != s[HOUSES + i]:
+            return False
+    return True
+
+
+@njit
+def store_house_key(s, p, key):
+    """Write p's house key of ``s`` into ``key`` (:func:`same_house_key`)."""
+    key[0] = p
+    key[1] = colonists_on_board(s, p)
+    b = PLAYERS + p * PLAYER_SIZE
+    for i in range(PLAYER_SIZE):
+        key[2 + i] = s[b + i]
+    for i in range(MAX_PLAYERS * MAX_CITIES):
+        key[2 + PLAYER_SIZE + i] = s[HOUSES + i]
+
+
+@njit
+def house_values(s, m, params, remaining, cache):
+    """The decider's house net values, its places by value and the house prices, from ``cache`` when it has them.
+
+    Returns ``(nets, order, positive, price_money, price_goods)``: the net value of a house in
+    each place (:func:`.evaluation.house_net_values`; -1 where the decider may not build),
+    the places by net value, best first (ties: lower place id), how many of them are worth a
+    house (net value above 0), and the prices. A row of the cache whose key matches the
+    position (:func:`same_house_key`) is read back; else the values are computed into the
+    row used less recently.
+    """
+    keys, all_nets, all_order, all_money, all_goods, recent = cache[2], cache[3], cache[4], cache[5], cache[6], cache[7]
+    p = s[CURRENT_PLAYER]
+    n_cities = m[M_NUM_CITIES]
+    row = recent[0]
+    if not same_house_key(s, p, keys[row]):
+        row = (row + 1) % HOUSE_SLOTS
+        if not same_house_key(s, p, keys[row]):
+            store_house_key(s, p, keys[row])
+            nets = all_nets[row]
+            facts = np.zeros(NUM_FACTS)
+            gains = np.zeros(MAX_CITIES)
+            player_facts(s, m, params, p, facts)
+            house_gains(s, m, params, p, facts, remaining, gains)
+            house_prices(s, m, all_money[row], all_goods[row])
+            house_net_values(s, m, params, p, facts, remaining, gains, all_money[row], all_goods[row], nets)
+            for c in range(n_cities):
+                if not np.isfinite(nets[c]):
+                    nets[c] = -1.0
+            all_order[row, :n_cities] = np.argsort(-nets[:n_cities], kind="mergesort")
+        recent[0] = row
+    nets = all_nets[row]
+    order = all_order[row]
+    positive = 0
+    while positive < n_cities and nets[order[positive]] > 0:
+        positive += 1
+    return nets, order, positive, all_money[row], all_goods[row]
+
+
 # --------------------------------------------------------------------------- Architect
 @njit
-def plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, position_cities, chosen, goods_left):
-    """The best-valued affordable houses among the places ``in_reach``, greedily (best first).
+def plan_houses(
+    order, positive, nets, reach, price_money, price_goods, money, goods, position_cities, chosen, goods_left
+):
+    """The best-valued affordable houses among the places in ``reach``, greedily (best first).
 
-    ``order`` lists the places by net value, best first (ties: lower place id). Returns
-    (value of the houses bought, value of the best ``position_cities`` places in reach that
-    are worth a house but not affordable, number of houses chosen); the houses go into
-    ``chosen`` in build order; ``goods_left`` is scratch of ``NUM_GOODS`` entries.
+    ``order[:positive]`` lists the places worth a house by net value, best first (ties: lower
+    place id); ``reach`` is a bit set of places (bit c: place c). Returns (value of the
+    houses bought, value of the best ``position_cities`` places in reach that are worth a
+    house but not affordable, number of houses chosen); the houses go into ``chosen`` in
+    build order; ``goods_left`` is scratch of ``NUM_GOODS`` entries.
     """
     goods_left[:] = goods
     money_left = money
@@ -213,11 +329,9 @@ def plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, p
     rest = 0.0
     rest_count = 0
     count = 0
-    for i in range(order.shape[0]):
+    for i in range(positive):
         c = order[i]
-        if not nets[c] > 0:
-            break
-        if not in_reach[c]:
+        if (reach >> c) & 1 == 0:
             continue
         affordable = price_money[c] <= money_left
         for g in range(NUM_GOODS):
@@ -237,33 +351,29 @@ def plan_houses(order, nets, in_reach, price_money, price_goods, money, goods, p
 
 
 @njit
-def mark_next_to(m, loc, out):
-    """Mark the places a colonist at ``loc`` may build in."""
+def places_bits(m, loc):
+    """The places a colonist at ``loc`` may build in, as a bit set (bit c: place c; every map has fewer than 64)."""
     a, b = places_next_to(m, loc)
+    bits = np.int64(0)
     if a >= 0:
-        out[a] = True
+        bits |= np.int64(1) << a
     if b >= 0:
-        out[b] = True
+        bits |= np.int64(1) << b
+    return bits
 
 
 @njit
-def architect(s, m, params, remaining, mask):
+def architect(s, m, params, remaining, mask, cache):
     """Move one colonist where the best set of affordable houses opens up, else build, else stop.
 
     A position is worth the houses it makes affordable (greedily, best first, within money
     and goods) plus ``position_weight`` times the best ``position_cities`` good cities next to
     the colonists that are not affordable yet; a move also pays ``step_cost`` per step.
-    Staying put (build the best house, or stop) wins ties.
+    Staying put (build the best house, or stop) wins ties. The house values come from the
+    decision's ``cache`` (:func:`house_values`): a move changes none of them.
     """
     p = s[CURRENT_PLAYER]
-    facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
-    nets = np.zeros(MAX_CITIES)
-    house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
-    n_cities = m[M_NUM_CITIES]
-    for c in range(n_cities):
-        if not np.isfinite(nets[c]):
-            nets[c] = -1.0
-    order = np.argsort(-nets[:n_cities], kind="mergesort")
+    nets, order, positive, price_money, price_goods = house_values(s, m, params, remaining, cache)
     b = PLAYERS + p * PLAYER_SIZE
     money = s[b + P_MONEY]
     goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].copy()
@@ -271,11 +381,13 @@ def architect(s, m, params, remaining, mask):
     cities = int(params[P_POSITION_CITIES])
     chosen = np.zeros(MAX_CITIES, dtype=np.int64)
     goods_left = np.empty(NUM_GOODS, dtype=goods.dtype)
-    in_reach = np.zeros(MAX_CITIES, dtype=np.bool_)
+    next_to = np.empty(COLONISTS_PER_PLAYER, dtype=np.int64)
+    reach = np.int64(0)
     for slot in range(COLONISTS_PER_PLAYER):
-        mark_next_to(m, s[b + P_COLONISTS + slot], in_reach)
+        next_to[slot] = places_bits(m, s[b + P_COLONISTS + slot])
+        reach |= next_to[slot]
     total, rest, count = plan_houses(
-        order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen, goods_left
+        order, positive, nets, reach, price_money, price_goods, money, goods, cities, chosen, goods_left
     )
     best_value = total + weight * rest
     best = A_DONE
@@ -289,14 +401,12 @@ def architect(s, m, params, remaining, mask):
         if not mask[a]:
             continue
         slot, path = decode_move(a)
-        in_reach[:] = False
-        in_reach[m[M_PATH_END_A + path]] = True
-        in_reach[m[M_PATH_END_B + path]] = True
+        moved = (np.int64(1) << m[M_PATH_END_A + path]) | (np.int64(1) << m[M_PATH_END_B + path])
         for other in range(COLONISTS_PER_PLAYER):
             if other != slot:
-                mark_next_to(m, s[b + P_COLONISTS + other], in_reach)
+                moved |= next_to[other]
         total, rest, _ = plan_houses(
-            order, nets, in_reach, price_money, price_goods, money, goods, cities, chosen, goods_left
+            order, positive, nets, moved, price_money, price_goods, money, goods, cities, chosen, goods_left
         )
         value = total + weight * rest - params[P_STEP_COST] * path_distance(m, s[b + P_COLONISTS + slot], path)
         value = value - STAY_MARGIN
@@ -443,7 +553,7 @@ def keep_good(s, m, params, remaining, mask):
 
 # --------------------------------------------------------------------------- one-step choices
 @njit
-def best_by_one_step(s, m, params, remaining, mask, keys, cached):
+def best_by_one_step(s, m, params, remaining, mask, cache):
     """The action whose immediate result has the highest utility (card purchases, the Tribune's colonist)."""
     p = s[CURRENT_PLAYER]
     sim = np.empty(STATE_SIZE, dtype=np.int32)
@@ -455,7 +565,7 @@ def best_by_one_step(s, m, params, remaining, mask, keys, cached):
             continue
         sim[:] = s
         apply(sim, m, a, scratch)
-        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], keys, cached)
+        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], cache[0], cache[1])
         if value > best_value:
             best = a
             best_value = value
@@ -490,7 +600,7 @@ def place_potential(m, place, kind, gains, cities):
 
 
 @njit
-def colonist(s, m, params, remaining, mask, keys, cached):
+def colonist(s, m, params, remaining, mask, cache):
     """Settle or tax by one-step lookahead; a settled colonist also counts the best unbuilt cities near it."""
     p = s[CURRENT_PLAYER]
     _, gains, _, _ = decider_houses(s, m, params, remaining)
@@ -504,7 +614,7 @@ def colonist(s, m, params, remaining, mask, keys, cached):
             continue
         sim[:] = s
         apply(sim, m, a, scratch)
-        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], keys, cached)
+        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], cache[0], cache[1])
         if range_of(a) == RANGE_SETTLE:
             kind, place = decode_settle(a)
             value += params[P_SETTLE_POSITION_WEIGHT] * place_potential(m, place, kind, gains, cities)
@@ -516,25 +626,25 @@ def colonist(s, m, params, remaining, mask, keys, cached):
 
 # --------------------------------------------------------------------------- dispatch
 @njit
-def rule_of_thumb(s, m, params, remaining, mask, keys, cached):
+def rule_of_thumb(s, m, params, remaining, mask, cache):
     """The answer of the rules of thumb to a decision that is no lookahead decision (``mask``: its legal mask)."""
     phase = s[PHASE]
     if phase == PHASE_ARCHITECT_MOVE or phase == PHASE_ARCHITECT_BUILD:
-        return architect(s, m, params, remaining, mask)
+        return architect(s, m, params, remaining, mask, cache)
     if phase == PHASE_MERCATOR:
         return mercator(s, m, params, remaining, mask)
     if phase == PHASE_OVERFLOW:
         return keep_good(s, m, params, remaining, mask)
     if phase == PHASE_COLONIST or phase == PHASE_COLONIST_SETTLE:
-        return colonist(s, m, params, remaining, mask, keys, cached)
+        return colonist(s, m, params, remaining, mask, cache)
     if phase == PHASE_TRIBUNE_COLONIST or phase == PHASE_BUY_CARDS:
-        return best_by_one_step(s, m, params, remaining, mask, keys, cached)
+        return best_by_one_step(s, m, params, remaining, mask, cache)
     # a lookahead decision where no lookahead is wanted (rollouts without nested lookahead)
-    return best_by_one_step(s, m, params, remaining, mask, keys, cached)
+    return best_by_one_step(s, m, params, remaining, mask, cache)
 
 
 @njit
-def play_out(s, m, params, remaining, turn, plan, plan_len, status, keys, cached):
+def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
     """Play turn number ``turn`` out on ``s`` (in place) with the planner; returns the plan's new length.
 
     The actions taken are appended to ``plan`` from ``plan_len`` on. Lookahead decisions
@@ -570,7 +680,7 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, keys, cached
             if level < 0:
                 return plan_len
             # a candidate of frame `level` is played out: score it, then the next one
-            value = position_utility(st, m, params, remaining, decider[level], opponent_weight, keys, cached)
+            value = position_utility(st, m, params, remaining, decider[level], opponent_weight, cache[0], cache[1])
             if index[level] == 0 or value > best_value[level]:
                 best_value[level] = value
                 best_state[level] = st
@@ -625,7 +735,7 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, keys, cached
         if count == 1:
             a = first_legal(mask)
         else:
-            a = rule_of_thumb(st, m, params, remaining, mask, keys, cached)
+            a = rule_of_thumb(st, m, params, remaining, mask, cache)
             if a < 0 or not mask[a]:
                 status[STATUS_ILLEGAL] += 1
                 a = first_legal(mask)
@@ -640,7 +750,7 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, keys, cached
 
 
 @njit
-def lookahead_choice(s, m, params, remaining, mask, status, keys, cached):
+def lookahead_choice(s, m, params, remaining, mask, status, cache):
     """The answer to a lookahead decision: each legal answer played out to the end of the turn, best utility."""
     p = s[CURRENT_PLAYER]
     sim = np.empty(STATE_SIZE, dtype=np.int32)
@@ -653,8 +763,8 @@ def lookahead_choice(s, m, params, remaining, mask, status, keys, cached):
             continue
         sim[:] = s
         apply(sim, m, a, scratch)
-        play_out(sim, m, params, remaining, s[TURN_COUNT], plan, 0, status, keys, cached)
-        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], keys, cached)
+        play_out(sim, m, params, remaining, s[TURN_COUNT], plan, 0, status, cache)
+        value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], cache[0], cache[1])
         if best < 0 or value > best_value:
             best = a
             best_value = value
@@ -674,10 +784,10 @@ def decide(s, m, params, remaining, status):
             count += 1
     if count == 1:
         return first_legal(mask)
-    keys, cached = new_value_cache()
+    cache = new_plan_cache()
     if is_lookahead_phase(s[PHASE]):
-        return lookahead_choice(s, m, params, remaining, mask, status, keys, cached)
-    a = rule_of_thumb(s, m, params, remaining, mask, keys, cached)
+        return lookahead_choice(s, m, params, remaining, mask, status, cache)
+    a = rule_of_thumb(s, m, params, remaining, mask, cache)
     if a < 0 or not mask[a]:
         status[STATUS_ILLEGAL] += 1
         a = first_legal(mask)

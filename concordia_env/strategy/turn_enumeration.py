@@ -23,8 +23,8 @@ from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.state import MAX_PLAYERS, PHASE, PHASE_GAME_OVER, PHASE_PLAY_CARD, STATE_SIZE, TURN_COUNT
 
-from .evaluation import cached_values, new_value_cache, utility
-from .planner import MAX_TURN_DECISIONS, apply, play_out
+from .evaluation import cached_values, utility
+from .planner import MAX_TURN_DECISIONS, apply, new_plan_cache, play_out
 
 #: a plan's first actions (the option's identity): one, or two for a played Diplomat and its copy
 MAX_FIRST = 2
@@ -88,7 +88,7 @@ def play_options(s, m, params, remaining, starts, status):
     plans = np.zeros((count, MAX_TURN_DECISIONS), dtype=np.int64)
     lengths = np.zeros(count, dtype=np.int64)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    keys, cached = new_value_cache()
+    cache = new_plan_cache()
     for k in range(count):
         sim = afterstates[k]
         sim[:] = s
@@ -99,8 +99,8 @@ def play_options(s, m, params, remaining, starts, status):
                 apply(sim, m, a, scratch)
                 plans[k, n] = a
                 n += 1
-        lengths[k] = play_out(sim, m, params, remaining, s[TURN_COUNT], plans[k], n, status, keys, cached)
-        cached_values(sim, m, params, remaining, keys, cached, vals[k])
+        lengths[k] = play_out(sim, m, params, remaining, s[TURN_COUNT], plans[k], n, status, cache)
+        cached_values(sim, m, params, remaining, cache[0], cache[1], vals[k])
     return starts, afterstates, vals, plans, lengths
 
 
@@ -139,8 +139,7 @@ def plan_from(s, m, params, remaining, start, plan, status):
         apply(sim, m, a, scratch)
         plan[n] = a
         n += 1
-    keys, cached = new_value_cache()
-    return play_out(sim, m, params, remaining, s[TURN_COUNT], plan, n, status, keys, cached)
+    return play_out(sim, m, params, remaining, s[TURN_COUNT], plan, n, status, new_plan_cache())
 
 
 @njit
