@@ -279,7 +279,7 @@ def test_an_illegal_proposal_of_a_compiled_opponent_is_a_loud_bug() -> None:
         def reset(self, seed=None):
             pass
 
-        def compiled_player(self, num_players):
+        def compiled_player(self, num_players, map_name=None):
             return "heuristic"
 
         def compiled_state(self):  # pragma: no cover - never asked

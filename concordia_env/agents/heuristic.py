@@ -216,8 +216,8 @@ class HeuristicAgent(Agent):
         warnings.warn(f"{message}; the first legal action was played instead", RuntimeWarning, stacklevel=3)
 
     # ------------------------------------------------------------------ inside a batch (envs.opponents)
-    def compiled_player(self, num_players: int) -> CompiledPlayer:
-        """This agent as a compiled player (:mod:`concordia_env.strategy.players`), with its weights."""
+    def compiled_player(self, num_players: int, map_name: str | None = None) -> CompiledPlayer:
+        """This agent as a compiled player (:mod:`concordia_env.strategy.players`), with its weights (on any map)."""
         return CompiledPlayer(HEURISTIC, self.params)
 
     def compiled_state(self) -> tuple[np.ndarray, np.ndarray]:

@@ -11,8 +11,9 @@ At every decision with a choice, the agent takes the turn options of the pending
 a determinized copy of the game (every legal action, each followed to the end of the turn by
 the heuristic's rules of thumb), scores every option's afterstate with the model and plays
 the best one's first action. At the turn's next decision it decides again (``replan``, the
-default), so the model, not a rule of thumb, chooses where to build, what to buy and what to
-trade. That decision is one call of the compiled player (:class:`~concordia_env.strategy.players.SeatPlayer`,
+default on the maps its models were trained on), so the model, not a rule of thumb, chooses
+where to build, what to buy and what to trade. That decision is one call of the compiled
+player (:class:`~concordia_env.strategy.players.SeatPlayer`,
 the very player a batch runs inside :mod:`concordia_env.envs.vector_env`); the readable
 Python route (:func:`concordia_env.agents.learned_model.candidates`, the model's scores,
 :func:`concordia_env.agents.heuristic.follow`) serves what needs Python: the candidates a
@@ -31,8 +32,13 @@ draw). What each setting measured is in docs/benchmarks.md.
   with more players the search keeps MCTS's settings (a heuristic rollout of one round, 1
   visit). ``rollout``, ``rollout_rounds`` and ``prior_visits`` (how many of the search's
   visits the model's first estimate counts as) set them at every table, as ``mcts``'s options do;
-* ``replan`` (search-free play; default True): decide at every decision, see above. The
-  search follows the plan of the move it chose, as ``mcts`` does;
+* ``replan`` (search-free play): decide at every decision (True), see above, or follow the
+  chosen turn (False). Unless told, it replans on the maps the shipped models were trained on
+  (:data:`REPLAN_MAPS`: Imperium and Italia, where it gains 5 to 23 points) and follows the
+  chosen turn on Aegyptus and Creta, where replanning measured 3.5 to 7.5 points worse
+  (docs/benchmarks.md): their later decisions meet the map's own rules, which the rules of
+  thumb know and the models never saw. The search follows the plan of the move it chose, as
+  ``mcts`` does;
 * ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
   the best one, with probability ``epsilon`` per decision (training's exploration);
 * ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
@@ -80,6 +86,9 @@ DEFAULT_ROLLOUT_ROUNDS = 1
 TWO_PLAYER_SEARCH: dict[str, Any] = {"rollout": "none", "prior_visits": 10.0}
 #: the highest sampling temperature (scores are margins of order 1: far beyond any useful value)
 MAX_TEMPERATURE = 1e3
+#: the maps where the search-free agent decides at every decision unless told (``replan``): those the
+#: shipped models were trained on; elsewhere it follows the turn it chose
+REPLAN_MAPS = frozenset({"imperium", "italia"})
 #: the model of the 2-player game, the README's main example
 DEFAULT_MODEL = SHIPPED_MODELS[2]
 
@@ -127,7 +136,7 @@ class LearnedAgent(Agent):
         prior_visits: float | None = None,
         rollout: str | None = None,
         rollout_rounds: int | None = DEFAULT_ROLLOUT_ROUNDS,
-        replan: bool = True,
+        replan: bool | None = None,
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
@@ -144,8 +153,9 @@ class LearnedAgent(Agent):
         self.temperature = float_option(temperature, "temperature", 0.0, MAX_TEMPERATURE, agent=agent)
         self.epsilon = float_option(epsilon, "epsilon", 0.0, 1.0, agent=agent)
         self.record = bool_option(record, "record", agent=agent)
-        #: decide at every decision (True) or follow the chosen turn's plan (search-free play)
-        self.replan = bool_option(replan, "replan", agent=agent)
+        #: decide at every decision (True) or follow the chosen turn's plan (search-free play); None:
+        #: by the map (:meth:`replans_on`)
+        self.replan = None if replan is None else bool_option(replan, "replan", agent=agent)
         simulations = int_option(simulations, "simulations", 0, MAX_SIMULATIONS, agent=agent)
         if time_per_move is not None:
             time_per_move = float_option(
@@ -182,7 +192,8 @@ class LearnedAgent(Agent):
         self._plan: TurnPlan | None = None
         #: the greedy agent's decisions, compiled (``strategy.players``), made for a player count on first use
         self._seat: SeatPlayer | None = None
-        self._seat_players = 0
+        #: (player count, replanning) the compiled player was made for
+        self._seat_table: tuple[int, bool] = (0, True)
         self._seat_state = self.compiled_state()
         #: (player, candidates, index played) for every decision taken, when recording
         self.trace: list[tuple[int, Candidates, int]] = []
@@ -204,14 +215,21 @@ class LearnedAgent(Agent):
         return _SHIPPED[count]
 
     # ------------------------------------------------------------------ inside a batch (envs.opponents)
-    def compiled_player(self, num_players: int) -> CompiledPlayer:
+    def replans_on(self, map_name: str | None) -> bool:
+        """Whether the search-free agent decides at every decision on this map: ``replan``, else :data:`REPLAN_MAPS`."""
+        if self.replan is not None:
+            return self.replan
+        return map_name is None or map_name in REPLAN_MAPS
+
+    def compiled_player(self, num_players: int, map_name: str | None = None) -> CompiledPlayer:
         """This agent as a compiled player (:mod:`concordia_env.strategy.players`): the greedy agent only.
 
+        ``map_name``: the map of the games it will play (whether it replans there, :meth:`replans_on`).
         ``ValueError`` for a searching or sampling agent, which has no compiled twin.
         """
         if self._search is not None or self.temperature > 0 or self.record:
             raise ValueError(f"{self!r}: only the greedy learned agent (no search, temperature or record) is compiled")
-        kind = LEARNED if self.replan else LEARNED_PLANNED
+        kind = LEARNED if self.replans_on(map_name) else LEARNED_PLANNED
         return CompiledPlayer(kind, self._rules.params, self.model_for_players(num_players).compiled)
 
     def compiled_state(self) -> tuple[np.ndarray, np.ndarray]:
@@ -241,22 +259,24 @@ class LearnedAgent(Agent):
             return int(legal[0])
         if self.record or self.temperature > 0:
             return self._act_recording_or_sampling(game, legal)
-        action, illegal = self._seat_for(game.num_players).act(np.array(game.state), game.map.tables, game.legal_mask())
+        seat = self._seat_for(game.num_players, game.map.name)
+        action, illegal = seat.act(np.array(game.state), game.map.tables, game.legal_mask())
         self._rules.report_illegal(game, illegal)
         return self.checked(game, action, legal)
 
-    def _seat_for(self, num_players: int) -> SeatPlayer:
-        """The compiled greedy player for games of ``num_players`` (its generators continue across games)."""
-        if self._seat is None or self._seat_players != num_players:
+    def _seat_for(self, num_players: int, map_name: str) -> SeatPlayer:
+        """The compiled greedy player for games of ``num_players`` on ``map_name`` (its generators carry on)."""
+        table = (num_players, self.replans_on(map_name))
+        if self._seat is None or self._seat_table != table:
             if self._seat is not None:
                 self._seat_state = (self._seat.rng, self._seat.noise)
-            self._seat = SeatPlayer(self.compiled_player(num_players), *self._seat_state)
-            self._seat_players = num_players
+            self._seat = SeatPlayer(self.compiled_player(num_players, map_name), *self._seat_state)
+            self._seat_table = table
         return self._seat
 
     def _act_recording_or_sampling(self, game: Game, legal: np.ndarray) -> int:
         """The decision in Python, where training needs it: the candidates kept (``record``) or a sampled choice."""
-        planned = None if self._plan is None or self.replan else self._plan.next_action(game)
+        planned = None if self._plan is None or self.replans_on(game.map.name) else self._plan.next_action(game)
         if planned is not None:
             return self.checked(game, planned, legal)
         cands = candidates(game, self._rules, self.rng)
@@ -345,6 +365,7 @@ class ModelGuidedSearch(MCTSAgent):
 
 __all__ = [
     "DEFAULT_MODEL",
+    "REPLAN_MAPS",
     "SHIPPED_MODELS",
     "LearnedAgent",
     "ModelGuidedSearch",

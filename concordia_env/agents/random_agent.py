@@ -22,8 +22,8 @@ class RandomAgent(Agent):
         return int(legal[self.rng.integers(len(legal))])
 
     # ------------------------------------------------------------------ inside a batch (envs.opponents)
-    def compiled_player(self, num_players: int) -> CompiledPlayer:
-        """This agent as a compiled player (:mod:`concordia_env.strategy.players`)."""
+    def compiled_player(self, num_players: int, map_name: str | None = None) -> CompiledPlayer:
+        """This agent as a compiled player (:mod:`concordia_env.strategy.players`), on any map."""
         return CompiledPlayer(RANDOM, DEFAULT_PARAMS)
 
     def compiled_state(self) -> tuple[np.ndarray, np.ndarray]:

@@ -36,7 +36,8 @@ Opponents inside a batch
 ``VectorGame(..., opponents=...)`` (and the vector env on it) plays the other seats of every
 row in compiled code (:mod:`concordia_env.strategy.players`), with :class:`CompiledOpponents`.
 An opponent qualifies when it is a :class:`CompiledOpponent`: besides ``act`` and ``reset``
-it answers ``compiled_player(num_players)`` (what it is made of: ``random``, ``heuristic`` or
+it answers ``compiled_player(num_players, map_name)`` (what it is made of, for games of that
+many players on that map: ``random``, ``heuristic`` or
 the greedy ``learned`` agent, with its weights and model) and ``compiled_state()`` (its
 generators' states after a ``reset``). The agents of those names do; any other opponent
 is refused with ``ValueError``. Each row's k-th game seeds its opponents the way
@@ -176,7 +177,7 @@ def resolve_all(opponents: Any, num_players: int) -> list[Opponent]:
 class CompiledOpponent(Opponent, Protocol):
     """An opponent with a compiled twin that can play inside a batch (see "Opponents inside a batch")."""
 
-    def compiled_player(self, num_players: int) -> CompiledPlayer: ...
+    def compiled_player(self, num_players: int, map_name: str | None = None) -> CompiledPlayer: ...
 
     def compiled_state(self) -> tuple[np.ndarray, np.ndarray]: ...
 
@@ -190,9 +191,9 @@ class CompiledOpponents:
     ``SingleAgentEnv``.
     """
 
-    def __init__(self, opponents: Any, n: int, num_players: int) -> None:
+    def __init__(self, opponents: Any, n: int, num_players: int, map_name: str | None = None) -> None:
         agents = resolve_all(opponents, num_players)
-        players = [self._compiled(agent, num_players) for agent in agents]
+        players = [self._compiled(agent, num_players, map_name) for agent in agents]
         self.agents: list[CompiledOpponent] = [cast(CompiledOpponent, agent) for agent in agents]  # checked above
         slots = len(players)
         self.kinds = np.array([p.kind for p in players], dtype=np.int64)
@@ -219,13 +220,13 @@ class CompiledOpponents:
         self.learner_rng = np.zeros((n, pcg64.STATE_WORDS), dtype=np.uint64)
 
     @staticmethod
-    def _compiled(agent: Opponent, num_players: int) -> CompiledPlayer:
+    def _compiled(agent: Opponent, num_players: int, map_name: str | None) -> CompiledPlayer:
         if not isinstance(agent, CompiledOpponent):
             raise ValueError(
                 f"{short_repr(agent)} cannot play inside a batch: the opponents of a batch are compiled agents "
                 "(random, heuristic, learned)"
             )
-        player = agent.compiled_player(num_players)
+        player = agent.compiled_player(num_players, map_name)
         if not isinstance(player, CompiledPlayer):
             raise TypeError(f"{short_repr(agent)}.compiled_player() gave {short_repr(player)}, not a CompiledPlayer")
         return player

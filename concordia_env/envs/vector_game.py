@@ -218,7 +218,9 @@ class VectorGame:
         self._no_observations = np.zeros((self._n, 0), dtype=np.float32)
         #: threads the rows are split over (``threads``, at most ``n``)
         self.threads = self._rows.threads
-        self._opponents = None if opponents is None else CompiledOpponents(opponents, self._n, self._num_players)
+        self._opponents = (
+            None if opponents is None else CompiledOpponents(opponents, self._n, self._num_players, self._map.name)
+        )
         self._start: np.ndarray | None = None  # the state every row's first game starts from (reset's position)
         self.reset(seed)
 

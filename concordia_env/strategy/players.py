@@ -74,7 +74,7 @@ SEED_BOUND = 2**63 - 1
 
 
 class CompiledPlayer(NamedTuple):
-    """What a compiled player is made of: an agent's answer to ``compiled_player(num_players)``.
+    """What a compiled player is made of: an agent's answer to ``compiled_player(num_players, map_name)``.
 
     ``kind`` is one of :data:`KINDS`; ``params`` the strategy's numbers
     (:func:`~concordia_env.strategy.params_array`, for ``heuristic`` and ``learned``);

@@ -1,4 +1,4 @@
-"""The learned agent decides at every decision (``replan``, the default) or follows its chosen turn's plan."""
+"""The learned agent decides at every decision (``replan``) or follows its chosen turn; unless told, by the map."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from concordia_env import Game, agents
 from concordia_env.agents.heuristic import HeuristicAgent
-from concordia_env.agents.learned import LearnedAgent
+from concordia_env.agents.learned import REPLAN_MAPS, LearnedAgent
 from concordia_env.engine.errors import ArgumentTypeError
 from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED
 
@@ -36,11 +36,13 @@ def test_replanning_scores_the_options_at_every_decision_with_a_choice() -> None
 
 
 def test_replan_is_an_option_of_the_spec_and_of_the_compiled_player() -> None:
-    assert agents.from_spec("learned").replan is True
+    assert agents.from_spec("learned").replan is None  # by the map
     planned = agents.from_spec("learned:replan=False")
     assert planned.replan is False
     assert planned.compiled_player(2).kind == LEARNED_PLANNED
+    assert planned.compiled_player(2, "italia").kind == LEARNED_PLANNED
     assert agents.from_spec("learned").compiled_player(2).kind == LEARNED
+    assert agents.from_spec("learned:replan=True").compiled_player(2, "creta").kind == LEARNED
     for bad in ("learned:replan='no'", "learned:replan=1"):
         with pytest.raises(ArgumentTypeError, match="replan"):
             agents.from_spec(bad)
@@ -61,3 +63,41 @@ def test_the_compiled_route_decides_as_the_python_candidates_do(replan: bool, ma
         assert action == readable[seat].act(game)
         game.step(action)
     assert sum(len(agent.trace) for agent in readable) > 0
+
+
+def test_by_default_it_replans_where_its_models_were_trained_and_follows_its_turn_elsewhere() -> None:
+    learned = agents.from_spec("learned")
+    assert sorted(REPLAN_MAPS) == ["imperium", "italia"]
+    assert [learned.replans_on(name) for name in ("imperium", "italia", "aegyptus", "creta")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert learned.compiled_player(2, "aegyptus").kind == LEARNED_PLANNED
+    assert learned.compiled_player(4, "imperium").kind == LEARNED
+
+
+@pytest.mark.parametrize(("map_name", "same_as"), [("creta", False), ("aegyptus", False), ("italia", True)])
+def test_the_default_plays_as_the_setting_of_its_map(map_name: str, same_as: bool) -> None:
+    """A game of the default agent against the heuristic is move for move the game of ``replan=same_as``."""
+
+    def moves(learner: LearnedAgent) -> list[int]:
+        game = Game.new(map_name, 2, seed=11)
+        opponent = HeuristicAgent(4)
+        played = []
+        while not game.is_over():
+            action = learner.act(game) if game.current_player == 0 else opponent.act(game)
+            played.append(action)
+            game.step(action)
+        return played
+
+    assert moves(LearnedAgent(2)) == moves(LearnedAgent(2, replan=same_as))
+    assert moves(LearnedAgent(2)) != moves(LearnedAgent(2, replan=not same_as))
+
+
+def test_learned_opponents_inside_a_batch_follow_the_default_of_the_batch_map() -> None:
+    from concordia_env.envs.opponents import CompiledOpponents
+
+    assert list(CompiledOpponents("learned", 2, 2, "creta").kinds) == [LEARNED_PLANNED]
+    assert list(CompiledOpponents("learned", 2, 3, "imperium").kinds) == [LEARNED, LEARNED]
