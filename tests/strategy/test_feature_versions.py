@@ -10,11 +10,12 @@ plays as before beside version-2 code.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from concordia_env import Game, strategy
-from concordia_env.agents.learned import shipped_model_path
 from concordia_env.agents.learned_model import AfterstateModel, batch_features
 from concordia_env.engine.cards import GOOD_PRICE, NUM_GOODS
 from concordia_env.engine.state import BONUS_COIN_SIDE, MAX_PLAYERS, house_index
@@ -105,8 +106,12 @@ def test_houses_count_per_good_and_the_best_goods_side_province_is_the_productio
     assert np.all(reach_after <= reach_before + 1e-7)
 
 
+#: a version-1 model kept in the checkout: the 2-player model shipped until 2026-12-05
+VERSION_1_MODEL = Path(__file__).resolve().parents[2] / "docs" / "reports" / "expert_italia2d" / "model.npz"
+
+
 def test_a_widened_version_1_model_scores_exactly_as_before() -> None:
-    old = AfterstateModel.load(shipped_model_path(2))
+    old = AfterstateModel.load(VERSION_1_MODEL)
     assert old.features_version == 1
     new = old.widened(2)
     assert new.features_version == 2 and new.num_features == NUM_FEATURES
