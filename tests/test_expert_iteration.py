@@ -290,15 +290,17 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
 
 
 def test_a_version_1_model_warm_starts_a_version_2_run(tmp_path: Path) -> None:
-    """The shipped (version-1) model, widened: the first model scores as it did, training moves the new weights."""
-    shipped = AfterstateModel.load(shipped_model_path(2))
+    """A version-1 model (the 2-player one shipped until 2026-12-05), widened: it scores as it did, training
+    moves the new weights."""
+    version_1 = ROOT / "docs" / "reports" / "expert_italia2d" / "model.npz"
+    shipped = AfterstateModel.load(version_1)
     assert shipped.features_version == 1
-    config = _config(tmp_path, features_version=2, init_model=str(shipped_model_path(2)), hidden=[128, 128])
+    config = _config(tmp_path, features_version=2, init_model=str(version_1), hidden=[128, 128])
     start = AfterstateModel.load(ExpertRun.create(config).model_path)
     assert start.features_version == 2
     np.testing.assert_array_equal(start.weights[0][: shipped.num_features], shipped.weights[0])
     assert not start.weights[0][shipped.num_features :].any()
-    run_dir = _run(tmp_path, "--features_version", "2", "--init_model", str(shipped_model_path(2)),
+    run_dir = _run(tmp_path, "--features_version", "2", "--init_model", str(version_1),
                    "--hidden", "[128, 128]", "--iterations", "1")  # fmt: skip
     trained = AfterstateModel.load(run_dir / "model.npz")
     assert trained.features_version == 2 and trained.weights[0][shipped.num_features :].any()
