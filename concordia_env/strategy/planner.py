@@ -291,12 +291,10 @@ def house_values(s, m, params, remaining, cache):
         if not same_house_key(s, p, keys[row]):
             store_house_key(s, p, keys[row])
             nets = all_nets[row]
-            facts = np.zeros(NUM_FACTS)
-            gains = np.zeros(MAX_CITIES)
-            player_facts(s, m, params, p, facts)
-            house_gains(s, m, params, p, facts, remaining, gains)
-            house_prices(s, m, all_money[row], all_goods[row])
-            house_net_values(s, m, params, p, facts, remaining, gains, all_money[row], all_goods[row], nets)
+            facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
+            all_money[row] = price_money
+            all_goods[row] = price_goods
+            house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
             for c in range(n_cities):
                 if not np.isfinite(nets[c]):
                     nets[c] = -1.0
