@@ -41,7 +41,7 @@ def test_a_small_ladder_ranks_by_rating_and_counts_head_to_head(tmp_path) -> Non
     for r in rated["rungs"]:
         low, high = r["interval"]
         assert low < r["mu"] < high
-        assert r["games"] == 4  # two opponents, both seats
+        assert r["games"] == r["seats"] == 4  # two opponents, both seats
         assert r["ms_per_decision"] >= 0
     h2h = rated["head_to_head"]
     for a in agents:
@@ -62,3 +62,78 @@ def test_the_command_writes_the_ladder(tmp_path) -> None:
     data = json.loads((out / "ladder.json").read_text())
     assert data["games"] == 2
     assert "| 1 |" in (out / "ladder.md").read_text()
+
+
+def test_a_four_player_ladder_seats_every_table_in_every_rotation() -> None:
+    agents = ("random", "heuristic", "learned", "mcts:4", "learned:simulations=4")
+    config = ladder.ladder_config(agents, rounds=1, seed=5, map="imperium", players=4)
+    assert config.players == 4 and config.games == 4 * 5  # C(5, 4) tables, 4 rotations each
+    seatings = Counter(tuple(seating(config, i)) for i in range(config.games))
+    assert len(seatings) == config.games and all(len(set(s)) == 4 for s in seatings)
+    for a in agents:  # every agent in every seat equally often
+        assert {sum(s[seat] == a for s in seatings) for seat in range(4)} == {4}  # C(4, 3) tables each
+
+
+def test_four_player_head_to_head_counts_who_finished_ahead() -> None:
+    agents = ("random", "heuristic", "learned", "mcts:4")
+    config = ladder.ladder_config(agents, rounds=1, seed=2, map="imperium", players=4)
+    result = run_tournament(config)
+    rated = ladder.ladder(result.summary, result.records)
+    h2h = rated["head_to_head"]
+    for a in agents:
+        for b in agents:
+            if a != b:
+                assert h2h[a][b]["games"] == 4  # both sit at every table
+                assert h2h[a][b]["wins"] + h2h[b][a]["wins"] == 4
+                ahead = sum(r.ranks()[r.seats.index(a)] < r.ranks()[r.seats.index(b)] for r in result.records)
+                assert h2h[a][b]["wins"] == ahead
+    # the winner of a game finished ahead of all three others
+    assert sum(h2h[a][b]["wins"] for a in agents for b in agents if a != b) == 4 * 6
+    assert "finished ahead" in ladder.ladder_markdown(rated, "four players")
+
+
+@pytest.mark.parametrize(
+    ("agents", "players"),
+    [(("random",), 4), (("random", "heuristic"), 6), (("random", "heuristic"), 1)],
+)
+def test_bad_table_sizes_are_refused(agents: tuple[str, ...], players: int) -> None:
+    with pytest.raises(ValueError):
+        ladder.ladder_config(agents, rounds=1, seed=0, players=players)
+
+
+def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys) -> None:
+    db = tmp_path / "l.db"
+    with pytest.raises(SystemExit) as exit_info:
+        ladder.main(["--agents", "random", "bogus", "--rounds", "1", "--db", str(db), "--out", str(tmp_path / "o")])
+    assert exit_info.value.code == 2
+    assert "unknown agent 'bogus'" in capsys.readouterr().err
+    assert not db.exists()
+
+
+def test_two_models_head_to_head_at_three_players_count_every_pair_of_seats() -> None:
+    agents = ("heuristic", "learned")
+    config = ladder.ladder_config(agents, rounds=3, seed=4, map="imperium", players=3)
+    assert config.games == 6
+    result = run_tournament(config)
+    h2h = ladder.head_to_head(result.records, agents)
+    # every table seats one agent twice and the other once: two pairs of seats a game
+    assert h2h["learned"]["heuristic"]["games"] == h2h["heuristic"]["learned"]["games"] == 12
+    assert h2h["learned"]["heuristic"]["wins"] + h2h["heuristic"]["learned"]["wins"] == 12
+    slow = 0
+    for record in result.records:
+        place = record.ranks()
+        seats = record.seats
+        slow += sum(
+            place[i] < place[j] for i in range(3) for j in range(3) if seats[i] == "learned" and seats[j] == "heuristic"
+        )
+    assert h2h["learned"]["heuristic"]["wins"] == slow
+
+
+def test_a_ladder_with_an_agent_twice_at_a_table_reports_wins_per_seat() -> None:
+    config = ladder.ladder_config(("heuristic", "random"), rounds=1, seed=8, map="imperium", players=3)
+    result = run_tournament(config)
+    rated = ladder.ladder(result.summary, result.records)
+    for r in rated["rungs"]:
+        assert r["games"] == 2 and r["seats"] == 3
+        assert r["win_rate"] == r["wins"] / 3
+    assert "/3 = " in ladder.ladder_markdown(rated, "two agents, three seats")

@@ -3,8 +3,11 @@
 ::
 
     concordia bench ladder                        # 2-player Italia, the reference agents below
+    concordia bench ladder --players 4 --map imperium   # the 4-player ladder
     concordia bench ladder --rounds 2 --workers 2 # a quicker look (56 games a round)
     concordia bench ladder --agents random heuristic learned mcts:150
+    concordia bench ladder --players 3 --map imperium --rounds 100 \
+        --agents learned learned:path=docs/reports/afterstate_imperium3/model.npz   # two models head to head
 
 The agents (``--agents`` to change them) are the project's reference agents, each search
 named by its simulation count or its time per move so that a faster search does not move a
@@ -13,18 +16,24 @@ rung: ``random``, ``heuristic``, ``learned`` (search-free), ``learned:simulation
 budget at 1 s/move, the yardstick of ``docs/agents.md``), ``mcts:1000`` and
 ``mcts:time_per_move=1.0``.
 
-**One tournament, every pair.** With ``k`` agents at a 2-player table the tournament's
-schedule (:mod:`concordia_env.tools.tournament`) plays every pair of agents in both seats once
-per *round* of ``k (k - 1)`` games, so every agent meets every other equally often, with
-fresh seeds from the tournament's sequence. The games are stored (``--db``): an interrupted
-ladder resumes, and more ``--rounds`` extend a finished one.
+**One tournament, every table.** With ``k`` agents at a table of ``n`` players the
+tournament's schedule (:mod:`concordia_env.tools.tournament`) plays every set of ``n``
+different agents once in each of its ``n`` rotations per *round*: ``k (k - 1)`` games at 2
+players, ``4 C(k, 4)`` at 4 (280 for the 8 reference agents). So every agent meets every
+other equally often and in every seat order, with fresh seeds from the tournament's
+sequence. With fewer agents than seats (two models head to head at 3 players) the tables
+rotate the agents through the seats, ``k`` games a round. The games are stored (``--db``):
+an interrupted ladder resumes, and more ``--rounds`` extend a finished one.
 
-**Ratings with intervals.** The rating is the tournament's OpenSkill rating (Plackett-Luce,
-updated game by game in game order, :func:`concordia_env.tools.report.openskill_ratings`):
-``mu`` with the interval ``mu ± 2 sigma`` (about 95%), ranked by the ordinal ``mu - 3 sigma``.
-Beside it, each agent's win rate over all its games and the head-to-head matrix (row's wins
-against column, 95% Wilson intervals), because a rating condenses the matrix and the matrix
-shows where it does not fit (a rock-paper-scissors pair).
+**Ratings with intervals.** The rating is the tournament's OpenSkill rating (Plackett-Luce
+over the table's finishing order, updated game by game in game order,
+:func:`concordia_env.tools.report.openskill_ratings`): ``mu`` with the interval
+``mu ± 2 sigma`` (about 95%), ranked by the ordinal ``mu - 3 sigma``. Beside it, each agent's
+wins per seat it took (the equal share is ``1/n``) and the head-to-head matrix: how often the
+row finished ahead of the column, over every pair of their seats at a table (at 2 players,
+the row's wins against the column; 95% Wilson intervals; 50% is equal strength), because a
+rating condenses the matrix and the matrix shows where it does not fit (a rock-paper-scissors
+pair).
 
 The ladder is written to ``<out>/ladder.md`` (the README's table comes from it) and
 ``<out>/ladder.json``, with the tournament's own report beside them.
@@ -44,7 +53,7 @@ import numpy as np
 
 from concordia_env.tools.report import wilson_interval
 from concordia_env.tools.store import GameRecord
-from concordia_env.tools.tournament import TournamentConfig, run_tournament
+from concordia_env.tools.tournament import TournamentConfig, run_tournament, schedule_block, validate
 
 #: the reference agents, weakest first (the order only decides the seating schedule)
 REFERENCE_AGENTS = (
@@ -63,31 +72,45 @@ DEFAULT_OUT = "results/ladder"
 RATING_SIGMAS = 2.0
 
 
-def ladder_config(agents: Sequence[str], rounds: int, seed: int, map: str = "italia") -> TournamentConfig:
-    """The round-robin tournament of ``agents`` at a 2-player table: ``rounds`` times every pair in both seats."""
+def ladder_config(
+    agents: Sequence[str], rounds: int, seed: int, map: str = "italia", players: int = 2
+) -> TournamentConfig:
+    """The round-robin tournament of ``agents`` at ``players``-seat tables: ``rounds`` × every table, every rotation."""
+    if not 2 <= players <= 5:
+        raise ValueError(f"players must be 2 to 5, got {players}")
     if len(agents) < 2:
         raise ValueError(f"a ladder needs at least 2 agents, got {list(agents)}")
     if len(set(agents)) != len(agents):
         raise ValueError(f"every agent of a ladder is listed once, got {list(agents)}")
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
-    games = rounds * len(agents) * (len(agents) - 1)
-    return TournamentConfig(agents=tuple(agents), map=map, players=2, games=games, seed=seed)
+    games = rounds * len(schedule_block(len(agents), players))
+    return TournamentConfig(agents=tuple(agents), map=map, players=players, games=games, seed=seed)
 
 
 def head_to_head(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str, dict[str, dict[str, Any]]]:
-    """``[row][column]``: the row agent's wins, games and win rate (Wilson 95%) against the column agent."""
-    table: dict[str, dict[str, dict[str, Any]]] = {}
+    """``[row][column]``: how often the row agent finished ahead of the column agent, with its Wilson 95% interval.
+
+    Every pair of a row seat and a column seat at the same table counts once (``games``),
+    and ``wins`` when the row's seat placed ahead. At a 2-player table that is the games they
+    played and the row's wins; with fewer agents than seats an agent sits at a table more
+    than once, and each of its seats meets each of the other's.
+    """
+    table: dict[str, dict[str, dict[str, Any]]] = {a: {} for a in agents}
     for a in agents:
-        table[a] = {}
         for b in agents:
             if a == b:
                 continue
-            games = [r for r in records if set(r.seats) == {a, b}]
-            wins = sum(r.seats[r.winner] == a for r in games)
-            low, high = wilson_interval(wins, len(games))
-            rate = wins / len(games) if games else float("nan")
-            table[a][b] = {"wins": wins, "games": len(games), "win_rate": rate, "win_ci95": [low, high]}
+            wins = games = 0
+            for record in records:
+                place = record.ranks()
+                for row in (s for s, spec in enumerate(record.seats) if spec == a):
+                    for column in (s for s, spec in enumerate(record.seats) if spec == b):
+                        games += 1
+                        wins += place[row] < place[column]
+            low, high = wilson_interval(wins, games)
+            rate = wins / games if games else float("nan")
+            table[a][b] = {"wins": wins, "games": games, "win_rate": rate, "win_ci95": [low, high]}
     return table
 
 
@@ -119,6 +142,7 @@ def ladder(summary: dict[str, Any], records: Sequence[GameRecord]) -> dict[str, 
                 "interval": [r["mu"] - RATING_SIGMAS * r["sigma"], r["mu"] + RATING_SIGMAS * r["sigma"]],
                 "ordinal": r["ordinal"],
                 "games": a["games"],
+                "seats": a["seats"],
                 "wins": a["wins"],
                 "win_rate": a["win_rate"],
                 "win_ci95": a["win_ci95"],
@@ -135,7 +159,8 @@ def ladder_markdown(result: dict[str, Any], title: str) -> str:
     lines = [
         f"### {title}",
         "",
-        "| rank | agent | rating μ (μ ± 2σ) | games | win rate (95% interval) | mean VP | ms per decision (median) |",
+        "| rank | agent | rating μ (μ ± 2σ) | games | wins per seat (95% interval) | mean VP "
+        "| ms per decision (median) |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for i, r in enumerate(result["rungs"], 1):
@@ -143,12 +168,12 @@ def ladder_markdown(result: dict[str, Any], title: str) -> str:
         wlow, whigh = r["win_ci95"]
         lines.append(
             f"| {i} | `{r['agent']}` | {r['mu']:.1f} ({low:.1f} – {high:.1f}) | {r['games']} | "
-            f"{r['wins']}/{r['games']} = {r['win_rate']:.1%} ({wlow:.1%} – {whigh:.1%}) | {r['mean_vp']:.1f} | "
+            f"{r['wins']}/{r['seats']} = {r['win_rate']:.1%} ({wlow:.1%} – {whigh:.1%}) | {r['mean_vp']:.1f} | "
             f"{r['ms_per_decision']:.3g} |"
         )
     order = [r["agent"] for r in result["rungs"]]
     short = {a: f"{i}" for i, a in enumerate(order, 1)}
-    lines += ["", "Head to head: the row's wins against the column (columns by rank).", ""]
+    lines += ["", "Head to head: the games the row finished ahead of the column (columns by rank).", ""]
     lines.append("| | " + " | ".join(short[a] for a in order) + " |")
     lines.append("| --- |" + " --- |" * len(order))
     for a in order:
@@ -167,13 +192,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--agents", nargs="+", default=list(REFERENCE_AGENTS), help="agent specs, each once")
     parser.add_argument("--rounds", type=int, default=4, help="games of every pair in each seat (default 4)")
     parser.add_argument("--map", default="italia")
+    parser.add_argument("--players", type=int, default=2, help="players at every table (default 2)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--db", default=DEFAULT_DB)
     parser.add_argument("--out", default=DEFAULT_OUT)
     args = parser.parse_args(argv)
 
-    config = ladder_config(args.agents, args.rounds, args.seed, args.map)
+    try:
+        config = ladder_config(args.agents, args.rounds, args.seed, args.map, args.players)
+        validate(config)
+    except ValueError as error:
+        parser.error(str(error))
     console = report_console()
     result = run_tournament(config, db=args.db, workers=args.workers, progress=True)
     out = Path(args.out)
