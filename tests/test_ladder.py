@@ -137,3 +137,19 @@ def test_a_ladder_with_an_agent_twice_at_a_table_reports_wins_per_seat() -> None
         assert r["games"] == 2 and r["seats"] == 3
         assert r["win_rate"] == r["wins"] / 3
     assert "/3 = " in ladder.ladder_markdown(rated, "two agents, three seats")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "random", "learned:path=no-such-model.npz"], "no afterstate model at no-such-model.npz"),
+        (["--agents", "random", "heuristic", "--players", "5"], "the Italia map is played by 2, 3, 4 players, not 5"),
+    ],
+)
+def test_the_command_refuses_an_unplayable_ladder_before_any_file(tmp_path, capsys, argv, message) -> None:
+    db = tmp_path / "l.db"
+    with pytest.raises(SystemExit) as exit_info:
+        ladder.main([*argv, "--db", str(db), "--out", str(tmp_path / "o")])
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not db.exists() and not (tmp_path / "o").exists()

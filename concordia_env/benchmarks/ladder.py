@@ -51,9 +51,12 @@ from typing import Any
 
 import numpy as np
 
+from concordia_env.engine import maps
+from concordia_env.engine.rules.setup import check_setup
+from concordia_env.tools import arguments
 from concordia_env.tools.report import wilson_interval
 from concordia_env.tools.store import GameRecord
-from concordia_env.tools.tournament import TournamentConfig, run_tournament, schedule_block, validate
+from concordia_env.tools.tournament import TournamentConfig, refuse_unplayable, run_tournament, schedule_block
 
 #: the reference agents, weakest first (the order only decides the seating schedule)
 REFERENCE_AGENTS = (
@@ -76,8 +79,7 @@ def ladder_config(
     agents: Sequence[str], rounds: int, seed: int, map: str = "italia", players: int = 2
 ) -> TournamentConfig:
     """The round-robin tournament of ``agents`` at ``players``-seat tables: ``rounds`` × every table, every rotation."""
-    if not 2 <= players <= 5:
-        raise ValueError(f"players must be 2 to 5, got {players}")
+    check_setup(maps.load(map), players)  # the map's player counts (docs/rules.md §2.1)
     if len(agents) < 2:
         raise ValueError(f"a ladder needs at least 2 agents, got {list(agents)}")
     if len(set(agents)) != len(agents):
@@ -97,13 +99,13 @@ def head_to_head(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[s
     than once, and each of its seats meets each of the other's.
     """
     table: dict[str, dict[str, dict[str, Any]]] = {a: {} for a in agents}
+    places = [record.ranks() for record in records]
     for a in agents:
         for b in agents:
             if a == b:
                 continue
             wins = games = 0
-            for record in records:
-                place = record.ranks()
+            for record, place in zip(records, places, strict=True):
                 for row in (s for s, spec in enumerate(record.seats) if spec == a):
                     for column in (s for s, spec in enumerate(record.seats) if spec == b):
                         games += 1
@@ -190,23 +192,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="concordia bench ladder", description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", nargs="+", default=list(REFERENCE_AGENTS), help="agent specs, each once")
-    parser.add_argument("--rounds", type=int, default=4, help="games of every pair in each seat (default 4)")
+    parser.add_argument(
+        "--rounds", type=arguments.count, default=4, help="times every table is played in each rotation (default 4)"
+    )
     parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=int, default=2, help="players at every table (default 2)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--players", type=arguments.count, default=2, help="players at every table (default 2)")
+    parser.add_argument("--seed", type=arguments.seed, default=0)
+    parser.add_argument("--workers", type=arguments.count, default=os.cpu_count() or 1)
     parser.add_argument("--db", default=DEFAULT_DB)
     parser.add_argument("--out", default=DEFAULT_OUT)
     args = parser.parse_args(argv)
 
     try:
         config = ladder_config(args.agents, args.rounds, args.seed, args.map, args.players)
-        validate(config)
     except ValueError as error:
         parser.error(str(error))
+    refuse_unplayable(parser, config)
+    out = Path(args.out)
+    why = arguments.output_dir_problem(out)
+    if why is not None:  # before the games, not after them
+        parser.error(f"--out: {why}")
     console = report_console()
     result = run_tournament(config, db=args.db, workers=args.workers, progress=True)
-    out = Path(args.out)
     write_reports(result.summary, result.records, out / config.name)
     print_summary(result.summary, console)
     rated = ladder(result.summary, result.records)

@@ -272,6 +272,18 @@ def validate(config: TournamentConfig, given: Mapping[str, Agent] | None = None)
             make_agent(spec)
 
 
+def refuse_unplayable(parser: argparse.ArgumentParser, config: TournamentConfig) -> None:
+    """A command's usage error (one line, exit status 2) for a tournament that cannot be played.
+
+    An unknown agent, an impossible map or player count, a ``policy:`` or ``learned:`` spec
+    naming a missing file (``OSError``): refused before any file is touched.
+    """
+    try:
+        validate(config)
+    except (ValueError, TypeError, OSError) as e:
+        parser.error(str(e))
+
+
 def warm_up(config: TournamentConfig, given: Mapping[str, Agent] | None = None) -> None:
     """Let each agent of the tournament take one decision on a throwaway game, untimed, in this process.
 
@@ -700,10 +712,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     config = config_from_args(args)
-    try:  # an unknown agent, an impossible map or player count: a usage error, before any file is touched
-        validate(config)
-    except (ValueError, TypeError, OSError) as e:  # OSError: a policy: or learned: spec naming a missing file
-        parser.error(str(e))
+    refuse_unplayable(parser, config)
     out_dir = Path(args.out) if args.out else Path(DEFAULT_RESULTS_DIR) / config.name
     why = arguments.output_dir_problem(out_dir)
     if why is not None:  # before the games, not after them
