@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from concordia_env.benchmarks import ladder
+from concordia_env.tools import tournament
 from concordia_env.tools.tournament import run_tournament, seating
 
 
@@ -153,3 +154,23 @@ def test_the_command_refuses_an_unplayable_ladder_before_any_file(tmp_path, caps
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
     assert not db.exists() and not (tmp_path / "o").exists()
+
+
+def test_a_file_that_is_not_a_results_file_is_one_line_and_left_alone(tmp_path, capsys) -> None:
+    db = tmp_path / "notes.db"
+    db.write_text("my notes, not a results file\n")
+    argv = ["--agents", "random", "heuristic", "--rounds", "1", "--workers", "1"]
+    assert ladder.main([*argv, "--db", str(db), "--out", str(tmp_path / "o")]) == 2
+    said = capsys.readouterr().out
+    assert "results file refused" in said and "Traceback" not in said
+    assert db.read_text() == "my notes, not a results file\n"
+
+
+def test_an_interrupted_ladder_says_how_to_resume(tmp_path, capsys, monkeypatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tournament, "run_tournament", interrupted)
+    argv = ["--agents", "random", "heuristic", "--rounds", "1", "--workers", "1"]
+    assert ladder.main([*argv, "--db", str(tmp_path / "l.db"), "--out", str(tmp_path / "o")]) == 130
+    assert "run the same command again to resume" in capsys.readouterr().out

@@ -56,7 +56,7 @@ from concordia_env.engine.rules.setup import check_setup
 from concordia_env.tools import arguments
 from concordia_env.tools.report import wilson_interval
 from concordia_env.tools.store import GameRecord
-from concordia_env.tools.tournament import TournamentConfig, refuse_unplayable, run_tournament, schedule_block
+from concordia_env.tools.tournament import TournamentConfig, refuse_unplayable, run_for_command, schedule_block
 
 #: the reference agents, weakest first (the order only decides the seating schedule)
 REFERENCE_AGENTS = (
@@ -213,7 +213,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if why is not None:  # before the games, not after them
         parser.error(f"--out: {why}")
     console = report_console()
-    result = run_tournament(config, db=args.db, workers=args.workers, progress=True)
+    result = run_for_command(config, console, db=args.db, workers=args.workers, progress=True)
+    if isinstance(result, int):
+        return result
     write_reports(result.summary, result.records, out / config.name)
     print_summary(result.summary, console)
     rated = ladder(result.summary, result.records)

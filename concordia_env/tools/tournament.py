@@ -706,6 +706,35 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     )
 
 
+def run_for_command(config: TournamentConfig, console: Any, **options: Any) -> TournamentResult | int:
+    """:func:`run_tournament` for a command line: its result, or the exit status after one line.
+
+    The one home of what a command says when a run stops early: an interrupt or a dead
+    worker (finished games are saved, the same command resumes), a results file that is
+    not one, a Ray address that stopped answering. ``concordia tournament`` and
+    ``concordia bench ladder`` both run through it.
+    """
+    from rich.markup import escape
+
+    try:
+        return run_tournament(config, **options)
+    except KeyboardInterrupt:
+        console.print("[red]interrupted[/]: finished games are saved; run the same command again to resume")
+        return 130
+    except StoreError as e:
+        console.print(f"[red]results file refused[/]: {escape(str(e))}")
+        return 2
+    except ConnectionError as e:  # the Ray address stopped answering after the command's check
+        console.print(f"[red]Ray refused[/]: {escape(str(e))}")
+        return 2
+    except BrokenProcessPool:
+        console.print(
+            "[red]a worker process died[/] (killed, or out of memory?): finished games are saved; run the same "
+            "command again to resume"
+        )
+        return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from rich.markup import escape
 
@@ -731,32 +760,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"[yellow]note:[/] seats are exactly balanced every {block} games; {config.games} is not a multiple"
         )
     console.print(f"tournament {config.tournament_id} ({config.name}) -> {args.db}")
-    try:
-        result = run_tournament(
-            config,
-            db=args.db,
-            workers=args.workers,
-            backend=args.backend,
-            address=args.address,
-            progress=True,
-            keep_actions=False,
-            reset=args.reset,
-        )
-    except KeyboardInterrupt:
-        console.print("[red]interrupted[/]: finished games are saved; run the same command again to resume")
-        return 130
-    except StoreError as e:
-        console.print(f"[red]results file refused[/]: {escape(str(e))}")
-        return 2
-    except ConnectionError as e:  # the Ray address stopped answering after the check below
-        console.print(f"[red]Ray refused[/]: {escape(str(e))}")
-        return 2
-    except BrokenProcessPool:
-        console.print(
-            "[red]a worker process died[/] (killed, or out of memory?): finished games are saved; run the same "
-            "command again to resume"
-        )
-        return 1
+    result = run_for_command(
+        config,
+        console,
+        db=args.db,
+        workers=args.workers,
+        backend=args.backend,
+        address=args.address,
+        progress=True,
+        keep_actions=False,
+        reset=args.reset,
+    )
+    if isinstance(result, int):
+        return result
     if result.moved_aside is not None:
         console.print(f"--reset: the previous results file was renamed to {escape(str(result.moved_aside))}")
     if result.resumed:
