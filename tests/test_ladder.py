@@ -174,3 +174,14 @@ def test_an_interrupted_ladder_says_how_to_resume(tmp_path, capsys, monkeypatch)
     argv = ["--agents", "random", "heuristic", "--rounds", "1", "--workers", "1"]
     assert ladder.main([*argv, "--db", str(tmp_path / "l.db"), "--out", str(tmp_path / "o")]) == 130
     assert "run the same command again to resume" in capsys.readouterr().out
+
+
+def test_the_report_names_the_command_that_plays_it_again(tmp_path) -> None:
+    out = tmp_path / "ladder"
+    argv = ["--agents", "random", "heuristic", "--rounds", "1", "--seed", "7", "--workers", "1"]
+    assert ladder.main([*argv, "--db", str(tmp_path / "l.db"), "--out", str(out)]) == 0
+    data = json.loads((out / "ladder.json").read_text())
+    assert data["command"] == "concordia bench ladder --rounds 1 --seed 7 --agents random heuristic"
+    assert f"`{data['command']}`" in (out / "ladder.md").read_text()
+    four = ladder.ladder_config(ladder.REFERENCE_AGENTS, 2, 2026, "imperium", 4)
+    assert ladder.ladder_command(four) == "concordia bench ladder --players 4 --map imperium --rounds 2 --seed 2026"

@@ -42,8 +42,10 @@ The ladder is written to ``<out>/ladder.md`` (the README's table comes from it) 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -156,11 +158,26 @@ def ladder(summary: dict[str, Any], records: Sequence[GameRecord]) -> dict[str, 
     return {"games": summary["games_finished"], "rungs": rungs, "head_to_head": head_to_head(records, order)}
 
 
-def ladder_markdown(result: dict[str, Any], title: str) -> str:
-    """The ladder as Markdown: the rated table, then the head-to-head matrix."""
-    lines = [
-        f"### {title}",
-        "",
+def ladder_command(config: TournamentConfig) -> str:
+    """The command line that plays ``config`` again (and reads back its stored games)."""
+    rounds = config.games // len(schedule_block(len(config.agents), config.players))
+    words = ["concordia bench ladder"]
+    if config.players != 2:
+        words.append(f"--players {config.players}")
+    if config.map != "italia":
+        words.append(f"--map {config.map}")
+    words += [f"--rounds {rounds}", f"--seed {config.seed}"]
+    if tuple(config.agents) != REFERENCE_AGENTS:
+        words.append("--agents " + " ".join(shlex.quote(a) for a in config.agents))
+    return " ".join(words)
+
+
+def ladder_markdown(result: dict[str, Any], title: str, reproduce: str | None = None) -> str:
+    """The ladder as Markdown: the rated table, then the head-to-head matrix; ``reproduce`` says how to play it again."""
+    lines = [f"### {title}", ""]
+    if reproduce is not None:
+        lines += [reproduce, ""]
+    lines += [
         "| rank | agent | rating μ (μ ± 2σ) | games | wins per seat (95% interval) | mean VP "
         "| ms per decision (median) |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -220,7 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print_summary(result.summary, console)
     rated = ladder(result.summary, result.records)
     title = f"Ladder, {config.map} {config.players} players: {rated['games']} games, seed {config.seed}"
-    text = ladder_markdown(rated, title)
+    rated["command"] = ladder_command(config)
+    rated["reported"] = datetime.date.today().isoformat()
+    reproduce = f"Reported {rated['reported']}; reproduced by `{rated['command']}`."
+    text = ladder_markdown(rated, title, reproduce)
     out.mkdir(parents=True, exist_ok=True)
     (out / "ladder.md").write_text(text)
     (out / "ladder.json").write_text(json.dumps(rated, indent=2))
