@@ -173,7 +173,7 @@ def ladder_command(config: TournamentConfig) -> str:
 
 
 def ladder_markdown(result: dict[str, Any], title: str, reproduce: str | None = None) -> str:
-    """The ladder as Markdown: the rated table, then the head-to-head matrix; ``reproduce`` says how to play it again."""
+    """The ladder as Markdown: ``reproduce`` (how to play it again), the rated table, the head-to-head matrix."""
     lines = [f"### {title}", ""]
     if reproduce is not None:
         lines += [reproduce, ""]
