@@ -164,6 +164,11 @@ def test_a_file_that_is_not_a_results_file_is_one_line_and_left_alone(tmp_path, 
     said = capsys.readouterr().out
     assert "results file refused" in said and "Traceback" not in said
     assert db.read_text() == "my notes, not a results file\n"
+    # the way on the refusal names: --reset moves the file aside, never deletes it
+    assert ladder.main([*argv, "--db", str(db), "--out", str(tmp_path / "o"), "--reset"]) == 0
+    assert "renamed to" in capsys.readouterr().out
+    (aside,) = tmp_path.glob("notes.db.old-*")
+    assert aside.read_text() == "my notes, not a results file\n"
 
 
 def test_an_interrupted_ladder_says_how_to_resume(tmp_path, capsys, monkeypatch) -> None:

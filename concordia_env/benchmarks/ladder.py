@@ -205,6 +205,8 @@ def ladder_markdown(result: dict[str, Any], title: str, reproduce: str | None = 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from rich.markup import escape
+
     from concordia_env.tools.report import print_summary, report_console, write_reports
 
     parser = argparse.ArgumentParser(prog="concordia bench ladder", description=__doc__.split("\n\n")[0])
@@ -218,6 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=arguments.count, default=os.cpu_count() or 1)
     parser.add_argument("--db", default=DEFAULT_DB)
     parser.add_argument("--out", default=DEFAULT_OUT)
+    parser.add_argument(
+        "--reset",
+        action="store_true",
+        help="start a new results file: an existing --db is renamed to <db>.old-<time>, not deleted "
+        "(as `concordia tournament --reset`)",
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -230,9 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if why is not None:  # before the games, not after them
         parser.error(f"--out: {why}")
     console = report_console()
-    result = run_for_command(config, console, db=args.db, workers=args.workers, progress=True)
+    result = run_for_command(config, console, db=args.db, workers=args.workers, progress=True, reset=args.reset)
     if isinstance(result, int):
         return result
+    if result.moved_aside is not None:
+        console.print(f"--reset: the previous results file was renamed to {escape(str(result.moved_aside))}")
     write_reports(result.summary, result.records, out / config.name)
     print_summary(result.summary, console)
     rated = ladder(result.summary, result.records)
