@@ -205,8 +205,6 @@ def ladder_markdown(result: dict[str, Any], title: str, reproduce: str | None = 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from rich.markup import escape
-
     from concordia_env.tools.report import print_summary, report_console, write_reports
 
     parser = argparse.ArgumentParser(prog="concordia bench ladder", description=__doc__.split("\n\n")[0])
@@ -241,8 +239,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = run_for_command(config, console, db=args.db, workers=args.workers, progress=True, reset=args.reset)
     if isinstance(result, int):
         return result
-    if result.moved_aside is not None:
-        console.print(f"--reset: the previous results file was renamed to {escape(str(result.moved_aside))}")
     write_reports(result.summary, result.records, out / config.name)
     print_summary(result.summary, console)
     rated = ladder(result.summary, result.records)

@@ -709,15 +709,15 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
 def run_for_command(config: TournamentConfig, console: Any, **options: Any) -> TournamentResult | int:
     """:func:`run_tournament` for a command line: its result, or the exit status after one line.
 
-    The one home of what a command says when a run stops early: an interrupt or a dead
-    worker (finished games are saved, the same command resumes), a results file that is
-    not one, a Ray address that stopped answering. ``concordia tournament`` and
-    ``concordia bench ladder`` both run through it.
+    The one home of what a command says about its results file and when a run stops early:
+    where ``--reset`` moved the old file, an interrupt or a dead worker (finished games are
+    saved, the same command resumes), a results file that is not one, a Ray address that
+    stopped answering. ``concordia tournament`` and ``concordia bench ladder`` both run through it.
     """
     from rich.markup import escape
 
     try:
-        return run_tournament(config, **options)
+        result = run_tournament(config, **options)
     except KeyboardInterrupt:
         console.print("[red]interrupted[/]: finished games are saved; run the same command again to resume")
         return 130
@@ -733,11 +733,12 @@ def run_for_command(config: TournamentConfig, console: Any, **options: Any) -> T
             "command again to resume"
         )
         return 1
+    if result.moved_aside is not None:
+        console.print(f"--reset: the previous results file was renamed to {escape(str(result.moved_aside))}")
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from rich.markup import escape
-
     parser = build_parser()
     args = parser.parse_args(argv)
     config = config_from_args(args)
@@ -773,8 +774,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if isinstance(result, int):
         return result
-    if result.moved_aside is not None:
-        console.print(f"--reset: the previous results file was renamed to {escape(str(result.moved_aside))}")
     if result.resumed:
         console.print(f"{result.resumed} games read back from {args.db}, {result.played} played now")
     files = write_reports(result.summary, result.records, out_dir, plots=not args.no_plots)
