@@ -64,3 +64,20 @@ def test_the_learned_agent_is_measured_against_the_heuristic_of_the_same_run(tmp
     learned, heuristic = rows["learned"], rows["heuristic"]
     assert learned["versus"] == "heuristic" and learned["versus_target"] == 2.0
     assert learned["versus_ratio"] == pytest.approx(learned["microseconds"] / heuristic["microseconds"])
+    floor = rows[agent_speed.FLOOR_LINE]
+    assert floor["versus"] == "heuristic" and floor["versus_target"] is None and floor["count"] > 0
+    assert floor["versus_ratio"] == pytest.approx(floor["microseconds"] / heuristic["microseconds"])
+
+
+def test_the_floor_times_the_enumeration_the_learned_agent_runs(monkeypatch) -> None:
+    """The floor line times turn_options once per decision with a choice, and nothing else."""
+    calls: list[int] = []
+    real = agent_speed.turn_options
+
+    def counted(sim, tables, params, remaining, status):
+        calls.append(int(sim[0]))
+        return real(sim, tables, params, remaining, status)
+
+    monkeypatch.setattr(agent_speed, "turn_options", counted)
+    result = agent_speed.learned_options_floor("italia", 2, 0.02)
+    assert result.count == len(calls) > 0 and result.name == agent_speed.FLOOR_LINE

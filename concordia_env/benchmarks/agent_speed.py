@@ -14,6 +14,11 @@
   included), in games where it fills every seat; the engine's own ``step()`` is not counted.
   ``mcts`` (and any agent with a ``last_simulations`` count): per *simulation*, the time of
   the decisions that searched divided by the simulations they ran.
+* ``learned: its turn options alone`` (when ``learned`` is measured): the compiled turn
+  options the default ``learned`` agent takes at each of its decisions with a choice, timed
+  alone (:func:`learned_options_floor`). The heuristic takes the same options only where a
+  turn begins, so this line's ratio to ``heuristic`` is the least ``learned`` can cost against
+  it while it decides at every decision, however cheap its scores become.
 
 Times are the CPU time of this process (``time.process_time``), not the wall clock: on a
 machine shared with other work, wall time counts the turns the other processes take too.
@@ -35,9 +40,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol, cast
 
-from concordia_env import Game, agents
+import numpy as np
+
+from concordia_env import Game, agents, strategy
 from concordia_env.agents.base import agent_seed
+from concordia_env.agents.learned import LearnedAgent
 from concordia_env.engine import maps
+from concordia_env.strategy.planner import STATUS_SIZE
+from concordia_env.strategy.turn_enumeration import turn_options
 
 from .throughput import engine_chunk
 
@@ -48,6 +58,10 @@ TARGETS = {"heuristic": 17.0, "mcts": 50.0}
 SPEC_TARGETS = {"learned:replan=False": 25.0}
 #: targets as multiples of another agent's cost in the same run: spec -> (other spec, at most)
 RELATIVE_TARGETS = {"learned": ("heuristic", 2.0)}
+#: the line of the default ``learned`` agent's turn options alone (:func:`learned_options_floor`)
+FLOOR_LINE = "learned: its turn options alone"
+#: lines compared with another line of the run without a target: line -> the other line
+RELATIVE_LINES = {FLOOR_LINE: "heuristic"}
 WARMUP_SECONDS = 1.0
 
 
@@ -126,6 +140,41 @@ def agent_cost(spec: str, map_name: str, players: int, seconds: float, seed: int
     return Result(spec, decisions, think, target=target_of(spec, name))
 
 
+def learned_options_floor(map_name: str, players: int, seconds: float, seed: int = 0) -> Result:
+    """The part of the default ``learned`` agent's decision that no scoring can remove: its turn options.
+
+    Self-play games of ``learned`` (not timed); at every decision it takes with a choice, the
+    compiled enumeration it runs there (:func:`~concordia_env.strategy.turn_enumeration.turn_options`
+    on a determinized copy, every legal action played out to the end of the turn and valued)
+    is timed alone. The heuristic runs the same enumeration only where a turn begins and
+    follows its plan after, so this line against ``heuristic`` is the floor of ``learned``'s ratio
+    to it, whatever its scoring and network cost.
+    """
+    seats = [agents.from_spec("learned") for _ in range(players)]
+    params = np.array(cast(LearnedAgent, seats[0]).compiled_player(players, map_name).params, dtype=np.float64)
+    noise = strategy.new_rng(seed)
+    status = np.zeros(STATUS_SIZE, dtype=np.int64)
+    decisions = 0
+    spent = 0.0
+    game_index = 0
+    while spent < seconds:
+        game = Game.new(map_name, players, seed + game_index)
+        tables = game.map.tables
+        for seat, agent in enumerate(seats):
+            agent.reset(agent_seed(seed + game_index, seat))
+        while not game.is_over() and spent < seconds:
+            if len(game.legal_actions()) > 1:
+                sim = strategy.determinized(game.state, noise)
+                remaining = strategy.remaining_fraction(sim, tables)
+                start = time.process_time()
+                turn_options(sim, tables, params, remaining, status)
+                spent += time.process_time() - start
+                decisions += 1
+            game.step(seats[game.current_player].act(game))
+        game_index += 1
+    return Result(FLOOR_LINE, decisions, spent)
+
+
 def target_of(spec: str, name: str) -> float | None:
     """The target of the agent ``spec`` (of agent ``name``): its spec's, else its name's, if either has one."""
     return SPEC_TARGETS.get(spec, TARGETS.get(name))
@@ -136,6 +185,8 @@ def run(specs: Sequence[str], map_name: str, players: int, seconds: float, progr
     bar = _progress_bar(len(specs) + 2) if progress else None
     for spec in specs:  # load compiled code and models outside the timed part
         agent_cost(spec, map_name, players, min(WARMUP_SECONDS, seconds))
+    if "learned" in specs:
+        learned_options_floor(map_name, players, min(WARMUP_SECONDS, seconds))
     engine(map_name, players, min(WARMUP_SECONDS, seconds))
     base = engine(map_name, players, seconds / 2)
     _advance(bar, "engine")
@@ -143,6 +194,8 @@ def run(specs: Sequence[str], map_name: str, players: int, seconds: float, progr
     for spec in specs:
         results.append(agent_cost(spec, map_name, players, seconds))
         _advance(bar, spec)
+        if spec == "learned":
+            results.append(learned_options_floor(map_name, players, seconds))
     again = engine(map_name, players, seconds / 2, seed=1)
     _advance(bar, "engine again")
     base.count += again.count
@@ -153,6 +206,9 @@ def run(specs: Sequence[str], map_name: str, players: int, seconds: float, progr
     for r in results:
         if r.name in RELATIVE_TARGETS and RELATIVE_TARGETS[r.name][0] in by_name:
             r.versus, r.versus_target = RELATIVE_TARGETS[r.name]
+            r.versus_ratio = r.microseconds / by_name[r.versus].microseconds
+        elif r.name in RELATIVE_LINES and RELATIVE_LINES[r.name] in by_name:
+            r.versus = RELATIVE_LINES[r.name]
             r.versus_ratio = r.microseconds / by_name[r.versus].microseconds
     if bar is not None:
         bar.close()
@@ -184,6 +240,8 @@ def table(results: Sequence[Result], map_name: str, players: int) -> str:
         if r.versus_target is not None:
             verdict = "ok" if r.versus_ratio <= r.versus_target else "MISS"
             target = f"{r.versus_ratio:.1f}× {r.versus} (≤{r.versus_target:g}×) {verdict}"
+        elif r.versus is not None:
+            target = f"{r.versus_ratio:.1f}× {r.versus}"
         lines.append(f"{r.name:<38} {r.microseconds:10.1f} {r.unit:>11} {r.ratio:9.1f} {target:>12}")
     return "\n".join(lines)
 
