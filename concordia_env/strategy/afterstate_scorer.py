@@ -62,7 +62,16 @@ from concordia_env.engine.observation import (
 )
 from concordia_env.engine.rules import njit
 from concordia_env.engine.rules.facts import architect_steps, is_buildable_place, reachable_places
-from concordia_env.engine.state import BONUS_COIN_SIDE, CITY_GOOD, HOUSES, MAX_PLAYERS, NUM_PLAYERS
+from concordia_env.engine.rules.state_helpers import pbase
+from concordia_env.engine.state import (
+    BONUS_COIN_SIDE,
+    CITY_GOOD,
+    COLONISTS_PER_PLAYER,
+    HOUSES,
+    MAX_PLAYERS,
+    NUM_PLAYERS,
+    P_COLONISTS,
+)
 
 #: VP of margin per unit of the model's output (and of ``u``)
 MARGIN_SCALE = 30.0
@@ -300,6 +309,55 @@ def board_features(s, m, player, out):
 
 
 @njit
+def same_seat_inputs(a, b, m, q):
+    """Whether states ``a`` and ``b`` agree on all that :func:`seat_board` reads of seat q.
+
+    That is q's colonists (its reach and its Architect's steps), q's houses, the cities'
+    goods and the provinces' bonus sides: equal there, q's board summary is equal too.
+    """
+    colonists = pbase(q) + P_COLONISTS
+    for i in range(COLONISTS_PER_PLAYER):
+        if a[colonists + i] != b[colonists + i]:
+            return False
+    houses = HOUSES + q * MAX_CITIES
+    for c in range(m[M_NUM_CITIES]):
+        if a[houses + c] != b[houses + c] or a[CITY_GOOD + c] != b[CITY_GOOD + c]:
+            return False
+    for v in range(m[M_NUM_PROVINCES]):
+        if a[BONUS_COIN_SIDE + v] != b[BONUS_COIN_SIDE + v]:
+            return False
+    return True
+
+
+@njit
+def option_board_features(afterstates, k, m, player, out, source, reach):
+    """:func:`board_features` of afterstate k into ``out[k]``; a seat's summary is copied where it cannot differ.
+
+    The options of one decision are one player's turns: the other seats' boards are
+    almost always those of every other option. ``source[j]`` is the row that last
+    computed relative seat j's summary (-1: none yet); a seat whose inputs there are
+    the same (:func:`same_seat_inputs`) is copied, bit for bit, instead of computed.
+    """
+    s = afterstates[k]
+    n = s[NUM_PLAYERS]
+    row = out[k]
+    for j in range(MAX_PLAYERS):
+        at = BOARD_INDEX + j * BOARD_SEAT_SIZE
+        if j >= n:
+            for i in range(BOARD_SEAT_SIZE):
+                row[at + i] = 0.0
+            continue
+        q = (player + j) % n
+        earlier = source[j]
+        if earlier >= 0 and same_seat_inputs(s, afterstates[earlier], m, q):
+            for i in range(BOARD_SEAT_SIZE):
+                row[at + i] = out[earlier, at + i]
+        else:
+            seat_board(s, m, q, reach, row, at)
+            source[j] = k
+
+
+@njit
 def option_features(afterstates, m, vals, player, remaining, columns, out):
     """The feature vector of every afterstate (row k) for ``player`` into ``out[k]`` (see "Features").
 
@@ -310,6 +368,8 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
     """
     obs = np.empty(OBS_SIZE, dtype=np.float32)
     ncols = columns.shape[0]
+    source = np.full(MAX_PLAYERS, -1, dtype=np.int64)
+    reach = np.empty(m[M_NUM_CITIES], dtype=np.bool_)
     for k in range(afterstates.shape[0]):
         s = afterstates[k]
         n = s[NUM_PLAYERS]
@@ -333,7 +393,7 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
         row[ncols + MAX_PLAYERS + 1] = (vals[k, player] - best_other) / MARGIN_SCALE
         row[ncols + MAX_PLAYERS + 2] = remaining
         if row.shape[0] > BOARD_INDEX:
-            board_features(s, m, player, row)
+            option_board_features(afterstates, k, m, player, out, source, reach)
 
 
 @njit

@@ -81,3 +81,34 @@ def test_bad_inputs_are_refused_before_compiled_code() -> None:
         pack_model([np.zeros((NUM_FEATURES - 1, 1))], [np.zeros(1)], 1.0, 0.0)
     with pytest.raises(ValueError, match="finite"):
         pack_model([np.full((NUM_FEATURES, 1), np.nan)], [np.zeros(1)], 1.0, 0.0)
+
+
+def test_a_seat_summary_is_copied_only_where_its_inputs_are_the_same() -> None:
+    """The features copy another seat's board summary from an earlier option only where all it reads is equal."""
+    from concordia_env.engine.maps import M_NUM_CITIES
+    from concordia_env.engine.rules.state_helpers import pbase
+    from concordia_env.engine.state import BONUS_COIN_SIDE, HOUSES, MAX_CITIES, P_COLONISTS
+
+    game, options, remaining = next(decisions("imperium", 4, seed=5, count=1))
+    player, tables = game.current_player, game.map.tables
+    other = (player + 1) % 4
+    base = options.afterstates[0]
+    rows = np.repeat(base[None, :], 5, axis=0)
+    city = int(
+        np.flatnonzero(rows[1, HOUSES + other * MAX_CITIES : HOUSES + other * MAX_CITIES + tables[M_NUM_CITIES]] == 0)[
+            1
+        ]
+    )
+    rows[1, HOUSES + other * MAX_CITIES + city] = 1  # another seat's house
+    rows[2, BONUS_COIN_SIDE] = 1 - rows[2, BONUS_COIN_SIDE]  # a province's bonus side
+    colonists = pbase(other) + P_COLONISTS
+    placed = rows[3, colonists : colonists + 2].copy()
+    rows[3, colonists], rows[3, colonists + 1] = placed[1], placed[0]  # the same places: the same summary
+    rows[4, colonists] = rows[4, colonists + 1]  # a colonist moved to another's place
+    # (the bonus side and the move change the summary only with houses or reach there: the reference says)
+    values = np.repeat(options.values[:1], 5, axis=0)
+    compiled = strategy.afterstate_features(rows, tables, values, player, remaining)
+    reference = batch_features(rows, tables, values, player, remaining)
+    assert np.array_equal(compiled, reference)
+    assert not np.array_equal(compiled[1], compiled[0]), "a house of another seat changes its summary"
+    assert np.array_equal(compiled[3], compiled[0]), "two land colonists swapped: the same summary"
