@@ -98,7 +98,7 @@ ALIASES: dict[str, str] = {
     # the fuzzing campaigns are test code now, beside the tests (a checkout only)
     "benchmarks.fuzz": "tests.fuzz.campaigns",
     # module files renamed inside their subpackage, so that each file name says what is inside
-    # and is used once in the package (issue 36)
+    # and is used once in the package
     **{f"concordia_env.{old}": f"concordia_env.{new}" for old, new in RENAMED_FILES.items()},
 }
 

@@ -299,7 +299,7 @@ def test_strength_bars_judge_the_rate_and_the_time_budget():
     assert by_key["learned-mcts150"].config.agents == ("learned", "mcts:150")
     assert (by_key["learned-mcts150"].config.games, by_key["learned-mcts150"].min_win_rate) == (200, 0.5)
     assert Counter(by_key["learned-imperium"].config.agents) == {"learned": 1, "heuristic": 3}
-    # issue 35: the models taught by search at 3, 4 and 5 players: 80%, 75% and 65% against heuristics
+    # the models taught by search at 3, 4 and 5 players: 80%, 75% and 65% against heuristics
     assert by_key["learned-imperium"].min_win_rate == 0.75
     for key, players, rate in (("learned-imperium3", 3, 0.80), ("learned-imperium5", 5, 0.65)):
         assert Counter(by_key[key].config.agents) == {"learned": 1, "heuristic": players - 1}
