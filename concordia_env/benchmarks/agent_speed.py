@@ -36,14 +36,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol, cast
 
 import numpy as np
 
 from concordia_env import Game, agents, strategy
-from concordia_env.agents.base import agent_seed
+from concordia_env.agents.base import Agent, agent_seed
 from concordia_env.agents.learned import LearnedAgent
 from concordia_env.engine import maps
 from concordia_env.strategy.planner import STATUS_SIZE
@@ -56,12 +56,14 @@ DEFAULT_AGENTS = ("heuristic", "learned", "learned:replan=False", "mcts:30")
 TARGETS = {"heuristic": 17.0, "mcts": 50.0}
 #: ... and by agent spec, where one setting of an agent has a target and its others not
 SPEC_TARGETS = {"learned:replan=False": 25.0}
-#: targets as multiples of another agent's cost in the same run: spec -> (other spec, at most)
-RELATIVE_TARGETS = {"learned": ("heuristic", 2.0)}
 #: the line of the default ``learned`` agent's turn options alone (:func:`learned_options_floor`)
 FLOOR_LINE = "learned: its turn options alone"
-#: lines compared with another line of the run without a target: line -> the other line
-RELATIVE_LINES = {FLOOR_LINE: "heuristic"}
+#: lines measured as multiples of another line's cost in the same run: line -> (other line, at
+#: most; None: compared, with no target)
+RELATIVE_TARGETS: dict[str, tuple[str, float | None]] = {
+    "learned": ("heuristic", 2.0),
+    FLOOR_LINE: ("heuristic", None),
+}
 WARMUP_SECONDS = 1.0
 
 
@@ -109,6 +111,22 @@ class Searcher(Protocol):
     last_simulations: int
 
 
+def self_play(seats: Sequence[Agent], map_name: str, players: int, seed: int) -> Iterator[Game]:
+    """Game after game of ``seats`` (game i from seed ``seed + i``, seats reset by ``agent_seed``), at every decision.
+
+    The caller takes the decision and steps the game, and stops the endless play when its
+    budget is spent.
+    """
+    game_index = 0
+    while True:
+        game = Game.new(map_name, players, seed + game_index)
+        for seat, agent in enumerate(seats):
+            agent.reset(agent_seed(seed + game_index, seat))
+        while not game.is_over():
+            yield game
+        game_index += 1
+
+
 def agent_cost(spec: str, map_name: str, players: int, seconds: float, seed: int = 0) -> Result:
     """Self-play games of ``spec`` for about ``seconds`` of thinking: the agents' act() time per decision."""
     name = agents.parse_spec(spec)[0]
@@ -116,25 +134,21 @@ def agent_cost(spec: str, map_name: str, players: int, seconds: float, seed: int
     per_simulation = hasattr(seats[0], "last_simulations")
     decisions = simulations = 0
     think = search_think = 0.0
-    game_index = 0
-    while think < seconds:
-        game = Game.new(map_name, players, seed + game_index)
-        for seat, agent in enumerate(seats):
-            agent.reset(agent_seed(seed + game_index, seat))
-        while not game.is_over() and think < seconds:
-            agent = seats[game.current_player]
-            if per_simulation:
-                cast(Searcher, agent).last_simulations = 0
-            start = time.process_time()
-            action = agent.act(game)
-            spent = time.process_time() - start
-            think += spent
-            decisions += 1
-            if per_simulation and cast(Searcher, agent).last_simulations:
-                simulations += cast(Searcher, agent).last_simulations
-                search_think += spent
-            game.step(action)
-        game_index += 1
+    for game in self_play(seats, map_name, players, seed):
+        if think >= seconds:
+            break
+        agent = seats[game.current_player]
+        if per_simulation:
+            cast(Searcher, agent).last_simulations = 0
+        start = time.process_time()
+        action = agent.act(game)
+        spent = time.process_time() - start
+        think += spent
+        decisions += 1
+        if per_simulation and cast(Searcher, agent).last_simulations:
+            simulations += cast(Searcher, agent).last_simulations
+            search_think += spent
+        game.step(action)
     if per_simulation:
         return Result(spec, simulations, search_think, unit="simulation", target=target_of(spec, name))
     return Result(spec, decisions, think, target=target_of(spec, name))
@@ -156,22 +170,18 @@ def learned_options_floor(map_name: str, players: int, seconds: float, seed: int
     status = np.zeros(STATUS_SIZE, dtype=np.int64)
     decisions = 0
     spent = 0.0
-    game_index = 0
-    while spent < seconds:
-        game = Game.new(map_name, players, seed + game_index)
-        tables = game.map.tables
-        for seat, agent in enumerate(seats):
-            agent.reset(agent_seed(seed + game_index, seat))
-        while not game.is_over() and spent < seconds:
-            if len(game.legal_actions()) > 1:
-                sim = strategy.determinized(game.state, noise)
-                remaining = strategy.remaining_fraction(sim, tables)
-                start = time.process_time()
-                turn_options(sim, tables, params, remaining, status)
-                spent += time.process_time() - start
-                decisions += 1
-            game.step(seats[game.current_player].act(game))
-        game_index += 1
+    for game in self_play(seats, map_name, players, seed):
+        if spent >= seconds:
+            break
+        if len(game.legal_actions()) > 1:
+            tables = game.map.tables
+            sim = strategy.determinized(game.state, noise)
+            remaining = strategy.remaining_fraction(sim, tables)
+            start = time.process_time()
+            turn_options(sim, tables, params, remaining, status)
+            spent += time.process_time() - start
+            decisions += 1
+        game.step(seats[game.current_player].act(game))
     return Result(FLOOR_LINE, decisions, spent)
 
 
@@ -206,9 +216,6 @@ def run(specs: Sequence[str], map_name: str, players: int, seconds: float, progr
     for r in results:
         if r.name in RELATIVE_TARGETS and RELATIVE_TARGETS[r.name][0] in by_name:
             r.versus, r.versus_target = RELATIVE_TARGETS[r.name]
-            r.versus_ratio = r.microseconds / by_name[r.versus].microseconds
-        elif r.name in RELATIVE_LINES and RELATIVE_LINES[r.name] in by_name:
-            r.versus = RELATIVE_LINES[r.name]
             r.versus_ratio = r.microseconds / by_name[r.versus].microseconds
     if bar is not None:
         bar.close()

@@ -94,12 +94,9 @@ def test_a_seat_summary_is_copied_only_where_its_inputs_are_the_same() -> None:
     other = (player + 1) % 4
     base = options.afterstates[0]
     rows = np.repeat(base[None, :], 5, axis=0)
-    city = int(
-        np.flatnonzero(rows[1, HOUSES + other * MAX_CITIES : HOUSES + other * MAX_CITIES + tables[M_NUM_CITIES]] == 0)[
-            1
-        ]
-    )
-    rows[1, HOUSES + other * MAX_CITIES + city] = 1  # another seat's house
+    houses = HOUSES + other * MAX_CITIES
+    city = int(np.flatnonzero(rows[1, houses : houses + tables[M_NUM_CITIES]] == 0)[1])
+    rows[1, houses + city] = 1  # another seat's house
     rows[2, BONUS_COIN_SIDE] = 1 - rows[2, BONUS_COIN_SIDE]  # a province's bonus side
     colonists = pbase(other) + P_COLONISTS
     placed = rows[3, colonists : colonists + 2].copy()
