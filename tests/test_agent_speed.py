@@ -81,3 +81,25 @@ def test_the_floor_times_the_enumeration_the_learned_agent_runs(monkeypatch) -> 
     monkeypatch.setattr(agent_speed, "turn_options", counted)
     result = agent_speed.learned_options_floor("italia", 2, 0.02)
     assert result.count == len(calls) > 0 and result.name == agent_speed.FLOOR_LINE
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--players", "0"],
+        ["--seconds", "-1"],
+        ["--seconds", "nan"],
+        ["--agents", "bogus"],
+        ["--agents", "learned:path=no/such/model.npz"],
+        ["--json", "no/such/folder/speed.json"],
+    ],
+)
+def test_bad_input_is_one_line_before_any_measurement(argv: list[str], monkeypatch, capsys) -> None:
+    measured: list[str] = []
+    monkeypatch.setattr(agent_speed, "run", lambda *a, **k: measured.append("run") or [])
+    with pytest.raises(SystemExit) as stop:
+        agent_speed.main([*argv, "--no-progress"])
+    assert stop.value.code == 2 and measured == []
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("concordia bench agent_speed: error:")
+    assert "Traceback" not in "\n".join(err)

@@ -35,9 +35,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Protocol, cast
 
 import numpy as np
@@ -253,6 +255,24 @@ def table(results: Sequence[Result], map_name: str, players: int) -> str:
     return "\n".join(lines)
 
 
+def refuse_unmeasurable(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A usage error (one line, exit status 2) before any measurement: a time that is not > 0,
+    a player count the map does not allow, an agent spec that makes no agent, a ``--json`` that
+    cannot be written (checked first, so that no measurement is lost to it)."""
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
+        parser.error(f"--seconds must be a number of seconds > 0, got {args.seconds}")
+    if args.json:
+        out = Path(args.json)
+        if out.is_dir() or not out.parent.is_dir():
+            parser.error(f"--json {args.json}: not a file in an existing folder")
+    try:
+        Game.new(args.map, args.players, 0)
+        for spec in args.agents:
+            agents.from_spec(spec)
+    except (ValueError, TypeError, OSError) as e:
+        parser.error(str(e))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia bench agent_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--map", default="italia", choices=maps.MAP_NAMES)
@@ -263,6 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit with status 1 if a target is missed")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    refuse_unmeasurable(parser, args)
 
     results = run(args.agents, args.map, args.players, args.seconds, progress=not args.no_progress)
     print(table(results, args.map, args.players))
