@@ -848,6 +848,7 @@ def _mostly(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 def check_options(data: st.DataObject) -> None:
     """Campaign ``options``: constructors give a game exactly when every option is valid."""
     from concordia_env import VectorGame
+    from concordia_env.envs.vector_game import MAX_SEED
 
     name = data.draw(_mostly(st.sampled_from(MAP_NAMES)), label="map")
     real_map = isinstance(name, str) and name in MAP_NAMES
@@ -884,13 +885,16 @@ def check_options(data: st.DataObject) -> None:
     rows_valid = as_index(rows) is not None and as_index(rows) >= 1
     if rows_valid and as_index(rows) > 8:
         return  # a valid but large batch: nothing new to learn, only time
+    # a batch's base seed has a bound of its own (row i, game k: seed + i + k * rows stays an int64)
+    base_seed = as_index(options.get("seed"))
+    batch_valid = valid and rows_valid and (base_seed is None or base_seed <= MAX_SEED)
     try:
         vec = VectorGame(rows, name, players, **options)
     except (TypeError, ValueError) as e:
-        assert not (valid and rows_valid), f"valid options were refused: {e}"
+        assert not batch_valid, f"valid options were refused: {e}"
         check_refusal(e)
     else:
-        assert valid and rows_valid, "a VectorGame was built from invalid options"
+        assert batch_valid, "a VectorGame was built from invalid options"
         assert vec.states.shape == (int(rows), STATE_SIZE)
 
 
