@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from concordia_env import Game
-from concordia_env.training.config import TrainConfig, field_names, overrides_from_args, resolve
+from concordia_env.training.config import TrainConfig, field_names, overrides_from_args, resolve, resume_overrides
 from concordia_env.training.policy_net import NumpyActor, action_logits, masked_argmax, masked_sample
 from concordia_env.training.pool import POOL_FILE, OpponentPool, PoolOpponent
 from concordia_env.training.run_evaluation import eval_seeds, evaluate, wilson_interval
@@ -319,6 +319,17 @@ def test_resume_refuses_changes_the_saved_model_cannot_follow(resumed_run, capsy
         main(["--resume", str(resumed_run["dir"]), "--net_arch", "[8]"])
     assert stopped.value.code == 2
     assert "net_arch cannot change when resuming" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_resume_accepts_fixed_keys_given_again_unchanged(tmp_path):
+    saved = tmp_path / "config.yaml"
+    TrainConfig(runs_dir="runs", seed=7, total_timesteps=1000).save(saved)
+    resumable = ("total_timesteps",)
+    # the run's own values, even as another spelling of the same number, change nothing and are dropped
+    given = {"runs_dir": "runs", "seed": "7.0", "total_timesteps": 2000}
+    assert resume_overrides(saved, given, resumable) == {"total_timesteps": 2000}
+    with pytest.raises(ValueError, match=r"^seed cannot change when resuming; changeable: total_timesteps$"):
+        resume_overrides(saved, {"seed": 8, "runs_dir": "runs"}, resumable)
 
 
 def test_run_writes_report_plot_model_and_summary(resumed_run):

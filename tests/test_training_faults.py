@@ -456,6 +456,11 @@ MISTAKES = {
     "a damaged resume": (["--resume", "{tmp}/corrupt"], "{tmp}/corrupt/checkpoint.pt cannot be resumed: "),
     "a config and a resume": (["--resume", "{tmp}/corrupt", "--config", "expert_tiny"], "--resume takes the run's"),
     "a fixed key on resume": (["--resume", "{tmp}/corrupt", "--seed", "3"], "seed cannot change when resuming"),
+    # fixed keys repeated with the run's own values pass that check and reach the damaged checkpoint
+    "fixed keys unchanged on resume": (
+        ["--resume", "{tmp}/corrupt", "--seed", "0", "--runs_dir", "{tmp}"],
+        "{tmp}/corrupt/checkpoint.pt cannot be resumed: ",
+    ),
 }
 
 

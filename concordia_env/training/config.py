@@ -289,6 +289,23 @@ def resolve(
     return cls.from_dict(_coerce(values, cls))
 
 
+def resume_overrides(
+    config_path: str | Path, overrides: dict[str, Any], resumable: Sequence[str], cls: type[ConfigBase] = TrainConfig
+) -> dict[str, Any]:
+    """The overrides a resume applies: ``ValueError`` for a key outside ``resumable`` that changes its value.
+
+    A fixed key given again with the value the run was started with (``--runs_dir`` repeated in
+    a resume command) changes nothing and is accepted; compared after type coercion, so ``1e5``
+    matches ``100000``.
+    """
+    saved = _coerce(read_config(config_path), cls)
+    given = _coerce(overrides, cls)
+    changed = sorted(k for k in given if k not in resumable and (k not in saved or given[k] != saved[k]))
+    if changed:
+        raise ValueError(f"{', '.join(changed)} cannot change when resuming; changeable: {', '.join(resumable)}")
+    return {k: v for k, v in overrides.items() if k in resumable}
+
+
 def _coerce(values: dict[str, Any], cls: type[ConfigBase] = TrainConfig) -> dict[str, Any]:
     """Convert YAML scalars to the field's type (``1e5`` -> 100000 for an int field) and refuse nonsense."""
     # the annotations are strings (``from __future__ import annotations``): "int | None", "list"...

@@ -72,7 +72,7 @@ from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .afterstate_net import AfterstateNet
-from .config import ConfigBase, add_override_arguments, check_positive, overrides_from_args, resolve
+from .config import ConfigBase, add_override_arguments, check_positive, overrides_from_args, resolve, resume_overrides
 from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
 from .run_report import plot_learning_curve
 from .workers import WorkerLostError, open_pool
@@ -235,10 +235,7 @@ class Run:
                 f"{run_dir} has no {cls.CHECKPOINT}: not a run directory, or one stopped before its first "
                 "checkpoint; nothing to resume"
             )
-        fixed = sorted(set(overrides) - set(cls.resumable()))
-        if fixed:
-            changeable = ", ".join(cls.resumable())
-            raise ValueError(f"{', '.join(fixed)} cannot change when resuming; changeable: {changeable}")
+        overrides = resume_overrides(run_dir / cls.CONFIG, overrides, cls.resumable(), cls.CONFIG_CLASS)
         config = resolve(run_dir / cls.CONFIG, overrides, cls.CONFIG_CLASS)
         try:
             checkpoint = torch.load(run_dir / cls.CHECKPOINT, weights_only=False)

@@ -93,7 +93,7 @@ from concordia_env.engine.observation import player_scores
 from concordia_env.envs.gym_env import SingleAgentEnv
 from concordia_env.tools.arguments import mistake_text
 
-from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve
+from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve, resume_overrides
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
 from .pool import POOL_FILE, OpponentPool, PoolOpponent, write_json_atomic
 from .run_evaluation import EVAL_DB, EvalResult, evaluate, weights_digest
@@ -439,9 +439,7 @@ class Run:
         state_path = run_dir / CHECKPOINT_DIR / STATE_FILE
         if not state_path.exists():
             raise FileNotFoundError(f"{run_dir} has no checkpoint ({state_path} is missing): nothing to resume")
-        fixed = sorted(set(overrides) - set(RESUMABLE))
-        if fixed:
-            raise ValueError(f"{', '.join(fixed)} cannot change when resuming; changeable: {', '.join(RESUMABLE)}")
+        overrides = resume_overrides(run_dir / CONFIG_FILE, overrides, RESUMABLE)
         config = resolve(run_dir / CONFIG_FILE, overrides)
         config.save(run_dir / CONFIG_FILE)
         run = cls(run_dir, config, RunState.load(state_path))
