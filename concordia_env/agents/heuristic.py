@@ -29,6 +29,12 @@ generator, so two games that differ only in the hidden order get the same decisi
 chosen turn's actions are then matched to the real game (the states it expects before each
 of them), and the agent follows them while the game stays on that path.
 
+*One call per decision.* ``act()`` takes the legal actions, then asks the compiled player
+once (:class:`concordia_env.strategy.players.SeatPlayer`, the very player a batch runs for
+this agent): it follows the planned turn where the game is where the plan expected, and
+otherwise plans afresh as described above. The seat owns the planned turn and, from the
+agent's first decision after ``reset``, its own copy of the determinization generator.
+
 Every answer is checked against the legal actions: a rule of thumb that proposes an
 action the engine does not allow is a bug, which raises in strict mode (the tests) and is
 otherwise counted and warned about (:meth:`concordia_env.agents.base.Agent.checked`).
@@ -50,14 +56,10 @@ import numpy as np
 
 from concordia_env import Game, strategy
 from concordia_env.engine.rules import pcg64
-from concordia_env.engine.state import PHASE_BONUS_GOOD, PHASE_DIPLOMAT, PHASE_PLAY_CARD, PHASE_PREFECT
 from concordia_env.strategy import DEFAULT_WEIGHTS, PlannerSettings, Weights
-from concordia_env.strategy.players import HEURISTIC, CompiledPlayer
+from concordia_env.strategy.players import HEURISTIC, CompiledPlayer, SeatPlayer
 
 from .base import Agent, IllegalPlanError, draw_seed
-
-#: decisions taken by playing the rest of the turn out for every answer
-LOOKAHEAD_PHASES = (PHASE_PLAY_CARD, PHASE_DIPLOMAT, PHASE_PREFECT, PHASE_BONUS_GOOD)
 
 
 def remaining_fraction(game: Game) -> float:
@@ -161,50 +163,26 @@ class HeuristicAgent(Agent):
         self.opponent_weight = self.planner.opponent_weight
         self.params = strategy.params_array(self.weights, self.planner)
         self._noise = strategy.new_rng(draw_seed(self.rng))
-        self._plan: TurnPlan | None = None
+        self._seat: SeatPlayer | None = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._noise = strategy.new_rng(draw_seed(self.rng))
-        self._plan = None
+        self._seat = None
 
     # ------------------------------------------------------------------ entry point
     def act(self, game: Game) -> int:
+        """Legal actions, then one call of the compiled player: the planned turn's next action, or a new plan."""
         legal = game.legal_actions()
         if len(legal) == 1:
             return int(legal[0])
-        planned = self._planned_action(game)
-        if planned is not None:
-            return self.checked(game, planned, legal)
-        self._plan = None
-        remaining = remaining_fraction(game)
-        if game.phase in LOOKAHEAD_PHASES:
-            action, self._plan = self._choose_turn(game, remaining)
-        else:
-            action = self.decide(game, remaining)
+        if self._seat is None:
+            self._seat = SeatPlayer(self.compiled_player(game.num_players, game.map.name), *self.compiled_state())
+        action, illegal = self._seat.act(np.array(game.state), game.map.tables, game.legal_mask())
+        self.report_illegal(game, illegal)
         return self.checked(game, action, legal)
 
-    def _planned_action(self, game: Game) -> int | None:
-        """The next action of the planned turn, if the game is where the plan expected."""
-        return None if self._plan is None else self._plan.next_action(game)
-
-    def _choose_turn(self, game: Game, remaining: float) -> tuple[int, TurnPlan]:
-        """The best option's first action, and its turn as a plan on the real game."""
-        sim = strategy.determinized(game.state, self._noise)
-        options = strategy.turn_options(sim, game.map.tables, self.params, remaining)
-        self.report_illegal(game, options.illegal)
-        best = strategy.best_option(options, game.current_player, self.opponent_weight)
-        plan = follow(game, options.plans[best, : options.lengths[best]])
-        return plan.actions[0], plan
-
-    # ------------------------------------------------------------------ decisions
-    def decide(self, game: Game, remaining: float) -> int:
-        """The planner's answer to the pending decision, planned on a determinized copy."""
-        sim = strategy.determinized(game.state, self._noise)
-        action, illegal = strategy.decide(sim, game.map.tables, self.params, remaining)
-        self.report_illegal(game, illegal)
-        return action
-
+    # ------------------------------------------------------------------ checks
     def report_illegal(self, game: Game, count: int) -> None:
         """The compiled rules of thumb proposed ``count`` illegal actions: raise in strict mode, else warn and count."""
         if not count:

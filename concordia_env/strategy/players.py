@@ -140,6 +140,10 @@ class SeatPlayer:
         )
         return int(action), int(self.status[STATUS_ILLEGAL])
 
+    def planned_actions(self) -> list[int]:
+        """The actions of the turn the seat follows (from the real game's state where it planned), or none."""
+        return self.actions[: self.plan_len[0]].tolist()
+
 
 # --------------------------------------------------------------------------- plans
 @njit

@@ -7,6 +7,7 @@ played in its place. Outside strict mode the fallback is loud: a warning and a c
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from concordia_env import Game, agents
@@ -15,6 +16,7 @@ from concordia_env.agents.heuristic import HeuristicAgent, TurnPlan
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.engine import actions as A
 from concordia_env.engine.cards import K_MERCATOR
+from concordia_env.strategy.players import SeatPlayer
 
 
 def illegal_action(game: Game) -> int:
@@ -22,11 +24,13 @@ def illegal_action(game: Game) -> int:
     return next(a for a in range(A.NUM_ACTIONS) if a not in legal)
 
 
-class _WrongHeuristic(HeuristicAgent):
-    """Its rules of thumb propose an illegal action for every decision but the card to play."""
+def propose_illegal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every compiled player proposes an illegal action (the first one the mask refuses) at every decision."""
 
-    def decide(self, game: Game, remaining: float) -> int:
-        return illegal_action(game)
+    def wrong(self: SeatPlayer, state: np.ndarray, tables: np.ndarray, mask: np.ndarray) -> tuple[int, int]:
+        return int(np.flatnonzero(~mask)[0]), 0
+
+    monkeypatch.setattr(SeatPlayer, "act", wrong)
 
 
 def mercator_position() -> Game:
@@ -42,15 +46,17 @@ def test_the_test_suite_runs_agents_strict() -> None:
     assert agents.make("heuristic").strict and agents.make("mcts").strict and agents.make("random").strict
 
 
-def test_a_strict_agent_raises_on_an_illegal_plan() -> None:
+def test_a_strict_agent_raises_on_an_illegal_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     game = mercator_position()
+    propose_illegal(monkeypatch)
     with pytest.raises(IllegalPlanError, match="illegal action"):
-        _WrongHeuristic(strict=True).act(game)
+        HeuristicAgent(strict=True).act(game)
 
 
-def test_outside_strict_mode_the_fallback_is_counted_and_warned() -> None:
+def test_outside_strict_mode_the_fallback_is_counted_and_warned(monkeypatch: pytest.MonkeyPatch) -> None:
     game = mercator_position()
-    agent = _WrongHeuristic(strict=False)
+    propose_illegal(monkeypatch)
+    agent = HeuristicAgent(strict=False)
     with pytest.warns(RuntimeWarning, match="first legal action"):
         action = agent.act(game)
     assert action == int(game.legal_actions()[0]) and agent.fallbacks == 1
