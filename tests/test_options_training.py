@@ -94,6 +94,7 @@ def test_the_script_s_time_guard_says_it_cut_the_run_short(tmp_path: Path, capsy
         (["--anneal_lr", "maybe"], "argument --anneal_lr: expected true or false, got 'maybe'"),
         (["--gamma", "2"], "gamma must be in 0..1, got 2.0"),
         (["--minutes", "-1"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
+        (["--minutes", "nan"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
         (["--num_minibatches", "5000"], "num_minibatches (5000) exceeds a rollout's 128 x 8 steps"),
         (["--opponents", "bogus"], "unknown agent 'bogus'"),
         (["--map", "nowhere"], "unknown map 'nowhere'"),

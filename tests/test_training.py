@@ -115,7 +115,15 @@ def test_imperium4_config_is_four_player_imperium():
 
 @pytest.mark.parametrize(
     "bad",
-    [{"no_such_key": 1}, {"n_envs": 0}, {"total_timesteps": 1.5}, {"activation": "swish"}, {"progress": "yes"}],
+    [
+        {"no_such_key": 1},
+        {"n_envs": 0},
+        {"total_timesteps": 1.5},
+        {"activation": "swish"},
+        {"progress": "yes"},
+        {"time_limit_minutes": 0},
+        {"time_limit_minutes": float("nan")},
+    ],
 )
 def test_bad_config_values_are_refused(bad):
     with pytest.raises(ValueError):
@@ -326,7 +334,7 @@ def test_resume_accepts_fixed_keys_given_again_unchanged(tmp_path):
     TrainConfig(runs_dir="runs", seed=7, total_timesteps=1000).save(saved)
     resumable = ("total_timesteps",)
     # the run's own values, even as another spelling of the same number, change nothing and are dropped
-    given = {"runs_dir": "runs", "seed": "7.0", "total_timesteps": 2000}
+    given = {"runs_dir": "runs/", "seed": "7.0", "total_timesteps": 2000}
     assert resume_overrides(saved, given, resumable) == {"total_timesteps": 2000}
     with pytest.raises(ValueError, match=r"^seed cannot change when resuming; changeable: total_timesteps$"):
         resume_overrides(saved, {"seed": 8, "runs_dir": "runs"}, resumable)

@@ -451,6 +451,8 @@ MISTAKES = {
     "a missing config": (["--config", "no_such_config"], "no config file no_such_config"),
     "no workers": (["--workers", "0"], "workers must be positive, got 0"),
     "iterations abc": (["--iterations", "abc"], "iterations must be an integer, got 'abc'"),
+    "no time": (["--time_limit_minutes", "0"], "time_limit_minutes must be a number of minutes > 0, or null"),
+    "a time of nan": (["--time_limit_minutes", "nan"], "time_limit_minutes must be a number of minutes > 0, or null"),
     "a runs_dir under a file": (["--runs_dir", "{tmp}/file/runs"], "Not a directory: {tmp}/file/runs"),
     "a missing resume": (["--resume", "{tmp}/nowhere"], "{tmp}/nowhere is not a run directory: nothing to resume"),
     "a damaged resume": (["--resume", "{tmp}/corrupt"], "{tmp}/corrupt/checkpoint.pt cannot be resumed: "),

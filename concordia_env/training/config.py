@@ -31,6 +31,13 @@ def check_positive(config: Any, names: Sequence[str]) -> None:
             raise ValueError(f"{name} must be positive, got {getattr(config, name)}")
 
 
+def check_time_limit(config: Any) -> None:
+    """``time_limit_minutes`` is a guard: none (``null``) or a finite number of minutes > 0."""
+    limit = config.time_limit_minutes
+    if limit is not None and not (math.isfinite(limit) and limit > 0):
+        raise ValueError(f"time_limit_minutes must be a number of minutes > 0, or null for none; got {limit}")
+
+
 def _f(default: Any, help: str) -> Any:
     """A dataclass field with an immutable default and a help text (lists and dicts use ``field``)."""
     return field(default=default, metadata={"help": help})
@@ -170,6 +177,7 @@ class TrainConfig(ConfigBase):
         positive += ("max_snapshots", "eval_every", "final_eval_games", "checkpoint_every", "num_players")
         positive += ("eval_max_turns", "reward_scale")
         check_positive(self, positive)
+        check_time_limit(self)
         if self.margin_shaping < 0:
             raise ValueError(f"margin_shaping must be >= 0, got {self.margin_shaping}")
         if self.eval_games < 0:
@@ -296,14 +304,21 @@ def resume_overrides(
 
     A fixed key given again with the value the run was started with (``--runs_dir`` repeated in
     a resume command) changes nothing and is accepted; compared after type coercion, so ``1e5``
-    matches ``100000``.
+    matches ``100000``, and as a path for texts, so ``runs/`` matches ``runs``.
     """
     saved = _coerce(read_config(config_path), cls)
     given = _coerce(overrides, cls)
-    changed = sorted(k for k in given if k not in resumable and (k not in saved or given[k] != saved[k]))
+    changed = sorted(k for k in given if k not in resumable and (k not in saved or not _same(given[k], saved[k])))
     if changed:
         raise ValueError(f"{', '.join(changed)} cannot change when resuming; changeable: {', '.join(resumable)}")
     return {k: v for k, v in overrides.items() if k in resumable}
+
+
+def _same(given: Any, saved: Any) -> bool:
+    """Equal values; two texts also when they name the same path (``runs/`` is ``runs``)."""
+    if isinstance(given, str) and isinstance(saved, str):
+        return Path(given) == Path(saved)
+    return bool(given == saved)
 
 
 def _coerce(values: dict[str, Any], cls: type[ConfigBase] = TrainConfig) -> dict[str, Any]:

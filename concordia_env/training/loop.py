@@ -72,7 +72,15 @@ from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
 from .afterstate_net import AfterstateNet
-from .config import ConfigBase, add_override_arguments, check_positive, overrides_from_args, resolve, resume_overrides
+from .config import (
+    ConfigBase,
+    add_override_arguments,
+    check_positive,
+    check_time_limit,
+    overrides_from_args,
+    resolve,
+    resume_overrides,
+)
 from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
 from .run_report import plot_learning_curve
 from .workers import WorkerLostError, open_pool
@@ -111,6 +119,7 @@ def check_loop_config(config: Any) -> None:
     player count the rules refuse fails here, not after an hour of training.
     """
     check_positive(config, POSITIVE_KEYS)
+    check_time_limit(config)
     if config.eval_every < 0 or config.eval_games < 0:
         raise ValueError("eval_every and eval_games must be >= 0")
     if not 0.0 <= config.epsilon <= 1.0 or config.temperature < 0:

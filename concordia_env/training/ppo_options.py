@@ -94,7 +94,7 @@ def check(config: Config) -> None:
     for name in ("gamma", "gae_lambda"):
         if not 0.0 <= getattr(config, name) <= 1.0:
             raise ValueError(f"{name} must be in 0..1, got {getattr(config, name)}")
-    if min(config.minutes, config.ent_coef, config.vf_coef, config.eval_games) < 0:
+    if not all(v >= 0 for v in (config.minutes, config.ent_coef, config.vf_coef, config.eval_games)):  # NaN too
         raise ValueError("minutes, ent_coef, vf_coef and eval_games must be >= 0")
     if config.num_minibatches > config.num_steps * config.num_envs:
         raise ValueError(f"num_minibatches ({config.num_minibatches}) exceeds a rollout's {config.num_steps} x "
