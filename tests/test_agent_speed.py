@@ -91,7 +91,8 @@ def test_the_floor_times_the_enumeration_the_learned_agent_runs(monkeypatch) -> 
         ["--seconds", "nan"],
         ["--agents", "bogus"],
         ["--agents", "learned:path=no/such/model.npz"],
-        ["--json", "no/such/folder/speed.json"],
+        ["--json", "/dev/null/speed.json"],
+        ["--json", "."],
     ],
 )
 def test_bad_input_is_one_line_before_any_measurement(argv: list[str], monkeypatch, capsys) -> None:

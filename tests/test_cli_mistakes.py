@@ -9,6 +9,7 @@ with one line saying how to resume. A refused command changes no file.
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import socket
@@ -65,6 +66,64 @@ def test_replay_html_under_a_file_is_refused_and_into_a_missing_folder_is_writte
     target = tmp_path / "new" / "folder" / "game.html"
     assert replay_tool.main(["--play", "random", "random", "--map", "italia", "--html", str(target)]) == 0
     assert target.is_file()
+
+
+@pytest.mark.parametrize(
+    ("module", "prog", "run_name", "argv"),
+    [
+        (
+            "concordia_env.tools.evaluate",
+            "concordia evaluate",
+            "evaluate",
+            ["random", "--vs", "random", "--games", "2"],
+        ),
+        ("concordia_env.benchmarks.throughput", "concordia bench throughput", "run", ["--seconds", "0.01"]),
+        ("concordia_env.benchmarks.agent_speed", "concordia bench agent_speed", "run", ["--no-progress"]),
+        ("concordia_env.benchmarks.openspiel_mcts", "concordia bench openspiel_mcts", "run_matches", ["--games", "1"]),
+    ],
+)
+@pytest.mark.parametrize("where", ["a directory", "under a file"])
+def test_a_json_that_cannot_be_written_is_refused_before_the_work(
+    module: str,
+    prog: str,
+    run_name: str,
+    argv: list[str],
+    where: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, ``--json`` onto a directory failed with a traceback after every game was played."""
+    tool = importlib.import_module(module)
+    monkeypatch.setattr(tool, run_name, lambda *a, **k: pytest.fail("the work was done"))
+    (tmp_path / "a file").write_text("mine")
+    target = tmp_path if where == "a directory" else tmp_path / "a file" / "out.json"
+    before = _files(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        tool.main([*argv, "--json", str(target)])
+    assert exit_.value.code == 2
+    assert "--json: " in _error_line(capsys, prog)
+    assert _files(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("module", "prog", "argv"),
+    [
+        ("concordia_env.benchmarks.throughput", "concordia bench throughput", ["--seconds", "0"]),
+        ("concordia_env.benchmarks.throughput", "concordia bench throughput", ["--seconds", "nan"]),
+        ("concordia_env.benchmarks.throughput", "concordia bench throughput", ["--batch", "-4"]),
+        ("concordia_env.benchmarks.openspiel_mcts", "concordia bench openspiel_mcts", ["--time-per-move", "-1"]),
+        ("concordia_env.benchmarks.openspiel_mcts", "concordia bench openspiel_mcts", ["--games", "0"]),
+        ("concordia_env.benchmarks.openspiel_mcts", "concordia bench openspiel_mcts", ["--seed", "-2"]),
+    ],
+)
+def test_a_benchmark_refuses_a_time_or_count_it_cannot_measure(
+    module: str, prog: str, argv: list[str], capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        importlib.import_module(module).main(argv)
+    assert exit_.value.code == 2
+    assert f"argument {argv[0]}: must be " in _error_line(capsys, prog)
 
 
 def test_tournament_out_onto_a_file_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -240,20 +299,18 @@ def test_a_resume_with_an_unreachable_ray_address_changes_no_file(
 
 
 @pytest.mark.parametrize(
-    ("script", "argv", "says"),
+    ("script", "module_name", "argv", "says"),
     [
-        ("rllib", ["--config", "no-such-config"], "no config file no-such-config"),
-        ("rllib", ["--config", "rllib", "--level", "options"], "flat level's actions"),
-        ("selfplay", ["--config", "no-such-config"], "no config file no-such-config"),
-        ("selfplay", ["--resume", "no-such-run-dir"], "nothing to resume"),
+        ("rllib", "rllib_ppo", ["--config", "no-such-config"], "no config file no-such-config"),
+        ("rllib", "rllib_ppo", ["--config", "rllib", "--level", "options"], "flat level's actions"),
+        ("selfplay", "selfplay", ["--config", "no-such-config"], "no config file no-such-config"),
+        ("selfplay", "selfplay", ["--resume", "no-such-run-dir"], "nothing to resume"),
     ],
 )
 def test_the_other_training_scripts_say_a_config_mistake_in_one_line(
-    script: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+    script: str, module_name: str, argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import importlib
-
-    module = importlib.import_module(f"concordia_env.training.{script}")
+    module = importlib.import_module(f"concordia_env.training.{module_name}")
     with pytest.raises(SystemExit) as stopped:
         module.main(argv)
     assert stopped.value.code == 2

@@ -39,7 +39,6 @@ import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Protocol, cast
 
 import numpy as np
@@ -50,6 +49,7 @@ from concordia_env.agents.learned import LearnedAgent
 from concordia_env.engine import maps
 from concordia_env.strategy.planner import STATUS_SIZE
 from concordia_env.strategy.turn_enumeration import turn_options
+from concordia_env.tools import arguments
 
 from .throughput import engine_chunk
 
@@ -261,10 +261,7 @@ def refuse_unmeasurable(parser: argparse.ArgumentParser, args: argparse.Namespac
     cannot be written (checked first, so that no measurement is lost to it)."""
     if not (math.isfinite(args.seconds) and args.seconds > 0):
         parser.error(f"--seconds must be a number of seconds > 0, got {args.seconds}")
-    if args.json:
-        out = Path(args.json)
-        if out.is_dir() or not out.parent.is_dir():
-            parser.error(f"--json {args.json}: not a file in an existing folder")
+    arguments.refuse_unwritable(parser, "--json", args.json)
     try:
         Game.new(args.map, args.players, 0)
         for spec in args.agents:
@@ -289,8 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(results, args.map, args.players))
     if args.json:
         rows = [asdict(r) | {"microseconds": r.microseconds} for r in results]
-        with open(args.json, "w") as f:
-            json.dump({"map": args.map, "players": args.players, "seconds": args.seconds, "results": rows}, f, indent=1)
+        summary = {"map": args.map, "players": args.players, "seconds": args.seconds, "results": rows}
+        arguments.write_text(args.json, json.dumps(summary, indent=1))
     missed = [r.name for r in results if r.missed]
     if missed:
         print(f"targets missed: {', '.join(missed)}")

@@ -54,6 +54,7 @@ from open_spiel.python.algorithms import evaluate_bots, mcts
 
 from concordia_env import Game, agents
 from concordia_env.integrations.openspiel import GAME_NAME, AgentBot, StandingEvaluator
+from concordia_env.tools import arguments
 from concordia_env.tools.report import wilson_interval
 
 CONTENDERS = ("openspiel-mcts", "openspiel-mcts-standing", "mcts")
@@ -306,17 +307,18 @@ def report(summaries: list[dict[str, Any]], overhead: dict[str, float] | None, a
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="concordia bench openspiel_mcts", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100, help="games per contender")
-    parser.add_argument("--time-per-move", type=float, default=0.1, help="seconds per decision")
+    parser.add_argument("--games", type=arguments.count, default=100, help="games per contender")
+    parser.add_argument("--time-per-move", type=arguments.seconds, default=0.1, help="seconds per decision")
     parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=arguments.count, default=2)
     parser.add_argument("--only", nargs="+", choices=CONTENDERS, help="contenders to run (default: all)")
-    parser.add_argument("--overhead-games", type=int, default=20, help="random games for the bridge's cost (0: skip)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--overhead-games", type=arguments.index, default=20, help="random games for the bridge's cost (0: skip)"
+    )
+    parser.add_argument("--seed", type=arguments.seed, default=0)
     parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results")
     args = parser.parse_args(argv)
-    if args.games < 1 or args.time_per_move <= 0:
-        parser.error("--games must be at least 1 and --time-per-move positive")
+    arguments.refuse_unwritable(parser, "--json", args.json)  # before the matches, not after them
 
     def log(text: str) -> None:
         print(text, flush=True)

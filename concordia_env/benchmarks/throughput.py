@@ -71,6 +71,7 @@ from pettingzoo.utils.env import AECEnv
 
 from concordia_env import Game
 from concordia_env.engine import maps
+from concordia_env.tools import arguments
 
 #: how many steps between two looks at the clock (keeps timing overhead out of the loops)
 CLOCK_EVERY = 64
@@ -464,15 +465,19 @@ def _load_average() -> float | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia bench throughput", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="wall time per measurement (default 3)")
+    parser.add_argument("--seconds", type=arguments.seconds, default=3.0, help="wall time per measurement (default 3)")
     parser.add_argument("--maps", nargs="+", default=list(maps.MAP_NAMES), choices=maps.MAP_NAMES)
-    parser.add_argument("--batch", type=int, default=256, help="VectorGame batch size (default 256)")
+    parser.add_argument("--batch", type=arguments.count, default=256, help="VectorGame batch size (default 256)")
     parser.add_argument(
-        "--envs", type=int, default=64, help="rows of the vector env line (default 64; 0 leaves both env lines out)"
+        "--envs",
+        type=arguments.index,
+        default=64,
+        help="rows of the vector env line (default 64; 0 leaves both env lines out)",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--check", action="store_true", help="exit with status 1 if a target is missed")
     args = parser.parse_args(argv)
+    arguments.refuse_unwritable(parser, "--json", args.json)  # before the measurements, not after them
 
     results = run(args.seconds, args.maps, args.batch, args.envs)
     print(table(results))
@@ -481,8 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             asdict(r) | {"steps_per_second": r.steps_per_second, "games_per_second": r.games_per_second}
             for r in results
         ]
-        with open(args.json, "w") as f:
-            json.dump({"seconds": args.seconds, "results": rows}, f, indent=1)
+        arguments.write_text(args.json, json.dumps({"seconds": args.seconds, "results": rows}, indent=1))
     failed = [r.name for r in results if missed(r)]
     note = busy_note(results, _load_average(), os.cpu_count() or 1)
     if failed:

@@ -9,16 +9,19 @@ says what is allowed::
     concordia tournament: error: argument --games: must be an integer >= 1, got '-5'
 
 Seeds are integers >= 0 (what ``Game.new`` and numpy's generators take); counts of games,
-players and workers at least 1; a port 1..65535.
+players and workers at least 1; a port 1..65535; times a finite number of seconds > 0.
 
 Output paths are checked before the work that fills them (a game played, a tournament's
-games): :func:`output_file_problem` and :func:`output_dir_problem` say why a path cannot be
-written, without creating anything; the tools create missing folders when they write.
+games, a benchmark's measurements): :func:`output_file_problem` and
+:func:`output_dir_problem` say why a path cannot be written, without creating anything;
+:func:`refuse_unwritable` turns that into the usage error; the tools create missing folders
+when they write (:func:`write_text`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -52,6 +55,20 @@ count = integer_in(1)
 index = integer_in(0)
 #: a TCP port
 port = integer_in(1, MAX_PORT)
+
+
+def seconds(text: str) -> float:
+    """An argparse ``type`` that reads a time: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text[:40]!r}")
+    return value
+
+
+seconds.__name__ = "seconds > 0"
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -88,6 +105,20 @@ def output_dir_problem(path: str | os.PathLike[str]) -> str | None:
     if not os.access(existing, os.W_OK | os.X_OK):
         return f"{existing} is not writable"
     return None
+
+
+def refuse_unwritable(parser: argparse.ArgumentParser, option: str, path: str | os.PathLike[str] | None) -> None:
+    """The usage error (one line, exit status 2) for an output file ``path`` that cannot be written; None passes."""
+    why = None if path is None else output_file_problem(path)
+    if why:
+        parser.error(f"{option}: {why}")
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path``, creating its missing folders (checked by :func:`refuse_unwritable` before)."""
+    file = Path(path)
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text)
 
 
 def mistake_text(err: Exception) -> str:

@@ -322,6 +322,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         Game.new(args.map, args.players, 0)
     except (ValueError, TypeError, FileNotFoundError) as e:
         parser.error(arguments.mistake_text(e))
+    arguments.refuse_unwritable(parser, "--json", args.json)  # before the games, not after them
     print(f"evaluating {args.policy}: {args.games} games against each of {', '.join(args.vs)}", file=sys.stderr)
     result = evaluate(
         agent,
@@ -337,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         import json
 
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=1) + "\n")
+        arguments.write_text(args.json, json.dumps(result.to_dict(), indent=1) + "\n")
     return 0
 
 
