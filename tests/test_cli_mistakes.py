@@ -316,3 +316,43 @@ def test_the_other_training_scripts_say_a_config_mistake_in_one_line(
     assert stopped.value.code == 2
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert error.startswith(f"concordia train {script}: error: ") and says in error, error
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--only", "heuristic", "--out", "{tmp}/a file"], "--out: {tmp}/a file exists and is not a directory"),
+        (["--only", "mcts", "--mcts-spec", "bogus"], "unknown agent 'bogus'"),
+        (["--only", "learned-random", "--learned-spec", "learned:path={tmp}/none.npz"], "no afterstate model at"),
+        (["--games-learned", "nan"], "argument --games-learned: must be a number > 0, got 'nan'"),
+        (["--seed", "-1"], "argument --seed: must be an integer >= 0, got '-1'"),
+        (["--workers", "0"], "argument --workers: must be an integer >= 1, got '0'"),
+    ],
+)
+def test_strength_bars_refuse_bad_input_before_the_first_game(
+    argv: list[str], says: str, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concordia_env.benchmarks import strength_bars
+
+    monkeypatch.setattr(strength_bars, "run_for_command", lambda *a, **k: pytest.fail("a bar was played"))
+    (tmp_path / "a file").write_text("mine")
+    before = _files(tmp_path)
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv] + ["--db", str(tmp_path / "bars.db")]
+    if "--out" not in argv:
+        argv += ["--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as exit_:
+        strength_bars.main(argv)
+    assert exit_.value.code == 2
+    assert says.replace("{tmp}", str(tmp_path)) in _error_line(capsys, "concordia bench strength_bars")
+    assert _files(tmp_path) == before
+
+
+def test_strength_bars_on_a_results_file_that_is_not_one_say_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from concordia_env.benchmarks import strength_bars
+
+    code = strength_bars.main(["--only", "heuristic", "--games-heuristic", "4", "--db", str(tmp_path)])
+    out = capsys.readouterr()
+    assert code == 2 and "Traceback" not in out.err + out.out
+    assert f"results file refused: {tmp_path} is a directory" in " ".join(out.out.split())

@@ -49,8 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from concordia_env.tools import tournament
-from concordia_env.tools.tournament import TournamentConfig, run_tournament
+from concordia_env.tools import arguments, tournament
+from concordia_env.tools.tournament import TournamentConfig, refuse_unplayable, run_for_command
 
 DEFAULT_DB = "results/strength_bars.db"
 DEFAULT_OUT = "results/strength_bars"
@@ -206,33 +206,57 @@ def judge(bar: Bar, summary: dict[str, Any]) -> tuple[bool, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Every bar asked for, each a stored tournament; exit status 0 if all pass.
+
+    Bad input (a count, a spec, a map the rules refuse, an ``--out`` that cannot be written)
+    is one usage line before any game; a results file that is not one, an interrupt or a
+    dead worker is one line too, the finished games kept for the same command to resume.
+    """
     from concordia_env.tools.report import print_summary, report_console, write_reports
 
     parser = argparse.ArgumentParser(prog="concordia bench strength_bars", description=__doc__.split("\n\n")[0])
     keys = ("heuristic", "mcts", *LEARNED_GAMES)
     parser.add_argument("--only", nargs="+", choices=keys, default=None, metavar="KEY", help=f"bars to measure: {keys}")
-    parser.add_argument("--games-heuristic", type=int, default=200, help="games of bar 1 (a multiple of 4)")
-    parser.add_argument("--games-mcts", type=int, default=40, help="games of bar 2 (even: both seats equally)")
+    parser.add_argument("--games-heuristic", type=arguments.count, default=200, help="games of bar 1 (a multiple of 4)")
+    parser.add_argument(
+        "--games-mcts", type=arguments.count, default=40, help="games of bar 2 (even: both seats equally)"
+    )
     parser.add_argument("--mcts-spec", default=DEFAULT_MCTS_SPEC, help="the MCTS agent at <= 1 s per move")
     parser.add_argument("--learned-spec", default=DEFAULT_LEARNED_SPEC, help="the trained agent (default: shipped)")
     parser.add_argument(
-        "--games-learned", type=float, default=1.0, help="multiply the learned bars' games (e.g. 0.25 for a quick look)"
+        "--games-learned",
+        type=arguments.positive_number,
+        default=1.0,
+        help="multiply the learned bars' games (e.g. 0.25 for a quick look)",
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=arguments.seed, default=0)
+    parser.add_argument("--workers", type=arguments.count, default=os.cpu_count() or 1)
     parser.add_argument("--db", default=DEFAULT_DB)
     parser.add_argument("--out", default=DEFAULT_OUT, help="a report folder per bar goes under this one")
+    parser.add_argument(
+        "--reset",
+        action="store_true",
+        help="start a new results file: an existing --db is renamed to <db>.old-<time>, not deleted "
+        "(as `concordia tournament --reset`)",
+    )
     args = parser.parse_args(argv)
 
-    console = report_console()
-    verdicts = []
     scaled = {key: max(4, round(games * args.games_learned / 4) * 4) for key, games in LEARNED_GAMES.items()}
     bars = strength_bars(args.games_heuristic, args.games_mcts, args.mcts_spec, args.seed, args.learned_spec, scaled)
-    for bar in bars:
-        if args.only is not None and bar.key not in args.only:
-            continue
+    bars = [bar for bar in bars if args.only is None or bar.key in args.only]
+    for bar in bars:  # before the first game, not when its bar comes
+        refuse_unplayable(parser, bar.config)
+    why = arguments.output_dir_problem(args.out)
+    if why is not None:
+        parser.error(f"--out: {why}")
+    console = report_console()
+    verdicts = []
+    for k, bar in enumerate(bars):
         console.rule(bar.title)
-        result = run_tournament(bar.config, db=args.db, workers=args.workers, progress=True)
+        reset = args.reset and k == 0  # the first bar moves the old file aside; the others add to the new one
+        result = run_for_command(bar.config, console, db=args.db, workers=args.workers, progress=True, reset=reset)
+        if isinstance(result, int):
+            return result
         write_reports(result.summary, result.records, Path(args.out) / bar.config.name)
         print_summary(result.summary, console)
         passed, line = judge(bar, result.summary)

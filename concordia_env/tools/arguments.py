@@ -71,6 +71,20 @@ def seconds(text: str) -> float:
 seconds.__name__ = "seconds > 0"
 
 
+def positive_number(text: str) -> float:
+    """An argparse ``type`` that reads a finite number > 0 (a scale, a share)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text[:40]!r}")
+    return value
+
+
+positive_number.__name__ = "number > 0"
+
+
 def _nearest_existing(path: Path) -> Path:
     """``path`` or its closest ancestor that exists (``.`` for a relative path with none)."""
     for candidate in (path, *path.parents):
