@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
@@ -256,11 +255,9 @@ def table(results: Sequence[Result], map_name: str, players: int) -> str:
 
 
 def refuse_unmeasurable(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """A usage error (one line, exit status 2) before any measurement: a time that is not > 0,
-    a player count the map does not allow, an agent spec that makes no agent, a ``--json`` that
-    cannot be written (checked first, so that no measurement is lost to it)."""
-    if not (math.isfinite(args.seconds) and args.seconds > 0):
-        parser.error(f"--seconds must be a number of seconds > 0, got {args.seconds}")
+    """A usage error (one line, exit status 2) before any measurement: a player count the map
+    does not allow, an agent spec that makes no agent, a ``--json`` that cannot be written
+    (checked first, so that no measurement is lost to it). A time not > 0 is argparse's."""
     arguments.refuse_unwritable(parser, "--json", args.json)
     try:
         Game.new(args.map, args.players, 0)
@@ -274,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia bench agent_speed", description=__doc__.split("\n\n")[0])
     parser.add_argument("--map", default="italia", choices=maps.MAP_NAMES)
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=5.0, help="time per measurement (default 5)")
+    parser.add_argument("--seconds", type=arguments.seconds, default=5.0, help="time per measurement (default 5)")
     parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), help="agent specs to measure")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--check", action="store_true", help="exit with status 1 if a target is missed")

@@ -232,9 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     refuse_unplayable(parser, config)
     out = Path(args.out)
-    why = arguments.output_dir_problem(out)
-    if why is not None:  # before the games, not after them
-        parser.error(f"--out: {why}")
+    arguments.refuse_unwritable(parser, "--out", out, folder=True)  # before the games, not after them
     console = report_console()
     result = run_for_command(config, console, db=args.db, workers=args.workers, progress=True, reset=args.reset)
     if isinstance(result, int):

@@ -246,9 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bars = [bar for bar in bars if args.only is None or bar.key in args.only]
     for bar in bars:  # before the first game, not when its bar comes
         refuse_unplayable(parser, bar.config)
-    why = arguments.output_dir_problem(args.out)
-    if why is not None:
-        parser.error(f"--out: {why}")
+    arguments.refuse_unwritable(parser, "--out", args.out, folder=True)
     console = report_console()
     verdicts = []
     for k, bar in enumerate(bars):

@@ -57,32 +57,26 @@ index = integer_in(0)
 port = integer_in(1, MAX_PORT)
 
 
-def seconds(text: str) -> float:
-    """An argparse ``type`` that reads a time: a finite number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text[:40]!r}")
-    return value
+def number_above_zero(what: str) -> Callable[[str], float]:
+    """An argparse ``type`` that reads a finite number > 0; ``what`` names it in the error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"must be {what} > 0, got {text[:40]!r}")
+        return value
+
+    parse.__name__ = f"{what} > 0"
+    return parse
 
 
-seconds.__name__ = "seconds > 0"
-
-
-def positive_number(text: str) -> float:
-    """An argparse ``type`` that reads a finite number > 0 (a scale, a share)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text[:40]!r}")
-    return value
-
-
-positive_number.__name__ = "number > 0"
+#: a time, in seconds
+seconds = number_above_zero("a number of seconds")
+#: a scale or a share
+positive_number = number_above_zero("a number")
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -121,10 +115,18 @@ def output_dir_problem(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
-def refuse_unwritable(parser: argparse.ArgumentParser, option: str, path: str | os.PathLike[str] | None) -> None:
-    """The usage error (one line, exit status 2) for an output file ``path`` that cannot be written; None passes."""
-    why = None if path is None else output_file_problem(path)
-    if why:
+def refuse_unwritable(
+    parser: argparse.ArgumentParser, option: str, path: str | os.PathLike[str] | None, *, folder: bool = False
+) -> None:
+    """The usage error (one line, exit status 2) for an output ``path`` that cannot be written; None passes.
+
+    ``path`` is a file (:func:`output_file_problem`), or with ``folder`` a folder to write
+    into (:func:`output_dir_problem`).
+    """
+    if path is None:
+        return
+    why = (output_dir_problem if folder else output_file_problem)(path)
+    if why is not None:
         parser.error(f"{option}: {why}")
 
 

@@ -242,13 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")
     args = parser.parse_args(argv)
     out = sys.stdout
-    for option, path, problem in (
-        ("--html", args.html, arguments.output_file_problem),
-        ("--png-dir", args.png_dir, arguments.output_dir_problem),
-    ):
-        why = None if path is None else problem(path)
-        if why is not None:  # before any game is played or replayed
-            parser.error(f"{option}: {why}")
+    arguments.refuse_unwritable(parser, "--html", args.html)  # before any game is played or replayed
+    arguments.refuse_unwritable(parser, "--png-dir", args.png_dir, folder=True)
     if args.play is not None:
         if args.db is not None or args.html is None:
             parser.error("--play writes a new game's HTML replay: give --html PATH and no results file")

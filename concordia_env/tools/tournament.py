@@ -744,9 +744,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = config_from_args(args)
     refuse_unplayable(parser, config)
     out_dir = Path(args.out) if args.out else Path(DEFAULT_RESULTS_DIR) / config.name
-    why = arguments.output_dir_problem(out_dir)
-    if why is not None:  # before the games, not after them
-        parser.error(f"--out: {why}")
+    arguments.refuse_unwritable(parser, "--out", out_dir, folder=True)  # before the games, not after them
     if args.address is not None:
         if args.backend != "ray":
             parser.error("--address joins a Ray cluster: it needs --backend ray")
