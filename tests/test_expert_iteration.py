@@ -27,9 +27,11 @@ from concordia_env.training.expert_iteration import (
     main,
     make_teacher,
     model_from_bytes,
+    pick_gated,
     play_game,
     search_label,
 )
+from concordia_env.training.run_evaluation import EvalResult
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_CONFIG = ROOT / "concordia_env" / "training" / "configs" / "expert_tiny.yaml"
@@ -280,6 +282,9 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
         {"num_players": 7},
         {"features_version": 3},
         {"features_version": "2"},
+        {"gate_games": -1},
+        {"gate_share": 0.0},
+        {"gate_share": 1.5},
     ):
         with pytest.raises((ValueError, TypeError)):
             _config(tmp_path, **changes)
@@ -306,6 +311,54 @@ def test_a_version_1_model_warm_starts_a_version_2_run(tmp_path: Path) -> None:
     assert trained.features_version == 2 and trained.weights[0][shipped.num_features :].any()
     with pytest.raises(ValueError, match="layers"):  # a version-2 model does not narrow into a version-1 run
         ExpertRun.create(_config(tmp_path, init_model=str(run_dir / "model.npz"), hidden=[128, 128]))
+
+
+# ---------------------------------------------------------------------- the gate
+def _gate_result(wins: int, games: int = 10) -> EvalResult:
+    return EvalResult(opponent="epoch 0", games=games, wins=wins, win_rate=wins / games, ci_low=0.0, ci_high=1.0,
+                      mean_vp=0.0, mean_opponent_vp=0.0, seconds=0.0)  # fmt: skip
+
+
+def test_the_gate_keeps_the_epoch_that_won_most_if_it_won_enough() -> None:
+    assert pick_gated([_gate_result(w) for w in (4, 7, 6)], 0.55) == 2  # epochs 1, 2, 3: the second won most
+    assert pick_gated([_gate_result(w) for w in (6, 6)], 0.55) == 1  # the earliest of equals
+    assert pick_gated([_gate_result(w) for w in (5, 5, 4)], 0.55) == 0  # none won enough: the network stays
+    assert pick_gated([_gate_result(w) for w in (5, 5, 4)], 0.5) == 1
+
+
+def test_a_gated_fit_plays_every_epoch_against_the_network_that_played(tmp_path: Path) -> None:
+    """Every epoch's network plays ``gate_games`` search-free games against epoch 0, on the same seeds, and the
+    kept network is the one :func:`pick_gated` names; the report shows the matches. The same seed gives the
+    same gate."""
+    runs = []
+    for name in ("a", "b"):
+        run = ExpertRun.create(_config(tmp_path / name, iterations=1, gate_games=4, gate_share=0.5))
+        start = _weights(run.model_path)
+        run.train()
+        run.finish("completed")
+        runs.append(run)
+    fit = runs[0].state.fits[0]
+    assert len(fit["gate"]) == runs[0].config.epochs
+    assert all(g["games"] == 4 for g in fit["gate"])
+    kept = pick_gated([EvalResult.from_dict(g) for g in fit["gate"]], 0.5)
+    assert fit["best_epoch"] == kept and fit["lowest_loss_epoch"] == int(np.argmin(fit["held_loss"]))
+    assert (kept == 0) == all(np.array_equal(x, y) for x, y in zip(start, _weights(runs[0].model_path), strict=True))
+    assert runs[0].state.gate_seconds > 0
+    assert "## The gate" in (runs[0].run_dir / "report.md").read_text()
+    assert [g["wins"] for g in fit["gate"]] == [g["wins"] for g in runs[1].state.fits[0]["gate"]]
+    _same_run(runs[0].run_dir, runs[1].run_dir)
+
+
+def test_a_network_that_loses_its_gate_is_not_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where every epoch loses its match the network that played goes on unchanged, whatever the held-out loss."""
+    run = ExpertRun.create(_config(tmp_path, iterations=1, gate_games=2))
+    start = _weights(run.model_path)
+    lost = [_gate_result(0, 2), _gate_result(1, 2)]
+    monkeypatch.setattr(ExpertRun, "gate", lambda self, iteration, snapshots: lost)
+    run.train()
+    assert run.state.fits[0]["best_epoch"] == 0
+    for x, y in zip(start, _weights(run.model_path), strict=True):
+        assert np.array_equal(x, y)
 
 
 @pytest.mark.parametrize(

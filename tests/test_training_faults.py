@@ -45,7 +45,7 @@ CONFIGS = Path(loop.__file__).resolve().parent / "configs"
 PHASES = ("play", "fit", "evaluation", "before-checkpoint", "after-checkpoint")
 #: what a run's state holds that a repeat does not (wall clock and how many sessions it took)
 TIMING = {"play_seconds", "fit_seconds", "eval_seconds", "sessions", "label_seconds"}
-TIMING |= {"play_cpu_seconds", "fit_cpu_seconds", "eval_cpu_seconds"}
+TIMING |= {"play_cpu_seconds", "fit_cpu_seconds", "eval_cpu_seconds", "gate_seconds"}
 
 
 def expert_config(tmp_path: Path, **changes: Any) -> ExpertConfig:

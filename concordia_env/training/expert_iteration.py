@@ -51,6 +51,13 @@ One *iteration*:
    the **agreement** of the student's choice (the best score) with the search's (the best
    mean value) on the held-out labelled decisions is the report's measure of imitation,
    beside the heuristic's own agreement with the search on the same decisions.
+
+   **The gate** (``gate_games`` > 0; AlphaGo Zero's evaluator): instead of the lowest held-out
+   loss, the games choose. Every epoch's network plays a search-free match of ``gate_games``
+   games, seats rotated, against the network that played the iteration, all on the same seeds;
+   the one that won most is kept if it won at least ``gate_share``, else the network that
+   played goes on. A strong student's held-out loss stopped saying which network plays better
+   (``docs/training.md``: fits that lowered it made the model weaker).
 3. **Evaluate** every ``eval_every`` iterations against ``eval_opponents`` (by default
    ``heuristic`` and ``mcts:150``, the yardstick of the old MCTS at 1 s per move): the
    project's one evaluation loop (fresh seeds, seats rotated, 95% Wilson intervals).
@@ -100,7 +107,8 @@ from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.mcts import MCTSAgent
-from concordia_env.tools.tournament import check_ray_address
+from concordia_env.tools.evaluate import eval_result
+from concordia_env.tools.tournament import check_ray_address, duel, run_tournament
 
 from .config import ConfigBase, _f, check_positive
 from .loop import (
@@ -114,7 +122,7 @@ from .loop import (
     command_parser,
     run_command,
 )
-from .run_evaluation import EvalResult
+from .run_evaluation import EvalResult, eval_seed
 from .workers import BACKENDS, open_pool
 
 #: SeedSequence tag of the training games (evaluations are seeded by ``run_evaluation.eval_seed``)
@@ -123,6 +131,10 @@ EXPERT_TAG = 0xE1E7
 TEACHERS = ("learned", "mcts")
 #: a search value this close to 0 or 1 is a certain result: clipped before atanh (≈ 4.1 value_scale)
 VALUE_CLIP = 0.9995
+#: the gate's seats (:meth:`ExpertRun.gate`): a network from the fit, and the network that played the iteration
+GATE_CANDIDATE, GATE_INCUMBENT = "candidate", "incumbent"
+#: the gate's seed indices (``run_evaluation.eval_seed``): GATE_EVAL_INDEX + iteration, apart from the evaluations'
+GATE_EVAL_INDEX = 2_000_000
 
 
 # ---------------------------------------------------------------------- config
@@ -181,6 +193,13 @@ class ExpertConfig(ConfigBase):
     batch_size: int = _f(512, "minibatch size in rows (whole decisions)")
     epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
     buffer_games: int = _f(2000, "the fit uses the decisions of the last this many games")
+    gate_games: int = _f(
+        0,
+        "0: keep the epoch with the lowest held-out loss; N: every epoch's network plays a search-free match of N "
+        "games (seats rotated) against the network that played the iteration, and the best is kept if it wins "
+        "at least gate_share of them, else the network stays as it was",
+    )
+    gate_share: float = _f(0.55, "the share of the gate's games a new network must win (the equal share is 1/players)")
 
     eval_every: int = _f(1, "iterations between evaluations (0: none)")
     eval_games: int = _f(100, "games per opponent in each periodic evaluation")
@@ -207,6 +226,10 @@ class ExpertConfig(ConfigBase):
             raise ValueError("cheap_simulations must be >= 0 and cheap_weight in 0..1")
         if self.label_temperature <= 0 or self.outcome_weight < 0:
             raise ValueError("label_temperature must be positive and outcome_weight >= 0")
+        if self.gate_games < 0 or not 0.0 < self.gate_share <= 1.0:
+            raise ValueError(
+                f"gate_games must be >= 0 and gate_share in (0, 1], got {self.gate_games}, {self.gate_share}"
+            )
         check_loop_config(self)
         make_teacher(self.teacher, self.teacher_options, AfterstateModel.heuristic_only((4,)), 1, 0)  # bad options
 
@@ -390,6 +413,7 @@ class ExpertState(RunState):
     play_cpu_seconds: float = 0.0
     fit_cpu_seconds: float = 0.0
     eval_cpu_seconds: float = 0.0
+    gate_seconds: float = 0.0
 
 
 #: config keys a resume may change: the loop's, and where the games are played
@@ -480,7 +504,7 @@ class ExpertRun(Run):
         plus ``outcome_weight`` x the squared error of the played options).
         """
         c = self.config
-        start, start_cpu = time.perf_counter(), time.process_time()
+        start, start_cpu = time.perf_counter(), cpu_seconds()
         torch.manual_seed(c.seed * 1_000_003 + iteration)
         rng = np.random.default_rng([c.seed, iteration])
         data = self.buffer(iteration)
@@ -522,11 +546,11 @@ class ExpertRun(Run):
 
         self.net.eval()
         heuristic = self.heuristic_agreement(decisions, data, graded)
-        best = (held_loss(), 0, {k: v.clone() for k, v in self.net.state_dict().items()})
-        losses, agreements = [best[0]], [agreement()]
+        snapshots = [{k: v.clone() for k, v in self.net.state_dict().items()}]  # epoch 0: the network that played
+        losses, agreements = [held_loss()], [agreement()]
         rows_per_decision = max(1, int(decisions.lengths.mean()))
         per_batch = max(1, c.batch_size // rows_per_decision)
-        for epoch in range(1, c.epochs + 1):
+        for _ in range(c.epochs):
             self.net.train()
             order = rng.permutation(train)
             for b in range(0, len(order), per_batch):
@@ -537,12 +561,14 @@ class ExpertRun(Run):
             self.net.eval()
             losses.append(held_loss())
             agreements.append(agreement())
-            if losses[-1] < best[0]:
-                best = (losses[-1], epoch, {k: v.clone() for k, v in self.net.state_dict().items()})
-        self.net.load_state_dict(best[2])
+            snapshots.append({k: v.clone() for k, v in self.net.state_dict().items()})
+        lowest = int(np.argmin(losses))  # the first of equal losses: epoch 0 unless an epoch lowers the loss
+        gate = self.gate(iteration, snapshots) if c.gate_games else []
+        kept = lowest if not gate else pick_gated(gate, c.gate_share)
+        self.net.load_state_dict(snapshots[kept])
         seconds = time.perf_counter() - start
         self.state.fit_seconds += seconds
-        self.state.fit_cpu_seconds += time.process_time() - start_cpu
+        self.state.fit_cpu_seconds += cpu_seconds() - start_cpu
         labelled = data["weight"][decisions.first] > 0
         return {
             "iteration": iteration,
@@ -552,10 +578,43 @@ class ExpertRun(Run):
             "held_loss": losses,
             "agreement": agreements,
             "heuristic_agreement": heuristic,
-            "best_epoch": best[1],
+            "best_epoch": kept,
+            "lowest_loss_epoch": lowest,
+            "gate": [result.to_dict() for result in gate],
             "a": float(self.net.a.detach()),
             "seconds": seconds,
         }
+
+    def gate(self, iteration: int, snapshots: list[dict[str, torch.Tensor]]) -> list[EvalResult]:
+        """Each epoch's network (``snapshots[1:]``) against the one that played (``snapshots[0]``), search-free.
+
+        AlphaGo Zero's evaluator: the held-out loss on the search's labels stopped saying which
+        network plays better (docs/training.md), so the games decide. Every candidate plays the
+        same ``gate_games`` seeds (a paired comparison), seats rotated, greedy and deciding as the
+        student does (``replan``); the games are not stored. Leaves ``self.net`` at the last snapshot.
+        """
+        c = self.config
+        start = time.perf_counter()
+        self.net.load_state_dict(snapshots[0])
+        incumbent = LearnedAgent(model=self.current_model(), replan=c.replan)
+        results = []
+        for epoch in range(1, len(snapshots)):
+            self.net.load_state_dict(snapshots[epoch])
+            candidate = LearnedAgent(model=self.current_model(), replan=c.replan)
+            config = duel(
+                GATE_CANDIDATE,
+                GATE_INCUMBENT,
+                map=c.map,
+                players=c.num_players,
+                games=c.gate_games,
+                seed=eval_seed(c.seed, GATE_EVAL_INDEX + iteration),
+                max_turns=c.eval_max_turns,
+            )
+            given = {GATE_CANDIDATE: candidate, GATE_INCUMBENT: incumbent}
+            played = run_tournament(config, workers=c.workers, given=given, ratings=False)
+            results.append(eval_result(f"epoch {epoch} vs epoch 0", played.records, GATE_CANDIDATE, 0.0))
+        self.state.gate_seconds += time.perf_counter() - start
+        return results
 
     @staticmethod
     def heuristic_agreement(decisions: Decisions, data: dict[str, np.ndarray], graded: np.ndarray) -> float:
@@ -594,6 +653,8 @@ class ExpertRun(Run):
             f"{fit['agreement'][fit['best_epoch']]:.1%} (heuristic {fit['heuristic_agreement']:.1%})",
             file=sys.stderr,
         )
+        if fit.get("gate"):
+            print(f"iteration {iteration + 1}: gate {gate_line(fit)}", file=sys.stderr)
 
     def summary_extras(self) -> dict[str, Any]:
         s = self.state
@@ -627,6 +688,24 @@ class ExpertRun(Run):
                 f"| {f['iteration'] + 1} | {f['labelled']:,} | {f['held_labelled']:,} | {agree} | "
                 f"{f['best_epoch']} | {f['heuristic_agreement']:.1%} | {loss} |"
             )
+        if any(f.get("gate") for f in s.fits):
+            lines += [
+                "",
+                "## The gate: each epoch's network against the one that played",
+                "",
+                f"Search-free matches of {c.gate_games} games, seats rotated, the same seeds for every epoch; an "
+                f"epoch's network is kept if it is the one that won most and won at least {c.gate_share:.0%} "
+                "(else the network that played goes on). The lowest held-out loss is the epoch the fit would have "
+                "kept without the gate.",
+                "",
+                "| iteration | wins of epochs 1, 2, ... | kept epoch | lowest held-out loss |",
+                "| ---: | --- | ---: | ---: |",
+            ]
+            for f in s.fits:
+                if f.get("gate"):
+                    lines.append(
+                        f"| {f['iteration'] + 1} | {gate_line(f)} | {f['best_epoch']} | {f['lowest_loss_epoch']} |"
+                    )
         label_rate = s.labelled_decisions / max(s.play_seconds, 1e-9)
         lines += [
             "",
@@ -640,12 +719,27 @@ class ExpertRun(Run):
             f"(the searches took {s.label_seconds / max(s.labelled_decisions, 1) * 1000:.0f} ms each, "
             f"{s.label_seconds / max(s.play_seconds * c.workers, 1e-9):.0%} of the workers' time)",
             f"- compute: **{total_cpu / 3600:.2f} CPU-hours** = play and label {cpu['play'] / 60:.1f} CPU-min, fit "
-            f"{cpu['fit'] / 60:.1f} CPU-min, evaluations {cpu['eval'] / 60:.1f} CPU-min (all sessions)",
-            f"- wall clock: fitting {s.fit_seconds / 60:.1f} min, evaluating {s.eval_seconds / 60:.1f} min; the last "
+            f"{cpu['fit'] / 60:.1f} CPU-min (the gate's matches included), evaluations {cpu['eval'] / 60:.1f} "
+            "CPU-min (all sessions)",
+            f"- wall clock: fitting {s.fit_seconds / 60:.1f} min (the gate {s.gate_seconds / 60:.1f} min), "
+            f"evaluating {s.eval_seconds / 60:.1f} min; the last "
             f"session {summary['wall_seconds'] / 60:.1f} min ({summary['stop_reason']})",
             "",
         ]
         return lines
+
+
+def gate_line(fit: dict[str, Any]) -> str:
+    """A fit's gate results in a line: each epoch's wins out of its games."""
+    return ", ".join(f"{g['wins']}/{g['games']}" for g in fit["gate"])
+
+
+def pick_gated(gate: list[EvalResult], share: float) -> int:
+    """The epoch to keep after a gate: the candidate that won most (the earliest of equals) if it won at least
+    ``share`` of its games, else 0 (the network that played the iteration)."""
+    rates = [result.win_rate for result in gate]
+    best = int(np.argmax(rates))
+    return best + 1 if rates[best] >= share else 0
 
 
 class Decisions:
