@@ -170,11 +170,14 @@ def play_duel(
     workers: int = 1,
     given_version: str | None = None,
     game_options: dict[str, Any] | None = None,
+    opponent_agent: Any = None,
 ) -> tuple[EvalResult, TournamentResult]:
     """``agent`` (shown as ``name``) against ``opponent`` in every other seat: its result and the tournament played.
 
-    The one evaluation loop under :func:`evaluate` and the training runs' evaluations
-    (:func:`concordia_env.training.run_evaluation.evaluate`); ``seed`` is the tournament's seed.
+    The one evaluation loop under :func:`evaluate`, the training runs' evaluations
+    (:func:`concordia_env.training.run_evaluation.evaluate`) and expert iteration's gate;
+    ``seed`` is the tournament's seed. ``opponent_agent``: an agent object that plays the
+    opponent's seats (shown as ``opponent``) instead of one built from the spec.
     """
     start = time.perf_counter()
     config = duel(
@@ -188,7 +191,8 @@ def play_duel(
         given_version=given_version,
         **(game_options or {}),
     )
-    played = run_tournament(config, db=db, workers=workers, given={name: agent}, ratings=False)
+    given = {name: agent} if opponent_agent is None else {name: agent, opponent: opponent_agent}
+    played = run_tournament(config, db=db, workers=workers, given=given, ratings=False)
     return eval_result(opponent, played.records, name, time.perf_counter() - start), played
 
 

@@ -90,6 +90,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import resource
 import sys
@@ -107,8 +108,8 @@ from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.mcts import MCTSAgent
-from concordia_env.tools.evaluate import eval_result
-from concordia_env.tools.tournament import check_ray_address, duel, run_tournament
+from concordia_env.tools.evaluate import play_duel
+from concordia_env.tools.tournament import check_ray_address
 
 from .config import ConfigBase, _f, check_positive
 from .loop import (
@@ -601,18 +602,20 @@ class ExpertRun(Run):
         for epoch in range(1, len(snapshots)):
             self.net.load_state_dict(snapshots[epoch])
             candidate = LearnedAgent(model=self.current_model(), replan=c.replan)
-            config = duel(
+            result, _ = play_duel(
+                candidate,
                 GATE_CANDIDATE,
                 GATE_INCUMBENT,
+                c.gate_games,
                 map=c.map,
-                players=c.num_players,
-                games=c.gate_games,
+                num_players=c.num_players,
                 seed=eval_seed(c.seed, GATE_EVAL_INDEX + iteration),
                 max_turns=c.eval_max_turns,
+                workers=c.workers,
+                opponent_agent=incumbent,
             )
-            given = {GATE_CANDIDATE: candidate, GATE_INCUMBENT: incumbent}
-            played = run_tournament(config, workers=c.workers, given=given, ratings=False)
-            results.append(eval_result(f"epoch {epoch} vs epoch 0", played.records, GATE_CANDIDATE, 0.0))
+            # the wall time is gate_seconds': the fit's record stays the same for the same seed
+            results.append(dataclasses.replace(result, opponent=f"epoch {epoch} vs epoch 0", seconds=0.0))
         self.state.gate_seconds += time.perf_counter() - start
         return results
 
