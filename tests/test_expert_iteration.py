@@ -285,6 +285,9 @@ def test_config_refuses_nonsense(tmp_path: Path) -> None:
         {"gate_games": -1},
         {"gate_share": 0.0},
         {"gate_share": 1.5},
+        {"value_weight": -1.0},
+        {"value_weight": float("nan")},
+        {"value_weight": float("inf")},
     ):
         with pytest.raises((ValueError, TypeError)):
             _config(tmp_path, **changes)
@@ -311,6 +314,24 @@ def test_a_version_1_model_warm_starts_a_version_2_run(tmp_path: Path) -> None:
     assert trained.features_version == 2 and trained.weights[0][shipped.num_features :].any()
     with pytest.raises(ValueError, match="layers"):  # a version-2 model does not narrow into a version-1 run
         ExpertRun.create(_config(tmp_path, init_model=str(run_dir / "model.npz"), hidden=[128, 128]))
+
+
+# ---------------------------------------------------------------------- the value term
+def test_the_value_term_brings_the_scores_to_the_search_values(tmp_path: Path) -> None:
+    """The same iteration (the same games and labels) fitted with and without the value term: the held-out
+    value error starts equal and ends lower with it; the report shows it by epoch."""
+    fits = []
+    for name, weight in (("without", 0.0), ("with", 50.0)):
+        run = ExpertRun.create(_config(tmp_path / name, iterations=1, value_weight=weight, learning_rate=0.01))
+        run.train()
+        run.finish("completed")
+        fits.append(run.state.fits[0])
+        assert "value error by epoch" in (run.run_dir / "report.md").read_text()
+    without, with_term = fits
+    assert len(with_term["value_error"]) == len(with_term["held_loss"]) == run.config.epochs + 1
+    assert with_term["value_error"][0] == without["value_error"][0]  # epoch 0: the same network, the same labels
+    assert with_term["value_error"][-1] < without["value_error"][-1]
+    assert with_term["value_error"][-1] < with_term["value_error"][0]
 
 
 # ---------------------------------------------------------------------- the gate

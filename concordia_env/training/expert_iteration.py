@@ -47,6 +47,14 @@ One *iteration*:
    minimised at ``score = t + constant``, so the scores stay margins (what the search needs
    of its first estimate), and the outcome term pins the constant to the real final margin.
 
+   *The value term* (``value_weight`` > 0): the listwise loss leaves each decision's constant
+   free and the outcome term pins it only on average, through one noisy final margin per
+   played option. A search that reads the network at its leaves compares scores *across*
+   positions, so it needs each score to be the margin itself. The value term asks for that
+   directly: ``value_weight`` × the squared error of every labelled option's score against
+   its search value ``t``, weighted (as the listwise term) by ``softmax(t / τ)``, so that the
+   options the search rated on a visit or two count little.
+
    A tenth of the games (by id) is held out: each epoch is scored on them and the best kept;
    the **agreement** of the student's choice (the best score) with the search's (the best
    mean value) on the held-out labelled decisions is the report's measure of imitation,
@@ -92,6 +100,7 @@ import argparse
 import contextlib
 import dataclasses
 import hashlib
+import math
 import resource
 import sys
 import time
@@ -181,6 +190,11 @@ class ExpertConfig(ConfigBase):
     cheap_weight: float = _f(0.25, "weight of a cheap search's label in the loss (a full one weighs 1)")
     label_temperature: float = _f(0.1, "temperature of the listwise loss, in units of MARGIN_SCALE VP")
     outcome_weight: float = _f(0.2, "weight of the outcome loss (played options against the final margin)")
+    value_weight: float = _f(
+        0.0,
+        "weight of the value loss: each labelled option's score against the search's value, weighted by the "
+        "listwise target's probability (0: none; what the network's scores are worth to a search that reads them)",
+    )
 
     hidden: list = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layer sizes of the MLP"})
     features_version: int = _f(1, "the feature version the model reads (agents.learned_model.FEATURE_COUNTS)")
@@ -227,6 +241,8 @@ class ExpertConfig(ConfigBase):
             raise ValueError("cheap_simulations must be >= 0 and cheap_weight in 0..1")
         if self.label_temperature <= 0 or self.outcome_weight < 0:
             raise ValueError("label_temperature must be positive and outcome_weight >= 0")
+        if not (math.isfinite(self.value_weight) and self.value_weight >= 0):
+            raise ValueError(f"value_weight must be a finite number >= 0, got {self.value_weight}")
         if self.gate_games < 0 or not 0.0 < self.gate_share <= 1.0:
             raise ValueError(
                 f"gate_games must be >= 0 and gate_share in (0, 1], got {self.gate_games}, {self.gate_share}"
@@ -502,7 +518,9 @@ class ExpertRun(Run):
 
         Minibatches hold whole decisions; the loss is the module docstring's (listwise
         cross-entropy over each labelled decision's options, weighted by its label's weight,
-        plus ``outcome_weight`` x the squared error of the played options).
+        plus ``outcome_weight`` x the squared error of the played options, plus
+        ``value_weight`` x the squared error of the labelled options against the search's
+        values, each weighted by its listwise target probability).
         """
         c = self.config
         start, start_cpu = time.perf_counter(), cpu_seconds()
@@ -530,25 +548,36 @@ class ExpertRun(Run):
             listwise = -(p * log_q * weight[g]).sum()
             played = torch.as_tensor(data["chosen"][rows])
             outcome = ((pred - torch.as_tensor(data["margin"][rows])) ** 2 * played).sum()
-            return (listwise + c.outcome_weight * outcome) / len(batch)
+            loss = listwise + c.outcome_weight * outcome
+            if c.value_weight:  # zero: the loss of the runs before, bit for bit
+                loss = loss + c.value_weight * (p * (pred - target) ** 2 * weight[g]).sum()
+            return loss / len(batch)
 
         def held_loss() -> float:
             with torch.no_grad():
                 return float(loss_of(held_out)) if len(held_out) else 0.0
 
-        def agreement() -> float:
-            """Share of the held-out fully labelled decisions where the best score is the search's best option."""
+        def agreement() -> tuple[float, float]:
+            """On the held-out fully labelled decisions: the share where the best score is the search's best
+            option, and the value error (the value term's squared error per decision, in MARGIN_SCALE units²)."""
             if not len(graded):
-                return float("nan")
+                return float("nan"), float("nan")
             with torch.no_grad():
-                rows, _, _ = decisions.rows(graded)
+                rows, group, _ = decisions.rows(graded)
                 pred = self.net(x[torch.as_tensor(rows)].float()).numpy()
-            return decisions.agreement(graded, pred, data["target"][rows])
+            target = data["target"][rows].astype(np.float64)
+            top = np.full(len(graded), -np.inf)
+            np.maximum.at(top, group, target)
+            share = np.exp((target - top[group]) / tau)  # softmax(t / τ) within each decision
+            share /= np.bincount(group, weights=share)[group]
+            error = float((share * (pred - target) ** 2).sum() / len(graded))
+            return decisions.agreement(graded, pred, target), error
 
         self.net.eval()
         heuristic = self.heuristic_agreement(decisions, data, graded)
         snapshots = [{k: v.clone() for k, v in self.net.state_dict().items()}]  # epoch 0: the network that played
-        losses, agreements = [held_loss()], [agreement()]
+        share, error = agreement()
+        losses, agreements, value_errors = [held_loss()], [share], [error]
         rows_per_decision = max(1, int(decisions.lengths.mean()))
         per_batch = max(1, c.batch_size // rows_per_decision)
         for _ in range(c.epochs):
@@ -561,7 +590,9 @@ class ExpertRun(Run):
                 self.optimizer.step()
             self.net.eval()
             losses.append(held_loss())
-            agreements.append(agreement())
+            share, error = agreement()
+            agreements.append(share)
+            value_errors.append(error)
             snapshots.append({k: v.clone() for k, v in self.net.state_dict().items()})
         lowest = int(np.argmin(losses))  # the first of equal losses: epoch 0 unless an epoch lowers the loss
         gate = self.gate(iteration, snapshots) if c.gate_games else []
@@ -578,6 +609,7 @@ class ExpertRun(Run):
             "held_labelled": len(graded),
             "held_loss": losses,
             "agreement": agreements,
+            "value_error": value_errors,
             "heuristic_agreement": heuristic,
             "best_epoch": kept,
             "lowest_loss_epoch": lowest,
@@ -678,18 +710,21 @@ class ExpertRun(Run):
             "",
             "The student's choice (its best score) against the search's (its best mean value) on the fully labelled "
             "decisions of the held-out games (every tenth game of the buffer); the heuristic's choice (its best "
-            "utility) on the same decisions for comparison. Epoch 0 is the model that played the iteration.",
+            "utility) on the same decisions for comparison. Epoch 0 is the model that played the iteration. "
+            "The value error is the squared error of the scores against the search's values (in MARGIN_SCALE "
+            "units², each option weighted by its listwise target): what the value term (value_weight) lowers.",
             "",
             "| iteration | labelled decisions (train) | held-out | agreement by epoch | best epoch | heuristic | "
-            "held-out loss by epoch |",
-            "| ---: | ---: | ---: | --- | ---: | ---: | --- |",
+            "held-out loss by epoch | value error by epoch |",
+            "| ---: | ---: | ---: | --- | ---: | ---: | --- | --- |",
         ]
         for f in s.fits:
             agree = ", ".join(f"{a:.1%}" for a in f["agreement"])
             loss = ", ".join(f"{e:.4f}" for e in f["held_loss"])
+            value = ", ".join(f"{e:.4f}" for e in f.get("value_error", []))  # not recorded before value_weight
             lines.append(
                 f"| {f['iteration'] + 1} | {f['labelled']:,} | {f['held_labelled']:,} | {agree} | "
-                f"{f['best_epoch']} | {f['heuristic_agreement']:.1%} | {loss} |"
+                f"{f['best_epoch']} | {f['heuristic_agreement']:.1%} | {loss} | {value or '–'} |"
             )
         if any(f.get("gate") for f in s.fits):
             lines += [
