@@ -532,9 +532,11 @@ class ExpertRun(Run):
         train, held_out = np.flatnonzero(~held), np.flatnonzero(held)
         graded = held_out[data["weight"][decisions.first[held_out]] >= 1.0]  # full labels: the agreement's decisions
         x = torch.as_tensor(data["features"])  # float16; rows are converted per minibatch
+        labelled_held = int((data["weight"][decisions.first[held_out]] > 0).sum())  # the value error's decisions
         tau = c.label_temperature
 
-        def loss_of(batch: np.ndarray) -> torch.Tensor:
+        def loss_of(batch: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+            """The loss per decision over the decisions ``batch``, and the sum of their value term."""
             rows, group, slot = decisions.rows(batch)
             pred = self.net(x[torch.as_tensor(rows)].float())
             target = torch.as_tensor(np.nan_to_num(data["target"][rows]))
@@ -548,51 +550,49 @@ class ExpertRun(Run):
             listwise = -(p * log_q * weight[g]).sum()
             played = torch.as_tensor(data["chosen"][rows])
             outcome = ((pred - torch.as_tensor(data["margin"][rows])) ** 2 * played).sum()
+            value = (p * (pred - target) ** 2 * weight[g]).sum()
             loss = listwise + c.outcome_weight * outcome
             if c.value_weight:  # zero: the loss of the runs before, bit for bit
-                loss = loss + c.value_weight * (p * (pred - target) ** 2 * weight[g]).sum()
-            return loss / len(batch)
+                loss = loss + c.value_weight * value
+            return loss / len(batch), value
 
-        def held_loss() -> float:
+        def held_scores() -> tuple[float, float]:
+            """The held-out loss, and the value error: the value term per labelled held-out decision."""
+            if not len(held_out):
+                return 0.0, float("nan")
             with torch.no_grad():
-                return float(loss_of(held_out)) if len(held_out) else 0.0
+                loss, value = loss_of(held_out)
+            return float(loss), float(value) / labelled_held if labelled_held else float("nan")
 
-        def agreement() -> tuple[float, float]:
-            """On the held-out fully labelled decisions: the share where the best score is the search's best
-            option, and the value error (the value term's squared error per decision, in MARGIN_SCALE units²)."""
+        def agreement() -> float:
+            """Share of the held-out fully labelled decisions where the best score is the search's best option."""
             if not len(graded):
-                return float("nan"), float("nan")
+                return float("nan")
             with torch.no_grad():
-                rows, group, _ = decisions.rows(graded)
+                rows, _, _ = decisions.rows(graded)
                 pred = self.net(x[torch.as_tensor(rows)].float()).numpy()
-            target = data["target"][rows].astype(np.float64)
-            top = np.full(len(graded), -np.inf)
-            np.maximum.at(top, group, target)
-            share = np.exp((target - top[group]) / tau)  # softmax(t / τ) within each decision
-            share /= np.bincount(group, weights=share)[group]
-            error = float((share * (pred - target) ** 2).sum() / len(graded))
-            return decisions.agreement(graded, pred, target), error
+            return decisions.agreement(graded, pred, data["target"][rows])
 
         self.net.eval()
         heuristic = self.heuristic_agreement(decisions, data, graded)
         snapshots = [{k: v.clone() for k, v in self.net.state_dict().items()}]  # epoch 0: the network that played
-        share, error = agreement()
-        losses, agreements, value_errors = [held_loss()], [share], [error]
+        held_loss, error = held_scores()
+        losses, value_errors, agreements = [held_loss], [error], [agreement()]
         rows_per_decision = max(1, int(decisions.lengths.mean()))
         per_batch = max(1, c.batch_size // rows_per_decision)
         for _ in range(c.epochs):
             self.net.train()
             order = rng.permutation(train)
             for b in range(0, len(order), per_batch):
-                loss = loss_of(order[b : b + per_batch])
+                batch_loss, _ = loss_of(order[b : b + per_batch])
                 self.optimizer.zero_grad()
-                loss.backward()
+                batch_loss.backward()
                 self.optimizer.step()
             self.net.eval()
-            losses.append(held_loss())
-            share, error = agreement()
-            agreements.append(share)
+            held_loss, error = held_scores()
+            losses.append(held_loss)
             value_errors.append(error)
+            agreements.append(agreement())
             snapshots.append({k: v.clone() for k, v in self.net.state_dict().items()})
         lowest = int(np.argmin(losses))  # the first of equal losses: epoch 0 unless an epoch lowers the loss
         gate = self.gate(iteration, snapshots) if c.gate_games else []
@@ -711,8 +711,9 @@ class ExpertRun(Run):
             "The student's choice (its best score) against the search's (its best mean value) on the fully labelled "
             "decisions of the held-out games (every tenth game of the buffer); the heuristic's choice (its best "
             "utility) on the same decisions for comparison. Epoch 0 is the model that played the iteration. "
-            "The value error is the squared error of the scores against the search's values (in MARGIN_SCALE "
-            "units², each option weighted by its listwise target): what the value term (value_weight) lowers.",
+            "The value error is the value term per labelled held-out decision: the squared error of the scores "
+            "against the search's values (in MARGIN_SCALE units², each option weighted by its listwise target and "
+            "its label's weight), what value_weight lowers.",
             "",
             "| iteration | labelled decisions (train) | held-out | agreement by epoch | best epoch | heuristic | "
             "held-out loss by epoch | value error by epoch |",
