@@ -3,7 +3,7 @@
 Usage::
 
     concordia train expert --config expert_quick          # make run: from scratch, ~12 minutes on 2 cores
-    concordia train expert --config expert_italia2k       # the shipped 2-player model's last run
+    concordia train expert --config expert_italia2l       # the shipped 2-player model's last run
     concordia train expert --config expert_italia2 --backend ray --address auto   # on a Ray cluster
     concordia train expert --resume runs/expert_italia2-20260101-120000 [--iterations 12]
     concordia train expert --help        # every config key is also an option
