@@ -642,7 +642,7 @@ def rule_of_thumb(s, m, params, remaining, mask, cache):
 
 
 @njit
-def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
+def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask):
     """Play turn number ``turn`` out on ``s`` (in place) with the planner; returns the plan's new length.
 
     The actions taken are appended to ``plan`` from ``plan_len`` on. Lookahead decisions
@@ -651,6 +651,12 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
     the turn. Frames nest (a card, then whom a Diplomat copies, then a Prefect's province,
     then the Gavdos good), kept on an explicit stack of at most ``MAX_LOOKAHEAD_DEPTH``
     frames, so nothing recurses.
+
+    ``mask`` holds the legal mask of ``s`` on entry, as :func:`apply` leaves it in its scratch
+    array (the engine's ``advance`` fills it to close "done"-only decisions), and is the
+    play-out's scratch after. So is every step's: a step right after an action reads the mask
+    the action left (``mask_known``), and only a position taken over from elsewhere (a
+    decided frame's best play-out) is filled anew.
     """
     n_frames = MAX_LOOKAHEAD_DEPTH if params[R_NESTED_LOOKAHEAD] != 0 else 0
     n_alloc = MAX_LOOKAHEAD_DEPTH
@@ -666,10 +672,9 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
     work_len = np.zeros(n_alloc, dtype=np.int64)
     best_plan = np.zeros((n_alloc, MAX_TURN_DECISIONS), dtype=np.int64)
     best_len = np.zeros(n_alloc, dtype=np.int64)
-    mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     opponent_weight = params[P_OPPONENT_WEIGHT]
     level = -1  # -1: the caller's own play-out on s; k >= 0: a candidate of frame k on work[k]
+    mask_known = True  # whether mask holds the legal mask of st (the next position to decide)
     start = plan_len
     while True:
         st = s if level < 0 else work[level]
@@ -688,7 +693,8 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
             if index[level] < n_candidates[level]:
                 a = candidates[level, index[level]]
                 work[level] = base[level]
-                apply(work[level], m, a, scratch)
+                apply(work[level], m, a, mask)
+                mask_known = True
                 work_plan[level, 0] = a
                 work_len[level] = 1
                 continue
@@ -707,8 +713,10 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
                         work_plan[parent, work_len[parent]] = best_plan[level, i]
                         work_len[parent] += 1
             level = parent
+            mask_known = False
             continue
-        fill_legal(st, m, mask)
+        if not mask_known:
+            fill_legal(st, m, mask)
         count = 0
         for a in range(NUM_ACTIONS):
             if mask[a]:
@@ -725,7 +733,8 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
             n_candidates[f] = n
             index[f] = 0
             work[f] = st
-            apply(work[f], m, candidates[f, 0], scratch)
+            apply(work[f], m, candidates[f, 0], mask)
+            mask_known = True
             work_plan[f, 0] = candidates[f, 0]
             work_len[f] = 1
             level = f
@@ -737,7 +746,8 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache):
             if a < 0 or not mask[a]:
                 status[STATUS_ILLEGAL] += 1
                 a = first_legal(mask)
-        apply(st, m, a, scratch)
+        apply(st, m, a, mask)
+        mask_known = True
         if level < 0:
             if plan_len < plan.shape[0]:
                 plan[plan_len] = a
@@ -761,7 +771,7 @@ def lookahead_choice(s, m, params, remaining, mask, status, cache):
             continue
         sim[:] = s
         apply(sim, m, a, scratch)
-        play_out(sim, m, params, remaining, s[TURN_COUNT], plan, 0, status, cache)
+        play_out(sim, m, params, remaining, s[TURN_COUNT], plan, 0, status, cache, scratch)
         value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], cache[0], cache[1])
         if best < 0 or value > best_value:
             best = a
@@ -780,6 +790,12 @@ def decide(s, m, params, remaining, status):
     for a in range(NUM_ACTIONS):
         if mask[a]:
             count += 1
+    return decide_legal(s, m, params, remaining, mask, count, status)
+
+
+@njit
+def decide_legal(s, m, params, remaining, mask, count, status):
+    """:func:`decide` where the legal mask of ``s`` (``count`` actions) is known already (a game not over)."""
     if count == 1:
         return first_legal(mask)
     cache = new_plan_cache()
@@ -792,4 +808,13 @@ def decide(s, m, params, remaining, status):
     return a
 
 
-__all__ = ["MAX_TURN_DECISIONS", "STATUS_ILLEGAL", "STATUS_SIZE", "apply", "decide", "play_out", "rule_of_thumb"]
+__all__ = [
+    "MAX_TURN_DECISIONS",
+    "STATUS_ILLEGAL",
+    "STATUS_SIZE",
+    "apply",
+    "decide",
+    "decide_legal",
+    "play_out",
+    "rule_of_thumb",
+]

@@ -147,7 +147,7 @@ class SeatPlayer:
 
 # --------------------------------------------------------------------------- plans
 @njit
-def follow(s, m, plan, length, cursor, pos, actions, sim, scratch):
+def follow(s, m, plan, length, cursor, pos, actions, sim):
     """Keep the actions of ``plan[:length]`` that are legal in turn from the real ``s``: the plan to follow.
 
     ``actions`` gets the legal prefix (its length is returned), ``cursor`` the state before
@@ -159,16 +159,16 @@ def follow(s, m, plan, length, cursor, pos, actions, sim, scratch):
     pos[0] = 0
     sim[:] = s
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    fill_legal(sim, m, mask)  # then each action leaves the next position's mask (planner.apply)
     kept = 0
     for i in range(length):
         if sim[PHASE] == PHASE_GAME_OVER:
             break
-        fill_legal(sim, m, mask)
         if not mask[plan[i]]:
             break
         actions[i] = plan[i]
         kept += 1
-        apply(sim, m, plan[i], scratch)
+        apply(sim, m, plan[i], mask)
     return kept
 
 
@@ -201,9 +201,7 @@ def random_act(mask, count, rng):
 
 
 @njit
-def choose_and_follow(
-    s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
-):
+def choose_and_follow(s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, status):
     """Take every turn option of the determinized ``sim``, pick one, and plan to follow it on ``s``.
 
     The heuristic picks the best utility, the learned players the best score; returns the
@@ -216,7 +214,7 @@ def choose_and_follow(
         choice = np.argmax(scores)
     else:
         choice = best_option(vals, player, s[NUM_PLAYERS], params[P_OPPONENT_WEIGHT])
-    kept = follow(s, m, plans[choice], lengths[choice], cursor, pos, actions, sim, scratch)
+    kept = follow(s, m, plans[choice], lengths[choice], cursor, pos, actions, sim)
     plan_len[0] = kept
     return actions[0] if kept > 0 else -1
 
@@ -247,13 +245,13 @@ def strategy_act(s, m, kind, mask, count, params, model, rng, noise, cursor, pos
         determinize(sim, own_noise)
         remaining = remaining_fraction(sim, m)
         return choose_and_follow(
-            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
+            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, status
         )
     remaining = remaining_fraction(s, m)
     determinize(sim, noise)
     if is_lookahead_phase(s[PHASE]):
         return choose_and_follow(
-            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, scratch, status
+            s, m, sim, kind, params, remaining, player, model, cursor, pos, actions, plan_len, status
         )
     return decide(sim, m, params, remaining, status)
 

@@ -49,7 +49,7 @@ from concordia_env.engine.state import (
 from .evaluation import remaining_fraction, utility
 from .noise import below, gumbel, uniform
 from .params import P_OPPONENT_WEIGHT, R_EPSILON, R_OPTIONS, R_TEMPERATURE
-from .planner import apply, decide
+from .planner import apply, decide_legal
 from .turn_enumeration import MAX_FIRST, MAX_OPTIONS, option_starts, play_options
 
 #: "VP if the game ended now" counts a sestertius of wealth still to spend as this many VP
@@ -112,25 +112,25 @@ def noisy_turn(s, m, params, remaining, rng, status):
 
 @njit
 def policy_action(s, m, params, remaining, mask, rng, status):
-    """One decision of the rollout policy other than the card choice (``mask``: scratch)."""
-    fill_legal(s, m, mask)
+    """One decision of the rollout policy other than the card choice (``mask``: the legal mask of ``s``)."""
     count = 0
     for a in range(NUM_ACTIONS):
         if mask[a]:
             count += 1
     if count == 1 or uniform(rng) < params[R_EPSILON]:
         return random_legal(mask, count, rng)
-    return decide(s, m, params, remaining, status)
+    return decide_legal(s, m, params, remaining, mask, count, status)
 
 
 @njit
 def rollout(s, m, params, max_turns, rng, status):
     """Play the rollout policy on ``s`` (in place) for at most ``max_turns`` turns; returns decisions taken.
 
-    Each turn's ``remaining`` is the share of the game left when it starts.
+    Each turn's ``remaining`` is the share of the game left when it starts. A decision right
+    after an action reads the legal mask the action left (:func:`.planner.apply`).
     """
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    mask_known = False  # whether mask holds the legal mask of s
     start = s[TURN_COUNT]
     decisions = 0
     remaining = remaining_fraction(s, m)
@@ -138,8 +138,12 @@ def rollout(s, m, params, max_turns, rng, status):
         if s[PHASE] == PHASE_PLAY_CARD:
             remaining = remaining_fraction(s, m)
             decisions += noisy_turn(s, m, params, remaining, rng, status)
+            mask_known = False
             continue
-        apply(s, m, policy_action(s, m, params, remaining, mask, rng, status), scratch)
+        if not mask_known:
+            fill_legal(s, m, mask)
+        apply(s, m, policy_action(s, m, params, remaining, mask, rng, status), mask)
+        mask_known = True
         decisions += 1
     return decisions
 
@@ -148,16 +152,15 @@ def rollout(s, m, params, max_turns, rng, status):
 def random_rollout(s, m, max_turns, rng):
     """Uniformly random legal actions on ``s`` (in place) for at most ``max_turns`` turns; returns decisions."""
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    fill_legal(s, m, mask)  # then each action leaves the next position's mask (:func:`.planner.apply`)
     start = s[TURN_COUNT]
     decisions = 0
     while s[PHASE] != PHASE_GAME_OVER and s[TURN_COUNT] - start < max_turns:
-        fill_legal(s, m, mask)
         count = 0
         for a in range(NUM_ACTIONS):
             if mask[a]:
                 count += 1
-        apply(s, m, random_legal(mask, count, rng), scratch)
+        apply(s, m, random_legal(mask, count, rng), mask)
         decisions += 1
     return decisions
 

@@ -99,7 +99,9 @@ def play_options(s, m, params, remaining, starts, status):
                 apply(sim, m, a, scratch)
                 plans[k, n] = a
                 n += 1
-        lengths[k] = play_out(sim, m, params, remaining, s[TURN_COUNT], plans[k], n, status, cache)
+        if n == 0:
+            fill_legal(sim, m, scratch)  # no first action: play_out wants the mask apply would have left
+        lengths[k] = play_out(sim, m, params, remaining, s[TURN_COUNT], plans[k], n, status, cache, scratch)
         cached_values(sim, m, params, remaining, cache[0], cache[1], vals[k])
     return starts, afterstates, vals, plans, lengths
 
@@ -139,7 +141,9 @@ def plan_from(s, m, params, remaining, start, plan, status):
         apply(sim, m, a, scratch)
         plan[n] = a
         n += 1
-    return play_out(sim, m, params, remaining, s[TURN_COUNT], plan, n, status, new_plan_cache())
+    if n == 0:
+        fill_legal(sim, m, scratch)  # no first action: play_out wants the mask apply would have left
+    return play_out(sim, m, params, remaining, s[TURN_COUNT], plan, n, status, new_plan_cache(), scratch)
 
 
 @njit
@@ -149,13 +153,12 @@ def replay(s, m, actions, out):
     Returns how many were taken (the plan's expected states, for following it).
     """
     mask = np.zeros(NUM_ACTIONS, dtype=np.bool_)
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    fill_legal(s, m, mask)  # then each action leaves the next position's mask (planner.apply)
     for i in range(actions.shape[0]):
         if s[PHASE] == PHASE_GAME_OVER:
             return i
-        fill_legal(s, m, mask)
         if not mask[actions[i]]:
             return i
         out[i] = s
-        apply(s, m, actions[i], scratch)
+        apply(s, m, actions[i], mask)
     return actions.shape[0]
