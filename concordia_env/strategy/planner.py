@@ -653,10 +653,10 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask)
     frames, so nothing recurses.
 
     ``mask`` holds the legal mask of ``s`` on entry, as :func:`apply` leaves it in its scratch
-    array (the engine's ``advance`` fills it to close "done"-only decisions), and is the
-    play-out's scratch after. So is every step's: a step right after an action reads the mask
-    the action left (``mask_known``), and only a position taken over from elsewhere (a
-    decided frame's best play-out) is filled anew.
+    array (the engine's ``advance`` fills it to close "done"-only decisions); the play-out
+    then overwrites it. Each step likewise reads the mask its previous action left
+    (``mask_known``); only a position taken over from elsewhere (a decided frame's best
+    play-out) has its mask filled anew.
     """
     n_frames = MAX_LOOKAHEAD_DEPTH if params[R_NESTED_LOOKAHEAD] != 0 else 0
     n_alloc = MAX_LOOKAHEAD_DEPTH
