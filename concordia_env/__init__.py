@@ -46,7 +46,7 @@ from typing import Any
 from gymnasium.envs.registration import register as _register_gym_env
 from gymnasium.envs.registration import registry as _gym_registry
 
-from . import _aliases
+from . import _aliases, _extras
 from .engine import maps
 from .engine.actions import NUM_ACTIONS
 from .engine.errors import IllegalActionError, OpponentError, ResetNeededError
@@ -73,15 +73,7 @@ _LAZY_EXTRAS = {"OptionsPolicy": ("train", ("torch", "stable_baselines3", "sb3_c
 
 def _missing_module(name: str) -> str | None:
     """The first module of the extra a lazy name needs that is not installed (None: all there); imports nothing."""
-    import importlib.util
-
-    for module in _LAZY_EXTRAS.get(name, ("", ()))[1]:
-        try:
-            if importlib.util.find_spec(module) is None:
-                return module
-        except (ImportError, ValueError):
-            return module
-    return None
+    return next((m for m in _LAZY_EXTRAS.get(name, ("", ()))[1] if not _extras.installed(m)), None)
 
 
 #: the Gymnasium ids: each fixes the observation version (see the version table of ``gym_env``);
@@ -127,12 +119,8 @@ def __getattr__(name: str) -> Any:
 
         missing = _missing_module(name)
         if missing is not None:
-            extra = _LAZY_EXTRAS[name][0]
-            raise ModuleNotFoundError(
-                f'concordia_env.{name} needs the "{extra}" extra ({missing} is not installed): '
-                f'pip install "concordia-env[{extra}]"',
-                name=missing,
-            )
+            line = _extras.needs_text((_LAZY_EXTRAS[name][0],), missing)
+            raise _extras.MissingExtraError(f"concordia_env.{name} {line}", name=missing)
 
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     if f"{__name__}.{name}" in _aliases.ALIASES:  # an old module name (concordia_env.render, ...)

@@ -138,6 +138,73 @@ def test_a_module_of_an_extra_reached_later_is_named_too(
         cli._run("concordia x", cli.Program("broken", "x"), [])
 
 
+#: run in a fresh interpreter where the train extra's modules cannot be found (an install without it)
+WITHOUT_TRAIN = """
+import sys
+
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"torch", "stable_baselines3", "sb3_contrib"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, Blocker())
+import concordia_env
+from concordia_env._extras import MissingExtraError
+
+def sb3():
+    from concordia_env.envs.sb3 import SB3VecEnv
+
+entry_points = {
+    "evaluate": lambda: concordia_env.evaluate("policy:m.zip", "random", 2),
+    "vector env": lambda: concordia_env.ConcordiaVectorEnv(2, opponents="policy:m.zip"),
+    "sb3": sb3,
+    "OptionsPolicy": lambda: concordia_env.OptionsPolicy,
+}
+for label, call in entry_points.items():
+    try:
+        call()
+    except MissingExtraError as e:
+        print(f"{label}|{type(e).__mro__[1].__name__}|{e}")
+    else:
+        print(f"{label}|no error|")
+"""
+
+
+def test_every_python_entry_point_that_needs_the_train_extra_names_it_in_one_line(tmp_path: Path) -> None:
+    """Without torch and Stable-Baselines3 each ends in one line naming the extra, not a bare import error."""
+    (tmp_path / "m.zip").write_bytes(b"not read: the import fails first")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_TRAIN], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = {label: (base, text) for label, base, text in (line.split("|") for line in done.stdout.splitlines())}
+    assert set(lines) == {"evaluate", "vector env", "sb3", "OptionsPolicy"}, done.stdout
+    for label, (base, text) in lines.items():
+        assert base == "ModuleNotFoundError", (label, base)  # what callers catch today still catches it
+        assert text.endswith('is not installed): pip install "concordia-env[train]"'), (label, text)
+        assert "\n" not in text and "No module named" not in text, (label, text)
+    assert lines["evaluate"][1].startswith('the policy agent needs the "train" extra (torch is not installed)')
+    assert lines["sb3"][1].startswith('concordia_env.envs.sb3 needs the "train" extra (stable_baselines3 is not')
+
+
+def test_concordia_evaluate_of_a_saved_model_names_the_extra_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "m.zip"
+    model.write_bytes(b"not read: the import fails first")
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert cli.main(["evaluate", f"policy:{model}", "--vs", "random", "--games", "2"]) == 1
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert (
+        line
+        == 'concordia evaluate: needs the "train" extra (torch is not installed): pip install "concordia-env[train]"'
+    )
+    assert captured.out == ""
+
+
 # ---------------------------------------------------------------------- evaluate
 def test_evaluate_a_spec_an_agent_or_a_callable_with_intervals_and_how_much_the_games_tell() -> None:
     first = concordia_env.evaluate("heuristic", opponents=["random"], games=4)

@@ -6,8 +6,11 @@ With ``deterministic=True`` (default) the agent plays the most probable legal ac
 otherwise it samples from the masked distribution with its own seeded generator, so a
 game is reproducible from ``reset(seed)``.
 
-torch and sb3-contrib are imported when the agent is built, not when ``agents`` is
-imported: the other agents do not need them.
+torch and sb3-contrib (the ``train`` extra) are imported when the agent is built, not when
+``agents`` is imported: the other agents do not need them. Without them, building the agent
+(``agents.from_spec("policy:m.zip")``, and so ``concordia_env.evaluate("policy:m.zip")`` or
+``ConcordiaVectorEnv(opponents="policy:m.zip")``) raises ``MissingExtraError``, a
+``ModuleNotFoundError`` whose one line names the extra.
 
 Loading is safe by default
 --------------------------
@@ -36,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from concordia_env import NUM_ACTIONS, Game
+from concordia_env._extras import needs_extra
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 
 from .base import Agent
@@ -94,7 +98,8 @@ class PolicyAgent(Agent):
         self.path: Path | None = path
         self.deterministic = bool_option(deterministic, "deterministic", agent=self.name)
         self.trusted = bool_option(trusted, "trusted", agent=self.name)
-        self.policy: Any = load_policy(path, device) if not self.trusted else _load_trusted(path, device)
+        with needs_extra("the policy agent"):  # without torch and sb3-contrib: one line naming the extra
+            self.policy: Any = load_policy(path, device) if not self.trusted else _load_trusted(path, device)
 
     @classmethod
     def from_model(cls, model: Any, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:

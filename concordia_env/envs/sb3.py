@@ -27,9 +27,12 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
 
+from concordia_env._extras import needs_extra
 from concordia_env.engine.errors import integer_argument
+
+with needs_extra("concordia_env.envs.sb3"):  # without the train extra: one line naming it
+    from stable_baselines3.common.vec_env import VecEnv
 
 from .vector_env import ConcordiaVectorEnv
 from .vector_game import MAX_SEED

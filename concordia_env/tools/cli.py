@@ -26,7 +26,8 @@ missing says so in one line on stderr and exits with status 1, before it starts:
 
     concordia tournament: needs the "tournament" extra (rich is not installed): pip install "concordia-env[tournament]"
 
-(:data:`EXTRA_MODULES` lists what each extra brings; the check imports nothing.) A module
+(:data:`concordia_env._extras.EXTRA_MODULES` lists what each extra brings; the check imports
+nothing.) A module
 of an extra that a run reaches later (``evaluate policy:model.zip`` needs torch) is named
 the same way when its import fails.
 """
@@ -34,27 +35,23 @@ the same way when its import fails.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
 from collections.abc import Sequence
 from typing import NamedTuple
 
-#: the package's name on PyPI, for the install lines
-DISTRIBUTION = "concordia-env"
-#: the import names each extra brings that the subcommands need (pyproject.toml's optional
-#: dependencies; tests/test_first_use.py checks that each extra declares them)
-EXTRA_MODULES: dict[str, tuple[str, ...]] = {
-    "tournament": ("rich", "openskill", "tqdm", "matplotlib"),
-    "web": ("starlette", "uvicorn"),
-    "train": ("torch", "stable_baselines3", "sb3_contrib", "yaml", "tqdm", "matplotlib", "openskill", "rich"),
-    "bench": ("rich", "openskill", "tqdm", "matplotlib", "pygame"),
-    "ray": ("ray",),
-    "rllib": ("ray",),
-    "tianshou": ("tianshou",),
-    "openspiel": ("pyspiel",),
-}
-#: a module that a run may reach later -> the extra that brings it (the first extra listing it)
-MODULE_EXTRA = {module: extra for extra, modules in reversed(EXTRA_MODULES.items()) for module in modules}
+from concordia_env._extras import (
+    DISTRIBUTION,
+    EXTRA_MODULES,
+    MODULE_EXTRA,
+    extra_of,
+    install_line,
+    missing_extra,
+    needs_text,
+)
+
+# the extras' tables and their one line live in concordia_env._extras, where the Python entry
+# points that need an extra find them too
+__all__ = ["DISTRIBUTION", "EXTRA_MODULES", "MODULE_EXTRA", "install_line", "main", "missing_extra", "usage"]
 
 
 class Program(NamedTuple):
@@ -120,11 +117,6 @@ SCRIPTS: dict[str, dict[str, Program]] = {
 SCRIPT_HELP = {"train": "run a training script (concordia train --help lists them)", "bench": "run a benchmark"}
 
 
-def install_line(extras: Sequence[str]) -> str:
-    """``pip install "concordia-env[a,b]"``."""
-    return f'pip install "{DISTRIBUTION}[{",".join(extras)}]"'
-
-
 def _extras_note(extras: Sequence[str]) -> str:
     return f"  [extra: {', '.join(extras)}]" if extras else ""
 
@@ -151,23 +143,8 @@ def script_usage(command: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def missing_extra(extras: Sequence[str]) -> tuple[str, str] | None:
-    """(extra, module) for the first module of ``extras`` that cannot be imported, or None (nothing is imported)."""
-    for extra in extras:
-        for module in EXTRA_MODULES[extra]:
-            try:
-                found = importlib.util.find_spec(module) is not None
-            except (ImportError, ValueError):  # a broken or half-removed installation counts as missing
-                found = False
-            if not found:
-                return extra, module
-    return None
-
-
 def _needs(command: str, extras: Sequence[str], module: str) -> int:
-    sys.stderr.write(
-        f'{command}: needs the "{",".join(extras)}" extra ({module} is not installed): {install_line(extras)}\n'
-    )
+    sys.stderr.write(f"{command}: {needs_text(extras, module)}\n")
     return 1
 
 
@@ -180,10 +157,10 @@ def _run(command: str, program: Program, argv: list[str]) -> int:
         main = importlib.import_module(program.module).main
         result = main(argv)
     except ModuleNotFoundError as exc:  # a module of an extra reached later (evaluate policy:x.zip needs torch)
-        top = (exc.name or "").split(".")[0]
-        if top not in MODULE_EXTRA:
+        extra = extra_of(exc)
+        if extra is None:
             raise
-        return _needs(command, (MODULE_EXTRA[top],), top)
+        return _needs(command, (extra,), (exc.name or "").split(".")[0])
     return result if isinstance(result, int) else 0
 
 

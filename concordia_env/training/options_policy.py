@@ -46,18 +46,15 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-try:
+from concordia_env._extras import needs_extra
+
+with needs_extra("OptionsPolicy"):  # without the train extra: one line naming it
     import torch as th
     from sb3_contrib.common.maskable.distributions import MaskableDistribution
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
     from stable_baselines3.common.type_aliases import PyTorchObs, Schedule
     from torch import nn
-except ImportError as error:  # pragma: no cover - depends on the install
-    raise ImportError(
-        "OptionsPolicy needs the train extra (torch, stable-baselines3, sb3-contrib): "
-        f'pip install -e ".[train]" ({error})'
-    ) from error
 
 from concordia_env.strategy.afterstate_scorer import UTILITY_INDEX, features_version
 
