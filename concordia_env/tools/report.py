@@ -6,7 +6,8 @@ equal agents whatever the seating. The 95% interval of a win rate is Wilson's sc
 interval, which stays inside [0, 1] and behaves at rates near 0 or 1 (e.g. a strong
 agent winning 98%), where the normal approximation does not. Seats of one game are not
 independent (only one wins), so the interval is a little narrow when an agent fills
-several seats of a game.
+several seats of a game. The Elo difference a win rate implies, with its interval, is
+:func:`elo_interval` (the evaluations' reports).
 
 Ratings are OpenSkill's Plackett-Luce model, updated game by game in game-index order
 (so they are reproducible). An agent that fills several seats of a game enters that
@@ -54,6 +55,46 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
     return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
+
+
+def elo_difference(win_rate: float, num_players: int = 2) -> float:
+    """The Elo difference a win rate implies against ``num_players - 1`` equal opponents; +-inf at 1 and 0.
+
+    At two players it is cutechess-cli's and fishtest's ``-400 log10(1/p - 1)``. At a larger
+    table it is the difference ``D`` at which Luce's choice model (Plackett-Luce's first
+    place, the Elo logistic at two players) gives the agent the win share ``p`` against
+    ``n - 1`` opponents of equal rating: ``p = 10^(D/400) / (10^(D/400) + n - 1)``, so
+    ``D = 400 log10((n - 1) p / (1 - p))``. 0 is the equal share ``1/n`` at every table size.
+    """
+    if win_rate <= 0:
+        return -math.inf
+    if win_rate >= 1:
+        return math.inf
+    return 400 * math.log10((num_players - 1) * win_rate / (1 - win_rate))
+
+
+def win_rate_of_elo(elo: float, num_players: int = 2) -> float:
+    """The win share an Elo difference gives against ``num_players - 1`` equal opponents.
+
+    The inverse of :func:`elo_difference`: how a sequential test's bounds in Elo become win shares.
+    """
+    return 1 / (1 + (num_players - 1) * 10 ** (-elo / 400))
+
+
+def elo_interval(successes: int, trials: int, num_players: int = 2) -> tuple[float, float, float]:
+    """The Elo difference of ``successes / trials`` wins and its 95% interval: the Wilson interval's ends in Elo.
+
+    As cutechess-cli and fishtest give it; the interval is infinite on a side where the win
+    rate's interval reaches 0 or 1 (no game won, or none lost).
+    """
+    low, high = wilson_interval(successes, trials)
+    rate = successes / trials if trials else 1 / num_players
+    return elo_difference(rate, num_players), elo_difference(low, num_players), elo_difference(high, num_players)
+
+
+def elo_text(elo: float) -> str:
+    """An Elo difference as the reports print it: ``+70``, ``-12``, ``+inf``."""
+    return f"{elo:+.0f}" if math.isfinite(elo) else ("+inf" if elo > 0 else "-inf")
 
 
 def spread(values: Sequence[float]) -> dict[str, float]:
