@@ -56,6 +56,7 @@ import numpy as np
 from concordia_env.engine import maps
 from concordia_env.engine.rules.setup import check_setup
 from concordia_env.tools import arguments
+from concordia_env.tools.progress import show_progress
 from concordia_env.tools.report import wilson_interval
 from concordia_env.tools.store import GameRecord
 from concordia_env.tools.tournament import TournamentConfig, refuse_unplayable, run_for_command, schedule_block
@@ -224,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="start a new results file: an existing --db is renamed to <db>.old-<time>, not deleted "
         "(as `concordia tournament --reset`)",
     )
+    arguments.add_quiet(parser)
     args = parser.parse_args(argv)
 
     try:
@@ -234,7 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out)
     arguments.refuse_unwritable(parser, "--out", out, folder=True)  # before the games, not after them
     console = report_console()
-    result = run_for_command(config, console, db=args.db, workers=args.workers, progress=True, reset=args.reset)
+    result = run_for_command(
+        config, console, db=args.db, workers=args.workers, progress=show_progress(args.quiet), reset=args.reset
+    )
     if isinstance(result, int):
         return result
     write_reports(result.summary, result.records, out / config.name)

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from concordia_env.tools import arguments, tournament
+from concordia_env.tools.progress import show_progress
 from concordia_env.tools.tournament import TournamentConfig, refuse_unplayable, run_for_command
 
 DEFAULT_DB = "results/strength_bars.db"
@@ -252,7 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for k, bar in enumerate(bars):
         console.rule(bar.title)
         reset = args.reset and k == 0  # the first bar moves the old file aside; the others add to the new one
-        result = run_for_command(bar.config, console, db=args.db, workers=args.workers, progress=True, reset=reset)
+        result = run_for_command(
+            bar.config, console, db=args.db, workers=args.workers, progress=show_progress(), reset=reset
+        )
         if isinstance(result, int):
             return result
         write_reports(result.summary, result.records, Path(args.out) / bar.config.name)

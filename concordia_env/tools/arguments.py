@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -79,12 +80,37 @@ seconds = number_above_zero("a number of seconds")
 positive_number = number_above_zero("a number")
 
 
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress line (shown only when stderr is a terminal anyway).
+
+    The rule itself is :func:`concordia_env.tools.progress.show_progress`.
+    """
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress line (shown only when stderr is a terminal anyway)"
+    )
+
+
 def _nearest_existing(path: Path) -> Path:
     """``path`` or its closest ancestor that exists (``.`` for a relative path with none)."""
     for candidate in (path, *path.parents):
         if candidate.exists():
             return candidate
     return Path(".")
+
+
+def _can_create_in(folder: Path) -> bool:
+    """Whether a file can be created in the existing ``folder``: asked of the file system itself.
+
+    ``os.access`` answers yes to root everywhere, ``/proc`` included, where nothing can be
+    created; so an unnamed temporary file is made there and dropped at once (nothing stays).
+    """
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
 
 
 def output_file_problem(path: str | os.PathLike[str]) -> str | None:
@@ -97,7 +123,7 @@ def output_file_problem(path: str | os.PathLike[str]) -> str | None:
     folder = _nearest_existing(file.parent)
     if not folder.is_dir():
         return f"{folder} is not a directory, so {file} cannot be created"
-    if not os.access(folder, os.W_OK | os.X_OK):
+    if not _can_create_in(folder):
         return f"{folder} is not writable, so {file} cannot be created"
     return None
 
@@ -110,7 +136,7 @@ def output_dir_problem(path: str | os.PathLike[str]) -> str | None:
     existing = _nearest_existing(folder)
     if not existing.is_dir():
         return f"{existing} is not a directory, so {folder} cannot be created"
-    if not os.access(existing, os.W_OK | os.X_OK):
+    if not _can_create_in(existing):
         return f"{existing} is not writable"
     return None
 

@@ -97,7 +97,8 @@ import numpy as np
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent, agent_seed
 from concordia_env.tools import arguments
-from concordia_env.tools.report import print_summary, report_console, summarize, write_reports
+from concordia_env.tools.progress import Progress, show_progress
+from concordia_env.tools.report import print_summary, report_console, summarize, wilson_interval, write_reports
 from concordia_env.tools.store import GameRecord, Store, StoreError
 
 DEFAULT_DB = "results/tournament.db"
@@ -590,6 +591,7 @@ def run_tournament(
     reset: bool = False,
     given: Mapping[str, Agent] | None = None,
     ratings: bool = True,
+    on_game: OnDone | None = None,
 ) -> TournamentResult:
     """Play the games of ``config`` not yet in ``db`` and return statistics over all of them.
 
@@ -601,6 +603,10 @@ def run_tournament(
     names of ``config.agents`` to agent objects that play those seats (copied per seat and
     game) instead of agents built from the names: a learner that exists only in memory.
     ``ratings=False`` leaves the OpenSkill ratings out of the summary (:func:`~concordia_env.tools.report.summarize`).
+    ``on_game`` is called with each game played now, once it is stored (an evaluation's progress,
+    and its finished games when it is interrupted). ``progress`` shows the tournament's progress
+    line on stderr (:mod:`concordia_env.tools.progress`): games done, the leader's win rate per
+    seat with its interval, elapsed and left.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
@@ -615,12 +621,14 @@ def run_tournament(
         finished = store.finished_indices(tid)
         missing = [i for i in range(config.games) if i not in finished]
         resumed = config.games - len(missing)
-        bar = _progress_bar(config, resumed) if progress else None
+        line = TournamentProgress(config, resumed) if progress else None
 
         def on_done(record: GameRecord) -> None:
             store.add_game(record)
-            if bar is not None:
-                bar.update(1)
+            if line is not None:
+                line.add(record)
+            if on_game is not None:
+                on_game(record)
 
         try:
             tasks = tasks_for(config, missing, given)
@@ -631,8 +639,8 @@ def run_tournament(
             else:
                 run_local(tasks, workers, on_done)
         finally:
-            if bar is not None:
-                bar.close()
+            if line is not None:
+                line.close()
         records = store.games(tid, limit_index=config.games, with_actions=keep_actions)
     summary = summarize(config, records, ratings=ratings)
     return TournamentResult(
@@ -645,17 +653,30 @@ def run_tournament(
     )
 
 
-def _progress_bar(config: TournamentConfig, already_done: int) -> Any:
-    from tqdm import tqdm
+class TournamentProgress:
+    """A tournament's progress line: games done, the leader's wins per seat with its interval, elapsed and left.
 
-    return tqdm(
-        total=config.games,
-        initial=already_done,
-        desc=f"{config.map} {config.players}p",
-        unit="game",
-        dynamic_ncols=True,
-        smoothing=0.05,
-    )
+    The leader is the spec with the highest win rate per seat among the games played in this
+    run (a resumed tournament's stored games are in the report, not on the line).
+    """
+
+    def __init__(self, config: TournamentConfig, already_done: int) -> None:
+        self.line = Progress(f"{config.map} {config.players}p", config.games, done=already_done)
+        self.wins: dict[str, int] = {}
+        self.seats: dict[str, int] = {}
+
+    def add(self, record: GameRecord) -> None:
+        for seat, spec in enumerate(record.seats):
+            self.seats[spec] = self.seats.get(spec, 0) + 1
+            self.wins[spec] = self.wins.get(spec, 0) + int(record.winner == seat)
+        leader = max(self.seats, key=lambda spec: self.wins[spec] / self.seats[spec])
+        wins, seats = self.wins[leader], self.seats[leader]
+        low, high = wilson_interval(wins, seats)
+        status = f"leader {leader} {wins}/{seats} = {wins / seats:.1%} [{low:.1%}-{high:.1%}]"
+        self.line.update(self.line.done + 1, status)
+
+    def close(self) -> None:
+        self.line.close()
 
 
 # ---------------------------------------------------------------------- CLI
@@ -691,6 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=BACKENDS, default="local")
     p.add_argument("--address", default=None, help="Ray cluster address (default: start a local Ray)")
     p.add_argument("--no-plots", action="store_true", help="write JSON/CSV only")
+    arguments.add_quiet(p)
     return p
 
 
@@ -766,7 +788,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workers=args.workers,
         backend=args.backend,
         address=args.address,
-        progress=True,
+        progress=show_progress(args.quiet),
         keep_actions=False,
         reset=args.reset,
     )
