@@ -15,7 +15,13 @@
    ``python`` block of README.md whose imports are the package, the standard library and the
    core dependencies;
 6. runs ``concordia evaluate`` there (the core install evaluates), and ``concordia tournament``,
-   whose extra the core install lacks: it must exit 1 with the one line that names its extra.
+   whose extra the core install lacks: it must exit 1 with the one line that names its extra;
+7. first use without waiting: the wheel ships its compiled code (``concordia_env/_compiled``, a
+   platform wheel), and with an empty ``HOME`` and no numba cache the README's engine block,
+   ``VectorGame(64)`` with observations, ``ConcordiaOptions-v1`` against the heuristic and
+   ``concordia evaluate heuristic --vs random --games 2`` each run from a cold process without
+   one compile (numba's compile event counted), each timed; then as a user who cannot write the
+   install or ``HOME`` (``nobody`` when this runs as root), the engine block prints the same.
 
 The README blocks that need an extra (Stable-Baselines3, say) are named in the output; the
 check fails if fewer than two blocks ran. Exits non-zero on the first failure, with its output.
@@ -24,6 +30,7 @@ check fails if fewer than two blocks ran. Exits non-zero on the first failure, w
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -75,6 +82,8 @@ def check_contents(wheel: Path) -> list[str]:
             sys.exit(f"FAILED: the wheel lacks {needed}")
     if not any(n.startswith(f"{PACKAGE}/agents/models/") and n.endswith(".npz") for n in names):
         sys.exit("FAILED: the wheel lacks the shipped models")
+    if not any(n.endswith("_compiled/manifest.json") for n in names) or "-none-any" in wheel.name:
+        sys.exit(f"FAILED: {wheel.name} is not a platform wheel with the package's compiled code")
     if "concordia = concordia_env.tools.cli:main" not in scripts:
         sys.exit("FAILED: the wheel does not install the concordia command")
     if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):
@@ -106,6 +115,102 @@ def timed(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
+#: prepended to a script: counts numba's compiles in its process and prints the count last, on stderr
+COUNT_COMPILES = """
+import atexit as _atexit, sys as _sys
+from numba.core import event as _event
+class _Compiles(_event.Listener):
+    count = 0
+    def on_start(self, event): _Compiles.count += 1
+    def on_end(self, event): pass
+_event.register("numba:compile", _Compiles())
+_atexit.register(lambda: _sys.stderr.write(f"numba compiles: {_Compiles.count}\\n"))
+"""
+#: the first-use tasks timed beyond the README's engine block: (name, script)
+FIRST_USE = {
+    "VectorGame(64) with observations, 50 steps": (
+        "from concordia_env import VectorGame\n"
+        "vec = VectorGame(64, map='italia', num_players=2, seed=0)\n"
+        "buffer = vec.observations()\n"
+        "for _ in range(50):\n"
+        "    vec.step(vec.sample_actions(), observe_into=buffer)\n"
+        "print(float(buffer.sum()))\n"
+    ),
+    "ConcordiaOptions-v1 vs heuristic, 30 steps": (
+        "import gymnasium, numpy as np, concordia_env\n"
+        "env = gymnasium.make('ConcordiaOptions-v1', opponents='heuristic')\n"
+        "env.reset(seed=0)\n"
+        "for _ in range(30):\n"
+        "    _, _, done, cut, _ = env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))\n"
+        "    if done or cut:\n"
+        "        env.reset()\n"
+        "print('ok')\n"
+    ),
+}
+#: runs "$@" with the folders $1 and $2 mounted read-only (root ignores file modes; a read-only mount binds it too)
+READ_ONLY_MOUNTS = 'mount --bind -o ro "$1" "$1" && mount --bind -o ro "$2" "$2" && shift 2 && exec "$@"'
+
+
+def read_only(cmd: list[str], folders: tuple[Path, Path]) -> tuple[list[str], bool]:
+    """``cmd`` run with ``folders`` unwritable: read-only mounts in a mount namespace of its own when root,
+    else the folders' write bits are taken away (the caller gives them back). Returns the command, and
+    whether it used mounts."""
+    if os.geteuid() == 0:
+        shell = ["sh", "-c", READ_ONLY_MOUNTS, "sh", *map(str, folders)]
+        return ["unshare", "--mount", "--propagation", "private", *shell, *cmd], True
+    for folder in folders:
+        subprocess.run(["chmod", "-R", "a-w", str(folder)], check=True)
+    return cmd, False
+
+
+def first_use(python: Path, concordia: Path, work: Path, engine_block: str) -> None:
+    """Each first-use task from a cold process with an empty HOME: timed, and not one compile (step 7)."""
+    home = work / "empty-home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "CONCORDIA_"))}
+    env["HOME"] = str(home)
+    tasks = {"the README's engine block": engine_block, **FIRST_USE}
+    for name, code in tasks.items():
+        script = work / "first_use.py"
+        script.write_text(COUNT_COMPILES + code)
+        start = time.perf_counter()
+        done = subprocess.run([str(python), str(script)], cwd=work, env=env, capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        if done.returncode != 0 or "numba compiles: 0" not in done.stderr:
+            sys.exit(f"FAILED: {name} from a cold process compiled or failed:\n{done.stderr[-3000:]}")
+        print(f"first use, {name}: {seconds:.1f} s, nothing compiled")
+    start = time.perf_counter()
+    done = subprocess.run(
+        [str(concordia), "evaluate", "heuristic", "--vs", "random", "--games", "2"],
+        cwd=work, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0 or "compiling" in done.stderr:
+        sys.exit(f"FAILED: concordia evaluate from a cold process compiled or failed:\n{done.stderr[-3000:]}")
+    print(f"first use, concordia evaluate heuristic --vs random --games 2: {time.perf_counter() - start:.1f} s")
+
+
+def read_only_run(venv_dir: Path, python: Path, work: Path, engine_block: str) -> None:
+    """The engine block with the install and HOME unwritable prints what a normal run prints."""
+    script = work / "read_only.py"
+    script.write_text(engine_block)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "CONCORDIA_"))}
+    normal = subprocess.run([str(python), str(script)], cwd=work, env=env, capture_output=True, text=True)
+    home = work / "read-only-home"
+    home.mkdir()
+    env["HOME"] = str(home)
+    cmd, mounted = read_only([str(python), str(script)], (venv_dir, home))
+    try:
+        done = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True)
+    finally:
+        if not mounted:
+            for folder in (venv_dir, home):
+                subprocess.run(["chmod", "-R", "u+w", str(folder)], check=True)
+    if done.returncode != 0 or done.stdout != normal.stdout:
+        sys.exit(f"FAILED: the engine block in a read-only install:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+    how = "mounted read-only" if mounted else "without write permission"
+    print(f"the install and HOME {how}: the engine block printed what a normal run prints")
+
+
 def readme_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)
 
@@ -116,7 +221,9 @@ def main() -> None:
         tmp_dir = Path(tmp)
         wheel = build_wheel(tmp_dir / "dist")
         core = check_contents(wheel)
-        print(f"built {wheel.name}: ships {PACKAGE} and the concordia command; core requirements {core}")
+        size = wheel.stat().st_size / 2**20
+        print(f"built {wheel.name} ({size:.1f} MB): ships {PACKAGE}, its compiled code and the concordia command; "
+              f"core requirements {core}")  # fmt: skip
         venv.create(tmp_dir / "venv", with_pip=True)
         python, concordia = tmp_dir / "venv" / "bin" / "python", tmp_dir / "venv" / "bin" / "concordia"
         run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], tmp_dir)
@@ -159,6 +266,9 @@ def main() -> None:
         if refused.returncode != 1 or TOURNAMENT_EXTRA not in refused.stderr or len(refused.stderr.splitlines()) != 1:
             sys.exit(f"FAILED: concordia tournament without its extra should name it in one line:\n{refused.stderr}")
         print(f"concordia tournament without its extra: {refused.stderr.strip()}")
+        engine_block = next(b for b in readme_blocks() if "Game.new" in b)
+        first_use(python, concordia, work, engine_block)
+        read_only_run(tmp_dir / "venv", python, work, engine_block)
         if ran < 2:
             sys.exit(f"FAILED: only {ran} README blocks need the core alone; expected the engine and PettingZoo ones")
     print(

@@ -26,7 +26,7 @@ def test_our_locators_are_installed() -> None:
 
 @pytest.mark.parametrize("dispatcher", [entry_points.step, scoring.score_parts, evaluation.values, planner.decide])
 def test_compiled_functions_carry_the_package_stamp(dispatcher) -> None:
-    cache_file = dispatcher._cache._cache_file
+    cache_file = dispatcher._cache.user_file
     py_file = dispatcher.py_func.__code__.co_filename
     assert cache_file._source_stamp == _jit.source_stamp(py_file)
     assert cache_file._source_stamp[0] == _jit.dependency_digest(py_file)
@@ -78,15 +78,16 @@ def test_an_edit_of_a_dependency_changes_the_digest_and_an_edit_elsewhere_does_n
 
 
 def test_functions_compiled_elsewhere_keep_numba_s_own_locators() -> None:
+    """Our stamped locators serve the package's functions only, and numba's own list is left as it was."""
     from numba.core import caching
 
     def plain(x):
         return x + 1
 
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl
-    ours = [cls for cls in impl._locator_classes if issubclass(cls, _jit._PackageStampMixin)]
-    assert ours
-    assert all(cls.from_function(plain, __file__) is None for cls in ours)
+    assert not [cls for cls in impl._locator_classes if issubclass(cls, _jit._PackageStampMixin)]
+    assert _jit.LOCATORS and all(issubclass(cls, _jit._PackageStampMixin) for cls in _jit.LOCATORS)
+    assert all(cls.from_function(plain, __file__) is None for cls in _jit.LOCATORS)
 
 
 def test_the_dependency_walk_never_leaves_the_package(tmp_path: Path) -> None:

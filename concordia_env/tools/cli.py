@@ -112,6 +112,11 @@ SCRIPTS: dict[str, dict[str, Program]] = {
         "openspiel_mcts": Program(
             "concordia_env.benchmarks.openspiel_mcts", "OpenSpiel's MCTS through the bridge", ("bench", "openspiel")
         ),
+        "compiled_code": Program(
+            "concordia_env.benchmarks.compiled_code",
+            "the shipped compiled code's speed against a native one",
+            ("bench",),
+        ),
     },
 }
 SCRIPT_HELP = {"train": "run a training script (concordia train --help lists them)", "bench": "run a benchmark"}

@@ -2,131 +2,269 @@
 
 ::
 
-    concordia warmup            # each part with the seconds it took; a second run only loads the cache
+    concordia warmup                   # each part with its seconds; nothing to compile when all is cached or shipped
+    concordia warmup --jobs 1          # one process (default: one per core)
+    concordia warmup --portable DIR    # build the compiled code a platform wheel ships (generic CPU), into DIR
 
 The rules, the strategy core and the batched environments are compiled by numba on their
-first call and cached on disk. On a fresh install every part pays its compile on first use:
-about 30-60 s for the rules, and as much again for each of the heuristic, MCTS, the
-learned agent and the vector env, measured on a 2-core machine. This command pays them all
-at once: it plays a few decisions of each part. Run it after installing (``make run`` and
-CI do). A part that is already compiled only loads from the cache (a second or two).
+first call. A platform wheel ships them compiled (``concordia_env/_compiled``, see
+:mod:`concordia_env.engine.rules._compiled_cache`), so an install from it has nothing left to
+compile and this command only checks that. Otherwise (an install from source, another numba
+or Python, another architecture) every part pays its compile on first use: this command pays
+them all at once, the parts (:data:`~concordia_env.tools.compile_coverage.PARTS`) shared out
+among processes, one per core. Each process keeps what it compiles in a folder of its own
+(two processes writing one function's cache index at once could lose an entry); the folders
+are then merged into the user's cache, and a last pass in this process runs every part again:
+it loads everything, and compiles (and keeps) anything a worker missed.
 
-What it compiles, in order (:data:`PARTS`): the rules (``Game``: steps, legal actions,
-observations, scoring), the heuristic, MCTS, the learned agent (the scorer, with and
-without its search), ``VectorGame`` (one thread and two), the vector env with compiled
-opponents inside (``ConcordiaVectorEnv``, heuristic and learned) and the options level
-(``level="options"``: the turn options and their afterstate features).
+Run it after installing (``make run`` and CI do). Where nothing can be written (a read-only
+install and ``HOME``, no ``NUMBA_CACHE_DIR``) it says so in one line and exits 1: the code it
+would compile could not be kept for the next process.
+
+``--portable DIR`` builds the shipped compiled code: the same parts, compiled for the generic
+CPU of this architecture in fresh processes that read no cache, merged into ``DIR`` with its
+manifest (numba, Python, architecture). The wheel build runs it (``setup.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
+import os
+import pickle
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
-import numpy as np
+import numba
+from numba.core import event as numba_event
 
-from concordia_env import agents
-from concordia_env.engine.game import Game
-from concordia_env.envs.gym_env import SingleAgentEnv
-from concordia_env.envs.vector_env import ConcordiaVectorEnv
-from concordia_env.envs.vector_game import VectorGame
-
-#: decisions each agent takes (enough to meet every kind of decision code path it compiles)
-AGENT_DECISIONS = 40
+from concordia_env.engine.rules import _compiled_cache as compiled
+from concordia_env.tools.compile_coverage import PARTS
 
 
-def _random_game(map_name: str = "italia", players: int = 2, seed: int = 0) -> Game:
-    """A whole random game: steps, legal actions, observations, descriptions and the final scoring."""
-    game = Game.new(map_name, players, seed)
-    rng = np.random.default_rng(seed)
-    while not game.is_over():
-        legal = game.legal_actions()
-        game.observation(game.current_player)
-        game.step(int(legal[rng.integers(len(legal))]))
-    game.final_scores()
-    game.score_breakdown(0)
-    return game
+class CompileCount(numba_event.Listener):
+    """Counts the package's real compiles (numba raises ``numba:compile`` for those only, never for a cache hit)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def on_start(self, event: numba_event.Event) -> None:
+        data = event.data if isinstance(event.data, dict) else {}
+        if getattr(getattr(data.get("dispatcher"), "py_func", None), "__concordia_compiled__", False):
+            self.count += 1
+
+    def on_end(self, event: numba_event.Event) -> None:
+        pass
 
 
-def _rules() -> None:
-    _random_game()
-    _random_game("imperium", 4, 1)
+def run_parts(indices: Sequence[int], out: Callable[[str], object] = print) -> int:
+    """Run the parts ``indices`` here, reporting each with its seconds; returns how many functions compiled."""
+    counter = CompileCount()
+    numba_event.register("numba:compile", counter)
+    try:
+        for index in indices:
+            name, run = PARTS[index]
+            start, before = time.perf_counter(), counter.count
+            run()
+            out(f"  {name}: {time.perf_counter() - start:.1f} s, {counter.count - before} compiled")
+    finally:
+        numba_event.unregister("numba:compile", counter)
+    return counter.count
 
 
-def _agent(spec: str) -> Callable[[], None]:
-    def play() -> None:
-        game = Game.new("italia", 2, 0)
-        agent = agents.from_spec(spec)
-        agent.reset(0)
-        for _ in range(AGENT_DECISIONS):
-            if game.is_over():
-                break
-            game.step(agent.act(game.clone()))
-
-    return play
+def share_out(parts: Sequence[int], jobs: int) -> list[list[int]]:
+    """The parts' indices dealt among ``jobs`` processes, round robin."""
+    return [list(parts[k::jobs]) for k in range(min(jobs, len(parts)))]
 
 
-def _vector_game() -> None:
-    for threads in (1, 2):
-        vec = VectorGame(4, map="italia", num_players=2, seed=0, threads=threads)
-        buffer = vec.observations()
-        for _ in range(20):
-            vec.step(vec.sample_actions(), observe_into=buffer)
+def _worker_env(into: Path, portable: bool, scratch: Path) -> dict[str, str]:
+    env = {**os.environ, compiled.COMPILE_INTO_ENV: str(into), "CONCORDIA_COMPILE_NOTICE": "0"}
+    if portable:  # the generic CPU, and no cache to read: NUMBA_CACHE_DIR an empty folder, the shipped code off
+        env.update(NUMBA_CPU_NAME=compiled.PORTABLE_CPU, NUMBA_CPU_FEATURES="", NUMBA_CACHE_DIR=str(scratch))
+        env[compiled.SHIPPED_ENV] = "0"
+    return env
 
 
-def _vector_env() -> None:
-    for opponents in ("heuristic", "learned"):
-        env = ConcordiaVectorEnv(4, opponents=opponents, map="italia", num_players=2, threads=2)
-        env.reset(seed=0)
-        for _ in range(10):
-            env.step(env.action_space.sample())
-        env.close()
+def compile_in_workers(
+    parts: Sequence[int], jobs: int, folder: Path, portable: bool, out: Callable[[str], object]
+) -> list[Path]:
+    """Run ``parts`` in ``jobs`` processes, each keeping its compiles in its own folder under ``folder``."""
+    groups = share_out(parts, jobs)
+    into = [folder / f"worker-{k}" for k in range(len(groups))]
+    procs = []
+    for group, target in zip(groups, into, strict=True):
+        cmd = [sys.executable, "-m", "concordia_env.tools.warmup", "--parts", ",".join(map(str, group))]
+        env = _worker_env(target, portable, folder / "empty-user-cache")
+        procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    failed = []
+    for proc in procs:
+        stdout, stderr = proc.communicate()
+        for line in stdout.splitlines():
+            out(line)
+        if proc.returncode != 0:
+            failed.append(stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {proc.returncode}")
+    if failed:
+        raise RuntimeError(f"a warm-up process failed: {failed[0]}")
+    return into
 
 
-def _options_level() -> None:
-    env = SingleAgentEnv(level="options", opponents="heuristic", map="italia", num_players=2, seed=0)
-    env.reset(seed=0)
-    for _ in range(10):
-        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
-        if terminated or truncated:
-            env.reset()
+def index_files(folder: Path) -> Iterator[Path]:
+    """The cache index files under ``folder`` (laid out as the shipped code: one folder per package folder)."""
+    yield from sorted(folder.rglob("*.nbi"))
 
 
-#: (what is compiled, how) in the order they run
-PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
-    ("the rules (Game)", _rules),
-    ("the heuristic", _agent("heuristic")),
-    ("MCTS", _agent("mcts:8")),
-    ("the learned agent", _agent("learned")),
-    ("the learned agent's search", _agent("learned:simulations=8")),
-    ("VectorGame", _vector_game),
-    ("the vector env with compiled opponents", _vector_env),
-    ("the options level", _options_level),
-)
+def merge(source: Path, destination_of: Callable[[Path, Any], Any]) -> int:
+    """Copy every entry of the cache under ``source`` into the cache file ``destination_of(index, stamp)`` names.
+
+    ``index`` is an index file's path relative to ``source``. numba's index file is its version,
+    then a pickle of (stamp, {key: data file}); indexes of another numba version, and those
+    ``destination_of`` answers None for, are skipped. Returns the entries copied.
+    """
+    copied = 0
+    for index in index_files(source):
+        with open(index, "rb") as f:
+            if pickle.load(f) != numba.__version__:
+                continue
+            stamp, overloads = pickle.loads(f.read())
+        target = destination_of(index.relative_to(source), stamp)
+        if target is None:
+            continue
+        Path(target._cache_path).mkdir(parents=True, exist_ok=True)
+        kept = target._load_index()
+        for key, name in overloads.items():
+            if key not in kept:
+                taken = set(kept.values())
+                kept[key] = next(n for n in map(target._data_name, itertools.count(1)) if n not in taken)
+            shutil.copyfile(index.parent / name, target._data_path(kept[key]))
+            copied += 1
+        target._save_index(kept)
+    return copied
 
 
-def warm_up(out: Callable[[str], object] = print) -> float:
-    """Compile (or load from the cache) every part, reporting each with its seconds; returns the total."""
-    total = time.perf_counter()
-    for name, run in PARTS:
-        start = time.perf_counter()
-        run()
-        out(f"  {name}: {time.perf_counter() - start:.1f} s")
-    return time.perf_counter() - total
+def _into_user_cache() -> Callable[[Path, Any], Any]:
+    """Where a worker's entry goes: the function's file in the user's cache, when its stamp is today's."""
+    files: dict[Path, Any] = {}
+    for dispatcher in compiled.package_dispatchers():
+        cache = dispatcher._cache
+        if isinstance(cache, compiled.CompiledCache) and cache.user_file is not None and cache.relative_index:
+            files[cache.relative_index] = cache.user_file
+
+    def destination(relative: Path, stamp: Any) -> Any:
+        file = files.get(relative)
+        return file if file is not None and file._source_stamp == stamp else None
+
+    return destination
+
+
+def _into_folder(folder: Path) -> Callable[[Path, Any], Any]:
+    """Where a worker's entry goes when building the shipped code: the same place under ``folder``."""
+    return lambda relative, stamp: compiled.cache_file(folder / relative.parent, relative.name[: -len(".nbi")], stamp)
+
+
+def nowhere_to_keep() -> str | None:
+    """Why compiled code cannot be kept for the next process, or None when it can."""
+    from concordia_env.engine.rules.entry_points import step
+
+    cache = step._cache
+    if isinstance(cache, compiled.CompiledCache) and cache.user_file is None:
+        return compiled.unwritable_places(step.py_func.__code__.co_filename)
+    return None
+
+
+def warm_up(jobs: int = 1, out: Callable[[str], object] = print) -> tuple[float, int]:
+    """Compile (or load) every part into the user's cache; returns the seconds and how many functions compiled.
+
+    The rules come first, here: every other part calls them, so the workers then load them
+    instead of each compiling its own copy. When the rules compiled nothing the cache is
+    warm, and the rest runs here too (loading is quicker than starting processes).
+    """
+    start = time.perf_counter()
+    compiled_count = run_parts([0], out)
+    rest = list(range(1, len(PARTS)))
+    if jobs > 1 and compiled_count:
+        with tempfile.TemporaryDirectory(prefix="concordia-warmup-") as tmp:
+            folders = compile_in_workers(rest, jobs, Path(tmp), False, out)
+            destination = _into_user_cache()
+            for folder in folders:
+                compiled_count += merge(folder, destination)
+        out("  the other parts again in this process, from the cache:")
+    compiled_count += run_parts(rest, out)
+    return time.perf_counter() - start, compiled_count
+
+
+def build_portable(folder: Path, jobs: int, out: Callable[[str], object] = print) -> float:
+    """Build the shipped compiled code into ``folder`` (replaced): every part for the generic CPU, and the manifest."""
+    start = time.perf_counter()
+    folder = folder.resolve()
+    with tempfile.TemporaryDirectory(prefix="concordia-portable-") as tmp:
+        staging = Path(tmp) / "compiled"
+        for worker in compile_in_workers(range(len(PARTS)), max(1, jobs), Path(tmp), True, out):
+            merge(worker, _into_folder(staging))
+        out("  every part again, from the merged code:")
+        check = subprocess.run(
+            [sys.executable, "-m", "concordia_env.tools.warmup", "--parts", ",".join(map(str, range(len(PARTS))))],
+            env=_worker_env(staging, True, Path(tmp) / "empty-user-cache"),
+            capture_output=True,
+            text=True,
+        )
+        if check.returncode != 0:
+            raise RuntimeError(f"the check pass failed: {check.stderr.strip()[-2000:]}")
+        for line in check.stdout.splitlines():
+            out(line)
+        manifest = {**compiled.build_facts(), "entries": sum(1 for _ in staging.rglob("*.nbc"))}
+        (staging / compiled.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+        if folder.exists():
+            shutil.rmtree(folder)
+        shutil.copytree(staging, folder)
+    return time.perf_counter() - start
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="concordia warmup",
         description="Compile the rules, the agents' strategy core, MCTS, the learned scorer and the batched "
-        "environments ahead of time (numba, cached on disk): a fresh install pays 30-60 s per part on first use.",
+        "environments ahead of time (numba, kept in the user's cache), one process per core. An install "
+        "that ships its compiled code has nothing to compile.",
     )
-    parser.parse_args(argv)
-    print("compiling every part (cached on disk; a part compiled before only loads):", flush=True)
-    seconds = warm_up(lambda line: print(line, flush=True))
-    print(f"ready in {seconds:.0f} s")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
+    parser.add_argument(
+        "--portable",
+        type=Path,
+        metavar="DIR",
+        help="build the compiled code a platform wheel ships (generic CPU, with its manifest) into DIR",
+    )
+    parser.add_argument("--parts", help=argparse.SUPPRESS)  # a worker: run these parts here
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
+    if args.parts is not None:
+        run_parts([int(k) for k in args.parts.split(",") if k], lambda line: print(line, flush=True))
+        return 0
+    if args.portable is not None:
+        print(f"building the portable compiled code into {args.portable} ({args.jobs} processes):", flush=True)
+        seconds = build_portable(args.portable, args.jobs, lambda line: print(line, flush=True))
+        print(f"built in {seconds:.0f} s")
+        return 0
+    why = nowhere_to_keep()
+    if why is not None:
+        print(
+            f"concordia warmup: nowhere to keep compiled code ({why}): set NUMBA_CACHE_DIR to a writable folder",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"compiling every part ({args.jobs} processes; a part compiled before only loads):", flush=True)
+    seconds, count = warm_up(args.jobs, lambda line: print(line, flush=True))
+    if count:
+        print(f"ready in {seconds:.0f} s ({count} compiled)")
+    else:
+        print(f"ready in {seconds:.0f} s: nothing to compile, every part loads from the cache")
     return 0
 
 

@@ -19,10 +19,8 @@ agent) failed once and passed in other runs, depending on which tests had warmed
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
 import importlib
-import itertools
 from pathlib import Path
 
 import numpy as np
@@ -32,12 +30,9 @@ from numba.core.dispatcher import Dispatcher
 
 import concordia_env
 import concordia_env.agents  # the test builds an mcts agent
-from concordia_env import NUM_ACTIONS, Game, IllegalActionError, VectorGame, strategy
-from concordia_env.engine.position import from_json
-from concordia_env.engine.rules.setup import most_valuable_goods
-from concordia_env.engine.state import PHASE_PLAY_CARD, STATE_SIZE
-from concordia_env.envs.gym_env import SingleAgentEnv
-from concordia_env.envs.pettingzoo_env import raw_env
+from concordia_env import Game, strategy
+from concordia_env.engine.state import STATE_SIZE
+from concordia_env.tools.compile_coverage import PARTS, strategy_calls
 from tests.fuzz import campaigns as fuzz
 
 #: inputs per campaign between the two counts
@@ -156,157 +151,11 @@ def signatures() -> dict[str, list[str]]:
 
 
 def warm_up() -> None:
-    """Ordinary use of every entry point: games on every map, the loader in every decision, batches, envs."""
-    rng = np.random.default_rng(0)
-    _decode_every_range()
-    Game.new("italia", 2, seed=0).with_hidden_stack_shuffled(rng)  # the hidden-stack rule, from Python
-    bridge = Game.new("creta", 3, seed=0)
-    most_valuable_goods(bridge.map, bridge.state.copy())  # the OpenSpiel bridge's chance-node setup, from Python
-    for i, name in enumerate(("imperium", "italia", "aegyptus", "creta")):
-        game = Game.new(name, 3, seed=i, intermediate_scoring=bool(i % 2))
-        while not game.is_over():
-            ending = game.final_turns_left is not None  # the loader checks the end's countdown (facts)
-            if (game.phase != PHASE_PLAY_CARD and rng.random() < 0.3) or (ending and rng.random() < 0.5):
-                assert from_json(game.to_json()) == game
-            game.observation(game.current_player)
-            game.score_breakdown(game.current_player)
-            _ask_rule_queries(game)
-            game.step(int(rng.choice(game.legal_actions())))
-            if rng.random() < 0.02:  # every illegal action explained: the explanations query the rules too
-                for a in range(NUM_ACTIONS):
-                    with contextlib.suppress(IllegalActionError):
-                        game.clone().step(a)
-        game.final_scores()
-        for reward in ("win", "score_delta"):
-            vec = VectorGame(3, name, 3, seed=i, reward=reward)
-            for _ in range(100):
-                vec.step(vec.sample_actions())
-                vec.observations()
-    env = raw_env(map="italia", num_players=2)
-    env.reset(seed=1)
-    for _ in range(50):
-        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    gym = SingleAgentEnv(map="italia", num_players=2, opponents="heuristic")
-    gym.reset(seed=1)
-    gym.step(int(np.flatnonzero(gym.action_masks())[0]))
-    for granularity in ("decision", "turn"):  # the options level: its options and a whole turn played
-        options_env = SingleAgentEnv(map="italia", num_players=2, level="options", granularity=granularity)
-        options_env.reset(seed=1)
-        for _ in range(3):
-            options_env.step(int(np.flatnonzero(options_env.action_masks())[0]))
-    _warm_up_strategy_and_agents()
-    _warm_up_batches()
+    """Ordinary use of every entry point (``concordia warmup``'s parts), then every campaign's ordinary path."""
+    for _name, part in PARTS:
+        part()
     for campaign in CAMPAIGNS:  # whatever ordinary path the campaigns take, they take it here first
         _run(campaign, EXAMPLES // 2)
-
-
-def _warm_up_strategy_and_agents() -> None:
-    """The strategy core's every entry (with a game's read-only state and with own arrays) and every agent."""
-    for name, players in (("italia", 2), ("imperium", 4), ("creta", 3), ("aegyptus", 5)):
-        game = Game.new(name, players, seed=3)
-        for _ in range(12):
-            game.step(int(game.legal_actions()[0]))
-        rng = strategy.new_rng(0)
-        strategy_calls(game.state, game.map.tables, strategy.DEFAULT_PARAMS, 0.5, rng)
-        strategy_calls(game.state.copy(), game.map.tables, strategy.DEFAULT_PARAMS, None, rng)
-        for spec in (
-            "random:seed=0",
-            "heuristic:seed=0",
-            "learned:simulations=0",
-            "learned:simulations=3,seed=0",
-            "mcts:simulations=3,seed=0",
-        ):
-            concordia_env.agents.from_spec(spec).act(game.clone())
-        recorder = concordia_env.agents.make("learned", record=True, seed=0)  # the readable Python route
-        recorder.act(game.clone())
-        for _, candidates, _ in recorder.trace:
-            assert candidates.features.shape[0] == len(candidates.scores(recorder.model_for(game)))
-        for rollout in ("random", "heuristic", "none"):
-            for evaluation in ("heuristic", "score"):
-                agent = concordia_env.agents.make(
-                    "mcts", simulations=3, rollout=rollout, evaluation=evaluation, rollout_rounds=1, seed=0
-                )
-                agent.act(game.clone())
-
-
-def _warm_up_batches() -> None:
-    """Every entry of the batch: each reward kind, observations for chosen seats, the batched observation."""
-    from concordia_env.engine.observation import observe_batch
-
-    for reward in ("win", "rank", "vp", "score_delta"):
-        vec = VectorGame(2, "italia", 2, seed=0, reward=reward)
-        for _ in range(30):
-            vec.step(vec.sample_actions())
-        vec.observations(np.zeros(2, dtype=np.int64))
-        vec.legal_masks(), vec.current_players, vec.game(0)
-        observe_batch(vec.states, vec.map.tables, np.ones(2, dtype=np.int64))
-    # the compiled players inside the batch; one thread and the threads' twins (envs.threads)
-    for opponents, threads in itertools.product((None, "random", "heuristic", "learned"), (1, 2)):
-        vec = VectorGame(2, "italia", 2, seed=0, opponents=opponents, threads=threads)
-        buffer = np.empty((2, vec.obs_size), dtype=np.float32)
-        for _ in range(10):
-            vec.step(vec.sample_actions(), observe_into=buffer)
-            vec.step(vec.sample_actions())
-        vec.scores(), vec.observations(), vec.legal_masks()
-        vec.close()
-    # the options level of the vector env; a turn cap restarts rows, whose options are computed alone
-    from concordia_env.envs.vector_env import ConcordiaVectorEnv
-
-    for threads in (1, 2):
-        venv = ConcordiaVectorEnv(2, opponents="heuristic", map="italia", num_players=2, level="options",
-                                  max_turns=2, threads=threads, seed=0)  # fmt: skip
-        venv.reset(seed=0)
-        for _ in range(8):
-            venv.step(np.argmax(venv.action_masks(), axis=1))
-        venv.close()
-
-
-def _ask_rule_queries(game: Game) -> None:
-    """Every rule query of ``Game`` once, so that none compiles for the first time during the fuzz run
-    (which of them ran earlier in the same test worker must not decide the outcome)."""
-    p = max(game.current_player, 0)
-    game.free_slots(p), game.colonists_on_board(p), game.architect_steps(p)
-    game.house_price(0), game.house_prices(), game.can_afford_house(p, 0)
-    game.path_distance(0, 0), game.places_next_to(0), game.reachable_places(p), game.reachable_places(p, 2)
-    game.prefect_production(0), game.cash_bonus(), game.trades_left, game.tribune_money(p), game.colonist_tax(p)
-    game.slot_cost(0)
-    with contextlib.suppress(ValueError):  # an empty slot, or one whose 'any' good needs naming
-        game.display_price(0), game.buy_cost(0)
-
-
-def _decode_every_range() -> None:
-    """Every action encoder and decoder of ``engine.actions`` once, and every action described in a few positions.
-
-    Python code (menus, descriptions, agents) calls these compiled functions directly, each
-    with its ordinary argument types: warming them here keeps the outcome independent of
-    which random positions the games below happen to reach.
-    """
-    import inspect
-
-    from concordia_env.engine import actions as A
-    from concordia_env.engine.describe import describe, explain_illegal
-    from concordia_env.engine.rules import legal
-
-    for name, first, _length, _doc in A.ACTION_LAYOUT.fields:
-        decoder = getattr(A, f"decode_{name.lower()}", None)
-        if decoder is not None:
-            decoder(first)
-    for name in ("play", "diplomat", "move", "build", "produce", "choose_good", "sell", "buy", "settle"):
-        encoder = getattr(A, name)
-        encoder(*([0] * len(inspect.signature(encoder.py_func).parameters)))
-    A.buy_card(0), A.buy_card(0, 0), A.buy_card_variant(0, 0), A.tribune_colonist(0)
-    state = Game.new("italia", 2, seed=0)._state  # what a refused Diplomat's words read (a rare refusal)
-    legal.copyable_top(state, legal.diplomat_target(state, 0, 0))
-    for map_name in ("imperium", "italia", "aegyptus", "creta"):
-        game = Game.new(map_name, 3, seed=0)
-        for decisions in range(40):
-            if decisions % 8 == 0:
-                legal = game.legal_mask()
-                for a in range(NUM_ACTIONS):
-                    describe(game.state, game.map, a)
-                    if not legal[a]:  # every refusal in words, Diplomat targets included
-                        explain_illegal(game.state, game.map, a)
-            game.step(int(game.legal_actions()[decisions % len(game.legal_actions())]))
 
 
 def _run(name: str, examples: int) -> None:
@@ -358,33 +207,6 @@ def test_signature_counts_stay_fixed_over_a_fuzz_run() -> None:
 def _writable(signature: str) -> str:
     """A signature with every array taken as writable: two signatures equal so differ in read-only-ness only."""
     return signature.replace("'C', True,", "'C', False,").replace("'A', True,", "'A', False,")
-
-
-def strategy_calls(state, tables, params, remaining, rng) -> None:
-    """Every entry point of the strategy core once, with the given inputs."""
-    strategy.remaining_fraction(state, tables)
-    strategy.evaluate(state, tables, params, remaining)
-    strategy.decide(state, tables, params, remaining)
-    options = strategy.turn_options(state, tables, params, remaining)
-    strategy.best_option(options, 0)
-    strategy.utility(options.values[0], 0)
-    start = [int(options.first[0, 0])]
-    strategy.plan_turn(state, tables, start, params, remaining)
-    strategy.replay(state, tables, options.plans[0, : options.lengths[0]])
-    strategy.determinized(state, rng)
-    strategy.score_estimate(state, tables)
-    own = np.array(state, dtype=np.int32)
-    strategy.rollout_turns(own, np.asarray(tables), np.asarray(params, dtype=np.float64), 2, rng)
-    strategy.random_rollout(np.array(state, dtype=np.int32), np.asarray(tables), 2, rng)
-    for rollout, pause in (("heuristic", False), ("random", True)):
-        settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
-        tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
-        strategy.simulate(tree, tables, params, params, settings, rng, 3)
-    model = concordia_env.agents.learned_model.AfterstateModel.heuristic_only((4,)).compiled
-    guided = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
-    strategy.simulate(guided, tables, params, params, settings, rng, 3, model=model)
-    player = int(options.values.shape[1]) - 1
-    strategy.afterstate_features(options.afterstates, tables, options.values, player, 0.5)
 
 
 def test_the_strategy_core_compiles_once() -> None:

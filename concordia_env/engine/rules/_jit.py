@@ -1,12 +1,13 @@
 """The one place that decides how rule functions are compiled.
 
 Rule functions are plain Python over numpy arrays, compiled with numba's ``njit`` on their
-first call (cached on disk, so only the first call in a fresh checkout pays the compile time;
-importing compiles nothing). Setting the
-environment variable ``NUMBA_DISABLE_JIT=1`` runs the very same functions as Python, which
-is how to step through them in a debugger or measure coverage.
+first call, or loaded: from the user's disk cache, or from the compiled code a platform wheel
+ships (:mod:`._compiled_cache` says where each is kept and when each is used; importing
+compiles nothing). Setting the environment variable ``NUMBA_DISABLE_JIT=1`` runs the very
+same functions as Python, which is how to step through them in a debugger or measure coverage.
 
-Why a cache stamp of our own: numba decides whether a cached function is still valid from
+Why a cache stamp of our own (numba's locator classes, stamped, are tried in numba's order by
+our cache; numba's own list is left alone): numba decides whether a cached function is still valid from
 the modification time of *the file that defines it* only. A compiled function inlines the
 functions it calls, so after an edit of ``engine/rules/scoring.py`` the cached ``entry_points.step`` in
 the unchanged ``rules/entry_points.py`` would silently keep the old scoring (seen during
@@ -25,7 +26,8 @@ miss: a fresh install, or code that changed), one line goes to stderr, e.g.
 disk afterwards)...``; loading from the cache prints nothing. ``concordia warmup`` compiles
 every part ahead of time (:mod:`concordia_env.tools.warmup`). The line comes from a listener
 on numba's ``"numba:compile"`` event, which numba raises only when it compiles, never
-for a cache hit. ``CONCORDIA_COMPILE_NOTICE=0`` turns the line off.
+for a cache hit. When the package's compiled code was skipped, the line says why (another
+numba, Python or architecture). ``CONCORDIA_COMPILE_NOTICE=0`` turns the line off.
 """
 
 from __future__ import annotations
@@ -39,7 +41,10 @@ from pathlib import Path
 from typing import Any
 
 import numba
+from numba.core import caching
 from numba.core import event as numba_event
+
+from ._compiled_cache import SHIPPED, CompiledCache
 
 #: attribute set on the Python functions compiled here, so our cache locators pick only them
 _MARK = "__concordia_compiled__"
@@ -143,31 +148,25 @@ class _PackageStampMixin:
         return source_stamp(self._py_file)
 
 
-def _install_locators() -> bool:
-    """Put our locators first in numba's list (same places, same order as numba's own).
+def _stamped_locators() -> list[type]:
+    """numba's user-cache locators (same places, same order as numba's own), stamped by our content digest.
 
-    numba's locator list is not public API; when its shape differs (another numba version)
-    the default per-file stamps stay in force and this returns False.
+    numba's locator classes are not public API; when their shape differs (another numba
+    version) this returns an empty list and the functions compiled here keep numba's own
+    per-file stamps and disk cache.
     """
-    try:
-        from numba.core import caching
-    except ImportError:  # pragma: no cover - numba always has it
-        return False
-    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl", None)
     found = [getattr(caching, name, None) for name in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
     found.append(getattr(caching, "UserWideCacheLocator", None))
     bases = [base for base in found if isinstance(base, type)]
-    if impl is None or not isinstance(getattr(impl, "_locator_classes", None), list) or len(bases) < len(found):
-        return False
-    if any(issubclass(cls, _PackageStampMixin) for cls in impl._locator_classes):
-        return True
-    ours = [type(f"Concordia{base.__name__}", (_PackageStampMixin, base), {}) for base in bases]
-    impl._locator_classes[:0] = ours
-    return True
+    if len(bases) < len(found) or not hasattr(caching, "IndexDataCacheFile"):
+        return []
+    return [type(f"Concordia{base.__name__}", (_PackageStampMixin, base), {}) for base in bases]
 
 
-#: False when this numba's cache internals are not the expected ones (per-file stamps then)
-PACKAGE_STAMPS = _install_locators()
+#: our stamped locators (empty when numba's cache internals are not the expected ones)
+LOCATORS = _stamped_locators()
+#: False when this numba's cache internals are not the expected ones (numba's own cache and per-file stamps then)
+PACKAGE_STAMPS = bool(LOCATORS)
 
 
 #: what the compile notice calls each part of the package that has compiled code
@@ -194,9 +193,10 @@ class CompileNotice(numba_event.Listener):
         if part in self.shown:
             return
         self.shown.add(part)
+        why = f"; {SHIPPED.why_not}" if SHIPPED.why_not else ""
         sys.stderr.write(
             f"concordia-env: compiling {COMPILED_PARTS[part]} with numba (first run only, about 30-60 s; "
-            "cached on disk afterwards; `concordia warmup` compiles everything ahead)...\n"
+            f"cached on disk afterwards; `concordia warmup` compiles everything ahead{why})...\n"
         )
         sys.stderr.flush()
 
@@ -209,10 +209,19 @@ COMPILE_NOTICE = CompileNotice()
 numba_event.register("numba:compile", COMPILE_NOTICE)
 
 
+def _compiled(func, **options):
+    """``numba.njit(**options)(func)`` with our cache (:mod:`._compiled_cache`); numba's where its internals differ."""
+    setattr(func, _MARK, True)
+    if not PACKAGE_STAMPS:
+        return numba.njit(cache=True, nogil=True, **options)(func)
+    dispatcher = numba.njit(nogil=True, **options)(func)
+    dispatcher._cache = CompiledCache(func, LOCATORS, source_stamp(func.__code__.co_filename))
+    return dispatcher
+
+
 def njit(func):
     """Compile a rule function (nopython mode, cached, no exceptions inside)."""
-    setattr(func, _MARK, True)
-    return numba.njit(cache=True, nogil=True)(func)
+    return _compiled(func)
 
 
 def njit_parallel(func):
@@ -221,8 +230,7 @@ def njit_parallel(func):
     Only the batch twins of :mod:`concordia_env.envs.threads` use it: each calls, per row,
     the very function its serial twin calls, so the rules keep one compiled home.
     """
-    setattr(func, _MARK, True)
-    return numba.njit(cache=True, nogil=True, parallel=True)(func)
+    return _compiled(func, parallel=True)
 
 
 def njit_borrowing(func):
@@ -237,5 +245,4 @@ def njit_borrowing(func):
     comparisons and inline into the loops. Such a function must not allocate (numba refuses
     to compile one that does).
     """
-    setattr(func, _MARK, True)
-    return numba.njit(cache=True, nogil=True, _nrt=False)(func)
+    return _compiled(func, _nrt=False)

@@ -1,0 +1,132 @@
+"""The package's compiled code (``concordia_env/_compiled``): used when it matches, never when it does not.
+
+Each test copies the package into a temporary folder and builds there, in seconds, the
+shipped code of one small compiled function (``state_helpers.count_bits``) exactly as the
+wheel build builds all of them (generic CPU, into the ``_compiled`` folder, with the
+manifest), then runs that function in a fresh process with an empty user cache and counts
+numba's compiles. What the wheel build ships in full is checked by ``.ci/wheel_check.py``
+(step 7: a fresh venv with an empty HOME compiles nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import concordia_env
+from concordia_env.engine.rules import _compiled_cache, _jit
+from concordia_env.engine.rules._compiled_cache import COMPILE_INTO_ENV, MANIFEST, PORTABLE_CPU, SHIPPED_ENV
+
+PACKAGE_DIR = Path(concordia_env.__file__).parent
+#: counts numba's compiles, then calls count_bits; prints "compiles=N bits=B"
+COUNT_BITS = """
+from numba.core import event
+class Count(event.Listener):
+    n = 0
+    def on_start(self, e): Count.n += 1
+    def on_end(self, e): pass
+event.register("numba:compile", Count())
+from concordia_env.engine.rules.state_helpers import count_bits
+bits = count_bits(7)
+print(f"compiles={Count.n} bits={bits}")
+"""
+
+
+def _env(root: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "CONCORDIA_"))}
+    return {**env, "PYTHONPATH": str(root), **extra}
+
+
+def _run(root: Path, code: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=_env(root, **extra), capture_output=True, text=True
+    )
+
+
+@pytest.fixture
+def shipped(tmp_path: Path) -> Path:
+    """A copy of the package whose ``_compiled`` folder holds count_bits compiled for the generic CPU."""
+    root = tmp_path / "install"
+    shutil.copytree(PACKAGE_DIR, root / "concordia_env", ignore=shutil.ignore_patterns("__pycache__", "_compiled"))
+    compiled = root / "concordia_env" / "_compiled"
+    build = _run(
+        root,
+        COUNT_BITS,
+        **{COMPILE_INTO_ENV: str(compiled), SHIPPED_ENV: "0", "NUMBA_CACHE_DIR": str(tmp_path / "build-cache")},
+        NUMBA_CPU_NAME=PORTABLE_CPU,
+        NUMBA_CPU_FEATURES="",
+    )
+    assert build.returncode == 0 and "compiles=" in build.stdout, build.stderr
+    (compiled / MANIFEST).write_text(json.dumps(_compiled_cache.build_facts()))
+    return root
+
+
+def _count_bits(root: Path, user_cache: Path) -> tuple[str, str]:
+    done = _run(root, COUNT_BITS, NUMBA_CACHE_DIR=str(user_cache))
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip(), done.stderr
+
+
+def test_the_shipped_code_is_used_without_compiling(shipped: Path, tmp_path: Path) -> None:
+    out, err = _count_bits(shipped, tmp_path / "user")
+    assert out == "compiles=0 bits=3" and "compiling" not in err
+
+
+def test_an_edited_rule_source_is_never_served_from_the_shipped_code(shipped: Path, tmp_path: Path) -> None:
+    source = shipped / "concordia_env" / "engine" / "rules" / "state_helpers.py"
+    text = source.read_text()
+    assert "        n += 1\n" in text
+    source.write_text(text.replace("        n += 1\n", "        n += 2\n", 1))  # the rule now counts double
+    out, err = _count_bits(shipped, tmp_path / "user")
+    assert out.endswith("bits=6") and not out.startswith("compiles=0"), out
+    assert "compiling the rules with numba" in err
+
+
+def test_an_edit_elsewhere_in_the_package_keeps_the_shipped_code(shipped: Path, tmp_path: Path) -> None:
+    renderer = shipped / "concordia_env" / "views" / "render" / "board_map.py"
+    renderer.write_text(renderer.read_text() + "\n# an edit the rules do not depend on\n")
+    assert _count_bits(shipped, tmp_path / "user")[0] == "compiles=0 bits=3"
+
+
+@pytest.mark.parametrize(
+    ("fact", "foreign"), [("numba", "0.0.1"), ("python", "2.7"), ("triple", "aarch64-unknown-linux-gnu")]
+)
+def test_another_numba_python_or_architecture_compiles_with_the_notice(
+    shipped: Path, tmp_path: Path, fact: str, foreign: str
+) -> None:
+    manifest = shipped / "concordia_env" / "_compiled" / MANIFEST
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), fact: foreign}))
+    out, err = _count_bits(shipped, tmp_path / "user")
+    assert out.endswith("bits=3") and not out.startswith("compiles=0"), out
+    assert err.count("compiling the rules with numba") == 1
+    assert f"its compiled code is for {fact} {foreign}" in err, err
+
+
+def test_code_compiled_for_another_cpu_is_not_served_from_the_shipped_folder(tmp_path: Path) -> None:
+    """The shipped entries are read under the generic CPU's key: code built for a named CPU never matches."""
+    root = tmp_path / "install"
+    shutil.copytree(PACKAGE_DIR, root / "concordia_env", ignore=shutil.ignore_patterns("__pycache__", "_compiled"))
+    compiled = root / "concordia_env" / "_compiled"
+    build = _run(
+        root,
+        COUNT_BITS,
+        **{COMPILE_INTO_ENV: str(compiled), SHIPPED_ENV: "0", "NUMBA_CACHE_DIR": str(tmp_path / "build-cache")},
+        NUMBA_CPU_NAME="skylake-avx512",
+    )
+    assert build.returncode == 0, build.stderr
+    (compiled / MANIFEST).write_text(json.dumps(_compiled_cache.build_facts()))
+    out, _ = _count_bits(root, tmp_path / "user")
+    assert out.endswith("bits=3") and not out.startswith("compiles=0"), out
+
+
+def test_every_compiled_function_of_the_package_uses_the_package_cache() -> None:
+    dispatchers = _compiled_cache.package_dispatchers()
+    assert len(dispatchers) > 300
+    assert _jit.PACKAGE_STAMPS
+    assert all(isinstance(d._cache, _compiled_cache.CompiledCache) for d in dispatchers)
