@@ -58,10 +58,11 @@ raises ``PositionError`` (a ``ValueError``), nothing changed. A position whose g
 opponents end before the learner decides ends the episode at once: ``reset`` returns the
 finished game (all-False mask, ``final_scores`` and ``winner`` in the info) and the first
 ``step`` returns ``terminated=True`` with the game's real terminal reward, whatever its
-action (not read; :mod:`.options_level`, "Starting from a position"). No other reset option is read: a key that names one of the options above
-(or of the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``,
-with nothing changed; any other key gives a ``UserWarning`` that it is ignored (but for
-PettingZoo's signature probe ``"options"``: see ``envs.env_checks.check_reset_options``). No
+action (not read; :mod:`.options_level`, "Starting from a position"). No other reset
+option is read: a key that names one of the options above (or of the game) raises
+``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with nothing changed;
+any other key gives a ``UserWarning`` that it is ignored (but for PettingZoo's signature
+probe ``"options"``: see ``envs.env_checks.check_reset_options``). No
 options and ``{}`` warn nothing.
 
 Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
