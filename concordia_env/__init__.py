@@ -20,7 +20,7 @@ with the package), and the ``concordia`` command (``concordia --help``):
   ``train`` extra): ``concordia_env.envs.sb3.SB3VecEnv``;
 * ``VectorGame``: many games on one 2-D state array, :mod:`concordia_env.envs.vector_game`;
 * ``OptionsPolicy``: the SB3 policy of the options level (``level="options"``; ``train`` extra),
-  :mod:`concordia_env.training.options_policy`;
+  :mod:`concordia_env.agents.options_policy`;
 * ``evaluate``: a model, callable or agent against the reference agents, :mod:`concordia_env.tools.evaluate`;
 * the agents (``random``, ``heuristic``, ``mcts``, ``learned``, ``policy``): :mod:`concordia_env.agents`.
 
@@ -65,7 +65,7 @@ _LAZY = {
     "ConcordiaVectorEnv": "envs.vector_env",
     "evaluate": "tools.evaluate",
     # the options level's SB3 policy (needs the train extra: torch, stable-baselines3, sb3-contrib)
-    "OptionsPolicy": "training.options_policy",
+    "OptionsPolicy": "agents.options_policy",
 }
 #: lazy names that need an extra: name -> (extra, the modules it brings that the name imports)
 _LAZY_EXTRAS = {"OptionsPolicy": ("train", ("torch", "stable_baselines3", "sb3_contrib"))}

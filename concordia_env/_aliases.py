@@ -52,6 +52,10 @@ RENAMED_FILES: dict[str, str] = {
     "training.report": "training.run_report",
     "training.rllib": "training.rllib_ppo",
     "training.afterstate": "training.afterstate_learning",
+    # the options level's SB3 policy and network moved down to the agent that plays them (issue 51);
+    # files saved before name the old module in their pickles
+    "training.options_policy": "agents.options_policy",
+    "training.options_net": "agents.options_net",
 }
 
 #: old module name -> new module name (a package entry covers its submodules too)

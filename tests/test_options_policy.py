@@ -18,8 +18,8 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 
 import concordia_env
-from concordia_env.training.options_net import MASKED_LOGIT, OptionsNet
-from concordia_env.training.options_policy import OptionsPolicy
+from concordia_env.agents.options_net import MASKED_LOGIT, OptionsNet
+from concordia_env.agents.options_policy import OptionsPolicy
 
 K, F, OBS = 6, 5, 4
 #: the synthetic rows' "utility" is column 0 (the real features' is UTILITY_INDEX)

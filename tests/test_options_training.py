@@ -18,9 +18,9 @@ import torch as th
 from sb3_contrib import MaskablePPO
 
 from concordia_env import OptionsPolicy, SingleAgentEnv
+from concordia_env.agents.options_policy import options_agent
 from concordia_env.tools import cli
 from concordia_env.training import ppo_options
-from concordia_env.training.options_policy import options_agent
 from concordia_env.training.run_evaluation import OptionsAgent, evaluate
 
 

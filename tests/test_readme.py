@@ -23,7 +23,10 @@ def test_readme_has_python_blocks() -> None:
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_block_runs_and_ends(index: int, capsys: pytest.CaptureFixture[str]) -> None:
+def test_readme_block_runs_and_ends(
+    index: int, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a block may save a file (the options block saves its model)
     previous = signal.signal(signal.SIGALRM, _too_long)
     signal.alarm(LIMIT_SECONDS)
     try:

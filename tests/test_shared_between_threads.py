@@ -130,3 +130,38 @@ def test_the_per_decision_calls_lock_inline_and_every_other_public_method_is_wra
         if inspect.isfunction(value) and not name.startswith("_") and name not in (*Game.LOCKS_INLINE, *Game.LOCK_FREE)
     ]
     assert wrapped and all(hasattr(vars(Game)[name], "__wrapped__") for name in wrapped)
+
+
+def test_two_threads_stepping_one_options_level_env_see_each_decision_s_own_options() -> None:
+    """The env's option arrays change under the batch's lock with the rows they describe.
+
+    Each thread reads the option masks and steps a kept option of every row. Without the
+    lock, a thread's step could read options of one decision beside rows of another: the
+    batch then refused "an action of another decision", or took an option whose action was
+    illegal. With it, a stale choice is at worst an option the current decision does not
+    have ("is masked"), and every kept option is an action of its row's decision.
+    """
+    from concordia_env import ConcordiaVectorEnv
+
+    env = ConcordiaVectorEnv(8, opponents="heuristic", level="options", max_options=16, seed=4)
+    env.reset()
+    refusals: list[str] = []
+
+    def stepper(k: int) -> None:
+        rng = np.random.default_rng(k)
+        for _ in range(150):
+            masks = env.action_masks()
+            options = np.array([rng.choice(np.flatnonzero(row)) for row in masks])
+            try:
+                env.step(options)
+            except IllegalActionError as err:
+                refusals.append(str(err))
+
+    assert _together([lambda: stepper(0), lambda: stepper(1)]) == []
+    assert len(refusals) < 300, "the threads did step"
+    assert all("is masked" in refusal for refusal in refusals), [r for r in refusals if "is masked" not in r][:3]
+    legal, options = env.games.legal_masks(), env.options
+    assert options is not None
+    for row in range(env.num_envs):
+        count = int(options.counts[row])
+        assert count > 0 and legal[row, options.plans[row, :count, 0]].all(), row

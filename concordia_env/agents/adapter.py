@@ -19,7 +19,10 @@ the game behind them is ``env.unwrapped.game``. :class:`PettingZooAgent` bridges
 * ``act(observation)`` without ``env``: only for agents that can play from the observation
   and its action mask alone (those with an ``act_observation(observation, mask)`` method,
   such as :class:`~concordia_env.agents.policy.PolicyAgent`); any other agent raises ``ValueError``
-  asking for ``env``, because it needs the engine game to plan.
+  asking for ``env``, because it needs the engine game to plan. An options-level model
+  (``PettingZooAgent("policy", path="opt.zip")``) plays from the observation alone in an env
+  with ``level="options"`` (it picks one of the env's options), and in a flat env with ``env``
+  (it computes the options from the game, as the env would).
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ class PettingZooAgent:
             )
         if not isinstance(observation, dict) or "action_mask" not in observation:
             raise ValueError("without env, act() needs the PettingZoo observation dict with 'action_mask'")
+        if "options" in observation:  # an env with level="options": the agent picks one of the env's own options
+            return int(act_observation(observation, observation["action_mask"]))
         return int(act_observation(observation["observation"], observation["action_mask"]))
 
     def __repr__(self) -> str:

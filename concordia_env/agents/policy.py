@@ -1,10 +1,25 @@
-"""``policy``: play a trained ``sb3_contrib.MaskablePPO`` model.
+"""``policy``: play a trained ``sb3_contrib.MaskablePPO`` model, of either level.
 
-The model sees what the Gymnasium wrapper :class:`concordia_env.SingleAgentEnv` feeds the
-learner: ``game.observation(game.current_player)`` and the legal mask ``game.legal_mask()``.
-With ``deterministic=True`` (default) the agent plays the most probable legal action;
-otherwise it samples from the masked distribution with its own seeded generator, so a
-game is reproducible from ``reset(seed)``.
+One agent for every trained model, in memory (:meth:`PolicyAgent.from_model`, what
+``concordia_env.evaluate(model)`` plays) or saved (``policy:model.zip``, what ``concordia
+evaluate``, ``tournament``, ``bench ladder``, ``replay --play``, ``web --vs`` and
+``PettingZooAgent`` build):
+
+* **flat** (``MaskablePPO("MlpPolicy", SingleAgentEnv() or SB3VecEnv())``): the model sees
+  what :class:`concordia_env.SingleAgentEnv` feeds the learner,
+  ``game.observation(game.current_player)`` and the legal mask ``game.legal_mask()``, and
+  picks one of ``NUM_ACTIONS`` actions;
+* **options** (``MaskablePPO(OptionsPolicy, env)`` on an env with ``level="options"``): the
+  agent computes the decision's turn options as the env does
+  (:class:`~concordia_env.agents.options_agent.OptionsAgent`: the same determinization,
+  order and features, with the model's own ``max_options`` and features version), the
+  model picks one and the agent plays its first action. A saved file says its level
+  (:mod:`concordia_env.agents.options_policy`, "What a saved model says").
+
+With ``deterministic=True`` (default) the agent plays the most probable legal action (or
+option); otherwise it samples from the masked distribution with its own seeded generator,
+so a game is reproducible from ``reset(seed)``. A model of neither kind is refused in one
+line that says what it is and what the agent takes.
 
 torch and sb3-contrib (the ``train`` extra) are imported when the agent is built, not when
 ``agents`` is imported: the other agents do not need them. Without them, building the agent
@@ -33,6 +48,7 @@ import io
 import json
 import pickle
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +60,7 @@ from concordia_env.engine.errors import ArgumentTypeError, short_repr
 
 from .base import Agent
 from .option_checks import bool_option
+from .options_agent import OptionsAgent
 
 #: what the safe loader's unpickler may build: plain containers and torch's activation classes
 SAFE_GLOBALS = {
@@ -54,7 +71,16 @@ SAFE_GLOBALS = {
         ("torch.nn.modules.activation", name)
         for name in ("ReLU", "Tanh", "ELU", "LeakyReLU", "SiLU", "GELU", "Sigmoid", "Softplus", "Mish")
     ),
+    # the options level's features extractor (its policy_kwargs may name it)
+    ("concordia_env.agents.options_policy", "OptionsExtractor"),
 }
+#: the levels a model plays (``envs.options_level.LEVELS``)
+FLAT, OPTIONS = "flat", "options"
+#: what the agent takes, for the refusals' messages
+TAKES = (
+    "a MaskablePPO (sb3_contrib) model of this game: flat (MlpPolicy on SingleAgentEnv or SB3VecEnv, "
+    f"{NUM_ACTIONS} actions) or of the options level (OptionsPolicy on an env with level='options')"
+)
 
 
 class UnsafeModelError(ValueError):
@@ -99,7 +125,8 @@ class PolicyAgent(Agent):
         self.deterministic = bool_option(deterministic, "deterministic", agent=self.name)
         self.trusted = bool_option(trusted, "trusted", agent=self.name)
         with needs_extra("the policy agent"):  # without torch and sb3-contrib: one line naming the extra
-            self.policy: Any = load_policy(path, device) if not self.trusted else _load_trusted(path, device)
+            policy = load_policy(path, device) if not self.trusted else _load_trusted(path, device)
+            self._set_policy(policy, str(path))
 
     @classmethod
     def from_model(cls, model: Any, deterministic: bool = True, seed: int | None = None) -> PolicyAgent:
@@ -109,21 +136,37 @@ class PolicyAgent(Agent):
         """
         policy = getattr(model, "policy", model)
         if not callable(getattr(policy, "get_distribution", None)):
-            raise ArgumentTypeError(
-                f"a policy model is a MaskablePPO or its MaskableActorCriticPolicy, got {short_repr(model)}"
-            )
+            raise ArgumentTypeError(f"the policy agent takes {TAKES}; got {short_repr(model)}")
         agent = cls.__new__(cls)
         Agent.__init__(agent, seed)
         agent.path = None
         agent.deterministic = bool_option(deterministic, "deterministic", agent=cls.name)
         agent.trusted = True
-        agent.policy = policy
+        with needs_extra("the policy agent"):
+            agent._set_policy(policy, f"a {type(model).__name__} model")
         return agent
 
+    def _set_policy(self, policy: Any, what: str) -> None:
+        """Play ``policy`` (``what``: the file or model, for messages), at the level its spaces say."""
+        self.level, self.max_options, self.features_version = level_of(policy, what)
+        self.policy = policy
+        self._options: OptionsAgent | None = None
+        if self.level == OPTIONS:
+            self._options = OptionsAgent(self._choose_option, self.max_options, self.features_version)
+            self._options.rng = self.rng  # one generator: the options' determinizations and the sampling
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if self._options is not None:
+            self._options.rng = self.rng
+
     def __deepcopy__(self, memo: dict[int, Any]) -> PolicyAgent:
-        """A copy with its own generator that shares the network (no game changes its weights)."""
+        """A copy with its own generator (and option arrays) that shares the network (no game changes its weights)."""
         clone = copy.copy(self)
         clone.rng = copy.deepcopy(self.rng, memo)
+        if self._options is not None:
+            clone._options = OptionsAgent(clone._choose_option, self.max_options, self.features_version)
+            clone._options.rng = clone.rng
         return clone
 
     @property
@@ -131,10 +174,27 @@ class PolicyAgent(Agent):
         return "policy (in memory)" if self.path is None else f"policy:{self.path}"
 
     def act(self, game: Game) -> int:
+        if self._options is not None:
+            return self._options.act(game)  # the env's options of this decision, the model's pick among them
         return self.act_observation(game.observation(game.current_player), game.legal_mask())
 
-    def act_observation(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The action for an observation and its legal mask (no engine game needed)."""
+    def act_observation(self, observation: Any, action_mask: np.ndarray) -> int:
+        """The action for an observation and its legal mask (no engine game needed).
+
+        At the options level ``observation`` is the options level's dict (``observation``,
+        ``options``, ``action_mask``: an env with ``level="options"``) and the answer an
+        option's index; a flat observation is refused (the options come from the game:
+        :meth:`act`).
+        """
+        if (self.level == OPTIONS) != isinstance(observation, Mapping):
+            raise ValueError(
+                f"{self.spec} plays the {self.level} level: give it "
+                + (
+                    "the options level's observation dict (an env with level='options'), or the game (act(game))"
+                    if self.level == OPTIONS
+                    else "the flat observation array"
+                )
+            )
         probs = self.action_probabilities(observation, action_mask)
         if self.deterministic:
             return int(np.argmax(probs))
@@ -148,13 +208,60 @@ class PolicyAgent(Agent):
         if not mask.any():
             raise ValueError("no legal action in the mask (is the game over?)")
         policy = self.policy
-        obs, _ = policy.obs_to_tensor(np.asarray(observation, dtype=np.float32))
+        given = (
+            {key: np.asarray(value, dtype=np.float32) for key, value in observation.items()}
+            if isinstance(observation, Mapping)
+            else np.asarray(observation, dtype=np.float32)
+        )
+        obs, _ = policy.obs_to_tensor(given)
         with torch.no_grad():
             dist = policy.get_distribution(obs, action_masks=mask[None, :])
             probs = dist.distribution.probs[0].cpu().numpy().astype(np.float64)
         probs = np.where(mask, probs, 0.0)
         total = probs.sum()
         return probs / total if total > 0 else mask / mask.sum()
+
+    def _choose_option(self, observation: dict[str, np.ndarray]) -> int:
+        """The option the model picks in an options-level observation (its ``choose`` for :class:`OptionsAgent`)."""
+        return self.act_observation(observation, observation["action_mask"])
+
+
+def level_of(policy: Any, what: str) -> tuple[str, int, int]:
+    """``(level, max_options, features_version)`` of an SB3 policy (0, 0 at the flat level); else ``ValueError``.
+
+    ``what`` names the model in the message, which says what the policy is and what the agent takes.
+    """
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from concordia_env.engine.observation import OBS_SIZE
+    from concordia_env.strategy.afterstate_scorer import features_version
+
+    from .options_policy import options_shape
+
+    observation, action = policy.observation_space, policy.action_space
+    shown = f"{what} ({type(policy).__name__}, observations {observation}, actions {action})"
+    if not isinstance(policy, MaskableActorCriticPolicy):
+        raise ValueError(f"{shown} is not a MaskablePPO policy; the policy agent takes {TAKES}")
+    if isinstance(observation, spaces.Dict):
+        try:
+            size, max_options, width = options_shape(observation, action)
+            version = features_version(width)
+        except ValueError as err:
+            raise ValueError(
+                f"{shown} is no options-level model of this game ({err}); the agent takes {TAKES}"
+            ) from None
+        level = (OPTIONS, max_options, version)
+    elif isinstance(action, spaces.Discrete) and int(action.n) == NUM_ACTIONS and observation.shape is not None:
+        size, level = int(np.prod(observation.shape)), (FLAT, 0, 0)
+    else:
+        raise ValueError(f"{shown} is no model of this game; the policy agent takes {TAKES}")
+    if size != OBS_SIZE:
+        raise ValueError(
+            f"{shown} sees observations of {size} values, this game's have {OBS_SIZE} (observation_version=1): "
+            f"train it on an env of the current observation version"
+        )
+    return level
 
 
 # ---------------------------------------------------------------------- loading
@@ -184,21 +291,19 @@ def _plain_entry(data: dict[str, Any], key: str) -> Any:
 
 
 def load_policy(path: Path, device: str = "cpu") -> Any:
-    """The ``MaskableActorCriticPolicy`` saved in ``path``, read without running code from the file.
+    """The ``MaskableActorCriticPolicy`` in ``path`` (flat, or an ``OptionsPolicy``), read without running its code.
 
     Raises :class:`UnsafeModelError` for a file that needs more than weights, JSON and
-    torch's activation classes, and ``ValueError`` for one that is no MaskablePPO model of
-    this game.
+    torch's activation classes, and ``ValueError`` (one line naming what the file is) for
+    one that is no MaskablePPO model of this game.
     """
-    import gymnasium
     import torch
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     try:
         with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
+            names = archive.namelist()
             if "policy.pth" not in names:
-                raise ValueError(f"{path} is not a saved MaskablePPO model (no policy.pth)")
+                raise ValueError(f"{path} is {_zip_kind(path, names)}, not a saved MaskablePPO model (no policy.pth)")
             data = json.loads(archive.read("data").decode()) if "data" in names else {}
             with archive.open("policy.pth") as f:
                 weights = torch.load(io.BytesIO(f.read()), map_location=device, weights_only=True)
@@ -212,20 +317,97 @@ def load_policy(path: Path, device: str = "cpu") -> Any:
         raise UnsafeModelError(
             f"{path} cannot be read without running code from it: {err} (trusted=True loads your own files)"
         ) from None
-    if not isinstance(weights, dict) or not isinstance(kwargs, dict):
+    if not isinstance(weights, dict) or not isinstance(kwargs, dict) or not isinstance(data, dict):
         raise ValueError(f"{path} is not a saved MaskablePPO model")
-    first = weights.get("mlp_extractor.policy_net.0.weight", weights.get("action_net.weight"))
-    actions = weights.get("action_net.weight")
-    if first is None or actions is None or first.ndim != 2 or actions.shape[0] != NUM_ACTIONS:
-        raise ValueError(f"{path} is not a MaskablePPO model of this game ({NUM_ACTIONS} actions)")
-    observation_space = gymnasium.spaces.Box(-np.inf, np.inf, shape=(int(first.shape[1]),), dtype=np.float32)
-    action_space: gymnasium.spaces.Discrete = gymnasium.spaces.Discrete(NUM_ACTIONS)
+    if any(key.startswith("features_extractor.encoder.") for key in weights):
+        policy = _options_policy(path, weights, data, kwargs)
+    else:
+        policy = _flat_policy(path, weights, data, kwargs)
     try:
-        policy = MaskableActorCriticPolicy(observation_space, action_space, lambda _: 0.0, **kwargs)
         policy.load_state_dict(weights)
     except (TypeError, RuntimeError, ValueError, KeyError) as err:
         raise ValueError(f"{path}: its weights do not fit the policy its file describes: {str(err)[:200]}") from None
     return policy.to(device).eval()
+
+
+def _flat_policy(path: Path, weights: dict[str, Any], data: dict[str, Any], kwargs: dict[str, Any]) -> Any:
+    """A flat ``MaskableActorCriticPolicy`` of the shape the weights have (its weights not yet loaded)."""
+    import gymnasium
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    first = weights.get("mlp_extractor.policy_net.0.weight", weights.get("action_net.weight"))
+    actions = weights.get("action_net.weight")
+    if first is None or actions is None or first.ndim != 2 or actions.shape[0] != NUM_ACTIONS:
+        outputs = "no action net" if actions is None else f"{int(actions.shape[0])} actions"
+        raise ValueError(
+            f"{path} is a saved model of {_policy_class(data)} with {outputs}: not a model this agent plays; "
+            f"it takes {TAKES}"
+        )
+    observation_space = gymnasium.spaces.Box(-np.inf, np.inf, shape=(int(first.shape[1]),), dtype=np.float32)
+    action_space: gymnasium.spaces.Discrete = gymnasium.spaces.Discrete(NUM_ACTIONS)
+    try:
+        return MaskableActorCriticPolicy(observation_space, action_space, lambda _: 0.0, **kwargs)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{path}: its policy_kwargs do not build a policy: {str(err)[:200]}") from None
+
+
+def _options_policy(path: Path, weights: dict[str, Any], data: dict[str, Any], kwargs: dict[str, Any]) -> Any:
+    """An ``OptionsPolicy`` of the level the file says (its weights not yet loaded).
+
+    The level is the weights' ``options_level`` buffer; a file saved before it existed is
+    read off the observation space SB3 describes in the file's data, where that is unambiguous.
+    """
+    import gymnasium
+
+    from concordia_env.envs.options_level import options_space
+    from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS
+
+    from .options_policy import OptionsPolicy, level_from_space_text, saved_level
+
+    space = data.get("observation_space")
+    level = saved_level(weights) or level_from_space_text(
+        str(space.get("spaces", "")) if isinstance(space, dict) else ""
+    )
+    if level is None:
+        raise ValueError(
+            f"{path} is an options-level MaskablePPO model (OptionsPolicy) whose max_options and features version "
+            f"neither its weights nor its data say: load it (MaskablePPO.load) and evaluate the model in memory"
+        )
+    max_options, version, size = level
+    if version not in FEATURE_COUNTS:
+        raise ValueError(f"{path} is an OptionsPolicy of option rows no features version has: not a model of this game")
+    flat = gymnasium.spaces.Box(-np.inf, np.inf, shape=(size,), dtype=np.float32)
+    try:
+        return OptionsPolicy(
+            options_space(flat, max_options, version), gymnasium.spaces.Discrete(max_options), lambda _: 0.0, **kwargs
+        )
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{path}: its policy_kwargs do not build an OptionsPolicy: {str(err)[:200]}") from None
+
+
+def _zip_kind(path: Path, names: list[str]) -> str:
+    """What a zip archive without a policy holds, in a few words (a numpy archive: the learned agent's kind)."""
+    if names and all(name.endswith(".npy") for name in names):
+        return f"a numpy archive (.npz; a learned-agent model plays as learned:{path})"
+    shown = ", ".join(names[:4]) + (", ..." if len(names) > 4 else "")
+    return f"a zip archive of {len(names)} file(s) ({shown or 'empty'})"
+
+
+def _policy_class(data: dict[str, Any]) -> str:
+    """The policy class a saved SB3 model names, read off its pickle's text without unpickling it."""
+    import base64
+    import pickletools
+
+    entry = data.get("policy_class")
+    if not isinstance(entry, dict) or not isinstance(entry.get(":serialized:"), str):
+        return "an unknown policy"
+    try:
+        strings = [
+            arg for _, arg, _ in pickletools.genops(base64.b64decode(entry[":serialized:"])) if isinstance(arg, str)
+        ]
+    except Exception:  # a damaged pickle: say so rather than fail on the message
+        return "an unreadable policy class"
+    return ".".join(strings[-2:]) if len(strings) >= 2 else "an unknown policy"
 
 
 def _load_trusted(path: Path, device: str) -> Any:

@@ -53,11 +53,16 @@ Options
 ``reset(options={"position": p})`` starts the episode from a copy of position ``p`` (a
 :class:`~concordia_env.Game`, its JSON text or its dict) instead of a new game, at both
 levels; the seed still draws the seat and seeds the opponents. A position of another map or
-player count, or of a game that is over, raises ``PositionError`` (a ``ValueError``),
-nothing changed. No other reset option is read: a key that names one of the options above
-(or of the game) raises ``ValueError`` and a value that is not a dict ``ArgumentTypeError``,
-with nothing changed; any other key gives a ``UserWarning`` that it is ignored (but for
-PettingZoo's signature probe ``"options"``: see ``envs.env_checks.check_reset_options``). No
+player count, of a game that is over, or a ``Game`` whose state fails the state check
+raises ``PositionError`` (a ``ValueError``), nothing changed. A position whose game the
+opponents end before the learner decides ends the episode at once: ``reset`` returns the
+finished game (all-False mask, ``final_scores`` and ``winner`` in the info) and the first
+``step`` returns ``terminated=True`` with the game's real terminal reward, whatever its
+action (not read; :mod:`.options_level`, "Starting from a position"). No other reset
+option is read: a key that names one of the options above (or of the game) raises
+``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with nothing changed;
+any other key gives a ``UserWarning`` that it is ignored (but for PettingZoo's signature
+probe ``"options"``: see ``envs.env_checks.check_reset_options``). No
 options and ``{}`` warn nothing.
 
 Rewards (see :mod:`concordia_env.envs.rewards` for the table): the terminal kinds are 0
@@ -328,6 +333,8 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
             raise ResetNeededError(f"the episode broke ({self._broken}); call reset() first")
         if self._episode_over:
             raise ResetNeededError("the episode is over; call reset() first")
+        if self.game.is_over():  # only from a start position the opponents ended: see "Starting from a position"
+            return self._end_before_a_decision()
         try:
             if self.options is None:
                 self.game.step(action)  # the one check of the action: Game.step refuses any value but a legal index
@@ -411,6 +418,12 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
         self._episode_over = True
         self._no_decision()
         return OpponentError(message, seat, spec)
+
+    def _end_before_a_decision(self) -> tuple[Any, float, bool, bool, dict]:
+        """The first step of an episode whose game the opponents ended in ``reset``: its real end, action unread."""
+        reward = float(self._rewarder.after(self.game)[self.seat])
+        self._episode_over = True
+        return self._observation(), reward, True, False, self._info()
 
     def _end_illegally(self, err: IllegalActionError) -> tuple[Any, float, bool, bool, dict]:
         """illegal_action="penalize": the episode terminates with ILLEGAL_REWARD (the game stays as it was)."""

@@ -74,9 +74,19 @@ Every form, at both levels, takes ``reset(options={"position": p})``: ``p`` is a
 :class:`~concordia_env.Game`, a position as JSON text (``Game.to_json``) or as its dict
 (``Game.to_dict``; ``docs/position-format.md``). The episode starts from a copy of it (the
 seed still seeds the seats, the opponents and the options' determinizations). A position
-of another map or player count, one whose game is over, or a value that is no position is
-refused with :class:`~concordia_env.engine.position.PositionError` (a ``ValueError``),
-nothing changed (:func:`concordia_env.envs.env_checks.check_reset_options`).
+of another map or player count, one whose game is over, a ``Game`` whose state fails the
+state check (one built from an edited array with ``with_state(state, check=False)``) or a
+value that is no position is refused with :class:`~concordia_env.engine.position.PositionError`
+(a ``ValueError``, one line), nothing changed (:func:`concordia_env.envs.env_checks.check_reset_options`).
+
+A position whose game the opponents end before the learner decides (its last turn, the
+learner's seat done) **ends the episode at once with its real result**, in every form with
+a learner seat: ``SingleAgentEnv``'s ``reset`` shows the finished game (an all-False mask,
+the infos' final scores and winner) and its first step ends it (``terminated``, the real
+terminal reward; the action is not read, as in Gymnasium's next-step autoreset); a row of
+``ConcordiaVectorEnv``, ``SB3VecEnv`` or ``VectorGame(opponents=...)`` ends in ``reset``
+(its ``final_obs`` and ``final_info`` in the reset's infos) and starts its next game. The
+PettingZoo envs have no learner seat: the position's current agent decides.
 """
 
 from __future__ import annotations

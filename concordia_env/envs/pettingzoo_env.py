@@ -134,8 +134,9 @@ Options
 :class:`~concordia_env.Game` (its ``state`` is read-only: see ``Game``, "Who owns the state").
 ``level``, ``max_options``, ``granularity`` and ``features_version`` (see "Options level").
 ``reset(options={"position": p})`` starts the game from a copy of position ``p`` (a ``Game``,
-its JSON text or dict), at both levels; one of another map or player count, or of a finished
-game, raises ``PositionError`` (a ``ValueError``), nothing changed. No other reset option is
+its JSON text or dict), at both levels; one of another map or player count, of a finished
+game, or a ``Game`` whose state fails the state check (built with ``with_state(state,
+check=False)``), raises ``PositionError`` (a ``ValueError``), nothing changed. No other reset option is
 read: a key that names one of the options above (``{"map": "imperium"}``) raises
 ``ValueError`` and a value that is not a dict ``ArgumentTypeError``, with nothing changed;
 any other key gives a ``UserWarning`` that it is ignored, except the ``{"options": 1}`` that

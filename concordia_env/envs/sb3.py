@@ -18,6 +18,11 @@ dicts of arrays (``observation``, ``options``, ``action_mask``; SB3's ``Dict`` o
 space, what ``concordia_env.OptionsPolicy`` reads), the actions option indices
 (``Discrete(max_options)``) and ``action_masks()`` / ``env_method("action_masks")`` the
 option masks; a ``terminal_observation`` is a dict of that row's arrays.
+
+Starting from a position, at both levels: ``reset(options={"position": p})`` or SB3's own
+``env.set_options({"position": p})`` before the next ``reset()`` (what ``model.learn``
+calls): every row's first game starts from ``p`` (the vector env's "Reset options"). Like
+``seed(s)``, options serve one reset.
 """
 
 from __future__ import annotations
@@ -55,12 +60,33 @@ class SB3VecEnv(VecEnv):
         self._actions: np.ndarray | None = None
         self._next_seed: int | None = options.get("seed")
 
-    def reset(self) -> np.ndarray:
-        obs, infos = self.env.reset(seed=self._next_seed)
+    def reset(self, *, options: dict[str, Any] | None = None) -> Any:
+        """Every row starts over: the observations (infos in ``reset_infos``).
+
+        ``options`` are the vector env's reset options (``{"position": p}``: every row's
+        first game starts from position ``p``); without them, what SB3's ``set_options``
+        set for this reset (one dict for every row: the rows of a batch start from one
+        position). Like the seed, they serve one reset; a refused reset changes nothing and
+        keeps them. A row whose game the opponents end before the learner decides (a
+        position's last turn) has already gone on to its next game: its ``reset_infos``
+        entry holds ``terminal_observation`` and ``final_info``, as a step's would.
+        """
+        given = self._options_of_reset() if options is None else options
+        obs, infos = self.env.reset(seed=self._next_seed, options=given)
         self._next_seed = None
-        seats = infos["learner_seat"]
-        self.reset_infos = [{"learner_seat": int(seat)} for seat in seats]
+        self._reset_options()
+        self.reset_infos = self._row_infos(infos, infos.get("_final_info", np.zeros(self.num_envs, dtype=np.bool_)))
         return obs
+
+    def _options_of_reset(self) -> dict[str, Any] | None:
+        """What ``set_options`` asked for: one dict for every row, or None (different dicts: ValueError)."""
+        first = self._options[0]
+        if any(other is not first and other != first for other in self._options[1:]):
+            raise ValueError(
+                "set_options: the rows of a batch start from one position; give one dict for all of them "
+                "(env.set_options({'position': p})), not one per row"
+            )
+        return dict(first) if first else None
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
@@ -71,15 +97,19 @@ class SB3VecEnv(VecEnv):
         actions, self._actions = self._actions, None  # refused actions are not sent again by the next call
         obs, rewards, terminations, truncations, infos = self.env.step(actions)
         dones = terminations | truncations
-        row_infos: list[dict[str, Any]] = [{"learner_seat": int(seat)} for seat in infos["learner_seat"]]
+        row_infos = self._row_infos(infos, dones)
         for row in np.flatnonzero(dones):
-            final = {key: value[row] for key, value in infos["final_info"].items() if not key.startswith("_")}
-            row_infos[row].update(
-                terminal_observation=infos["final_obs"][row],
-                final_info=final,
-                **{"TimeLimit.truncated": bool(truncations[row] and not terminations[row])},
-            )
+            row_infos[row]["TimeLimit.truncated"] = bool(truncations[row] and not terminations[row])
         return obs, rewards.astype(np.float32), dones, row_infos
+
+    @staticmethod
+    def _row_infos(infos: dict[str, Any], ended: np.ndarray) -> list[dict[str, Any]]:
+        """SB3's infos, one dict per row: ``learner_seat``, and in the rows ``ended`` the finished game."""
+        row_infos: list[dict[str, Any]] = [{"learner_seat": int(seat)} for seat in infos["learner_seat"]]
+        for row in np.flatnonzero(ended):
+            final = {key: value[row] for key, value in infos["final_info"].items() if not key.startswith("_")}
+            row_infos[row].update(terminal_observation=infos["final_obs"][row], final_info=final)
+        return row_infos
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every row (bool, n × NUM_ACTIONS; options level: n × max_options)."""

@@ -62,6 +62,18 @@ Reset options
 ``p`` (a ``Game``, its JSON text or dict, of this map and player count, else
 ``PositionError``); the seeds still seat the learner and seed the opponents and the later
 games. Any other key that names a constructor option raises ``ValueError``, nothing changed.
+A row whose opponents end the position's game before its learner decides (its last turn,
+the learner's seat done) ends at once: ``reset``'s infos hold its ``final_obs`` and
+``final_info`` (``_final_info`` marks the rows), as a step's do, and the row has already
+started its next game (seed ``s + i + num_envs``), so every row has a decision.
+
+Threads
+-------
+One env may be stepped from several threads: ``reset``, ``step``, ``action_masks`` and
+``action_space.sample()`` hold the batch's lock (``VectorGame.lock``) for the whole call,
+so the option arrays (options level) always belong to the rows' current decisions. Calls
+run one after another; an option chosen from masks that another thread's step has since
+replaced is checked against the current decision (masked: ``IllegalActionError``).
 
 Seats and seeds
 ---------------
@@ -160,7 +172,8 @@ class LegalBatchActionSpace(spaces.MultiDiscrete):
             if self._options is None:
                 return self._games.sample_actions(self.np_random)
             out = np.empty(self._games.n, dtype=np.int64)
-            sample_rows(self._options.mask.view(np.bool_), self.np_random.random(self._games.n), out)
+            with self._games.lock:  # the option masks of the rows as they are now
+                sample_rows(self._options.mask.view(np.bool_), self.np_random.random(self._games.n), out)
             return out
         return super().sample(mask=mask, probability=probability)
 
@@ -237,6 +250,33 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         self, *, seed: int | Sequence[int] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Every row starts over (row i with seed ``seed + i``); see "Seats and seeds" and "Reset options"."""
+        with self.games.lock:  # the option arrays change with the rows (see "Threads")
+            return self._reset(seed, options)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One learner decision in every row, the opponents' replies, same-step autoreset."""
+        with self.games.lock:  # the option arrays change with the rows (see "Threads")
+            return self._step(actions)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every row, bool (n, NUM_ACTIONS) (a copy).
+
+        At the options level: every row's option mask, bool (n, max_options).
+        """
+        with self.games.lock:
+            if self.options is not None:
+                return self.options.mask.astype(np.bool_)
+            return self.games.legal_masks().copy()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        games = self.__dict__.get("games")  # absent when the constructor refused its options
+        if games is not None:
+            games.close()
+
+    # ------------------------------------------------------------------ internals
+    def _reset(
+        self, seed: int | Sequence[int] | None, options: dict[str, Any] | None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         games = self.games
         position = check_reset_options(options, games.map.name, games.num_players)
         base = self._base_seed(seed)
@@ -247,10 +287,14 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None or base is not None:
             self.action_space.seed(games.seed)
         self._compute_options()
-        return self._observations(), self._infos()
+        infos: dict[str, Any] = {}
+        for row in np.flatnonzero(games.dones):  # a position the opponents ended: its result, the row's next game
+            obs, final = self._finished(int(row), games.last_infos)
+            infos = self._add_info(infos, {"final_obs": obs, "final_info": final}, int(row))
+        infos.update(self._infos())
+        return self._observations(), infos
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """One learner decision in every row, the opponents' replies, same-step autoreset."""
+    def _step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         games = self.games
         seats = games.learner_seats
         assert seats is not None  # the batch has opponents: the constructor made it so
@@ -276,17 +320,7 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         infos: dict[str, Any] = {}
         for row in ended:
             if terminations[row]:
-                info = game_infos["final_info"][row]
-                obs = self._final_observation(game_infos["final_observation"][row][seats[row]])
-                final = {
-                    "final_scores": info["final_scores"],
-                    "scores": info["final_scores"],
-                    "winner": int(info["winner"]),
-                    "learner_seat": int(seats[row]),
-                    "seed": int(info["seed"]),
-                    "decisions": int(info["decisions"]),
-                    "truncated": False,
-                }
+                obs, final = self._finished(int(row), game_infos)
             else:
                 obs = self._row_observation(int(row))
                 final = {
@@ -311,21 +345,6 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
         infos.update(self._infos())
         return self._observation_now(), rewards, terminations, truncations, infos
 
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every row, bool (n, NUM_ACTIONS) (a copy).
-
-        At the options level: every row's option mask, bool (n, max_options).
-        """
-        if self.options is not None:
-            return self.options.mask.astype(np.bool_)
-        return self.games.legal_masks().copy()
-
-    def close_extras(self, **kwargs: Any) -> None:
-        games = self.__dict__.get("games")  # absent when the constructor refused its options
-        if games is not None:
-            games.close()
-
-    # ------------------------------------------------------------------ internals
     def _base_seed(self, seed: int | Sequence[int] | None) -> int | None:
         """Gymnasium's vector seeds: one int (row i gets ``seed + i``) or that very list; others are refused."""
         if seed is None:
@@ -367,6 +386,21 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
             "options": opts.features[row].copy(),
             "action_mask": opts.mask[row].copy(),
         }
+
+    def _finished(self, row: int, game_infos: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+        """Row ``row``'s finished game as the infos show it: its last observation (the learner's) and result."""
+        info = game_infos["final_info"][row]
+        seat = int(info["learner_seat"])
+        final = {
+            "final_scores": info["final_scores"],
+            "scores": info["final_scores"],
+            "winner": int(info["winner"]),
+            "learner_seat": seat,
+            "seed": int(info["seed"]),
+            "decisions": int(info["decisions"]),
+            "truncated": False,
+        }
+        return self._final_observation(game_infos["final_observation"][row][seat]), final
 
     def _final_observation(self, flat: np.ndarray) -> Any:
         """A finished game's last observation at the env's level (at the options level: no options left)."""

@@ -44,7 +44,9 @@ threads); Python only builds the infos of the rows that finished.
 Starting from a position, whole turns
 -------------------------------------
 ``reset(seed, position=p)`` starts every row's first game from a copy of position ``p``
-instead of a new game (later games are new, with their seeds). With opponents,
+instead of a new game (later games are new, with their seeds). With opponents, a row whose
+opponents end that game before the caller decides finishes in ``reset``: ``dones`` marks
+it, ``last_infos`` holds its result as a step's infos would, and it starts its next game. With opponents,
 ``step_turns(plans, lengths)`` lets each row's learner play a planned turn (the options
 level's ``granularity="turn"``, :mod:`concordia_env.envs.options_level`) where ``step``
 takes one action.
@@ -132,7 +134,7 @@ from concordia_env.engine.observation import (
 from concordia_env.engine.rules.entry_points import first_illegal_row, legal_masks, sample_rows
 from concordia_env.engine.rules.setup import setup_args, start_game
 from concordia_env.engine.serial import serialized
-from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, STATE_SIZE
+from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
 from concordia_env.strategy.players import play_rows
 
@@ -231,6 +233,16 @@ class VectorGame:
         return self._states_view
 
     @property
+    def lock(self) -> threading.RLock:
+        """The batch's reentrant lock, which every public method holds while it runs.
+
+        Code that keeps arrays beside the rows and changes them with the rows (the options
+        level's option arrays, :mod:`.vector_env`) holds it across its own calls, so that a
+        thread never sees those arrays of one position beside the rows of another.
+        """
+        return self._lock
+
+    @property
     def n(self) -> int:
         """Number of games (rows)."""
         return self._n
@@ -301,6 +313,30 @@ class VectorGame:
             self._rows.run(play_rows, play_rows_parallel, self._states, self._map.tables, learners, self._masks, *rest)
             self._opponents.check()
         self.last_infos = self._infos(np.flatnonzero(self.dones))  # the placeholders: no row finished
+        if self._opponents is not None:
+            self._finish_before_the_learner()
+
+    def _finish_before_the_learner(self) -> None:
+        """Rows whose first game the opponents ended before the learner's first decision end at once.
+
+        Only a start position can do that (its last turn, the learner's seat done). Such a row
+        is finished as a step finishes a game: ``dones`` marks it, its result goes into the
+        infos (``last_infos``: final VP, ranking, last state, the learner's seat) and the row
+        starts its next game, so that no row waits for a decision it will never have.
+        """
+        over = np.flatnonzero(self._states[:, PHASE] == PHASE_GAME_OVER)
+        if not over.size:
+            return
+        for row in over:
+            game = self.game(int(row))
+            self._final_scores[row] = game.final_scores()
+            self._final_ranks[row] = game.ranking()
+            self._final_states[row] = self._states[row]
+        self.dones[over] = True
+        self.game_counts[over] += 1
+        self.last_infos = self._infos(over)  # the finished games' seeds and learner seats, before the rows go on
+        for row in over:
+            self._start_next_game(int(row))
 
     def _new_game(self, row: int) -> None:
         """Row ``row`` starts its ``game_counts[row]``-th game: set up as ``Game.new`` (its opponents seeded)."""
@@ -610,6 +646,10 @@ class VectorGame:
     def _next_game(self, row: int) -> None:
         """Row ``row`` starts its next game: set up, its mask computed, its opponents played up to the caller."""
         self.game_counts[row] += 1
+        self._start_next_game(row)
+
+    def _start_next_game(self, row: int) -> None:
+        """Row ``row``'s game number ``game_counts[row]`` is set up, its mask computed, its opponents played."""
         self._new_game(row)
         legal_masks(self._states[row : row + 1], self._map.tables, self._masks[row : row + 1])
         self._opponents_play(row)

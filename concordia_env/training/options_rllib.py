@@ -3,7 +3,7 @@
 RLlib's env for the options level is :func:`concordia_env.integrations.rllib.env` with
 ``level="options"``: observations ``{"observations", "options", "action_mask"}`` (RLlib's
 action-masking keys, the options' feature rows under ``"options"``). The module is
-:class:`~concordia_env.training.options_net.OptionsNet`, the network of
+:class:`~concordia_env.agents.options_net.OptionsNet`, the network of
 :class:`~concordia_env.OptionsPolicy` and of ``concordia train ppo_options``: one shared MLP
 scores every option (invalid ones get a logit of -1e8), the value reads the pooled options
 and the flat observation. ``model_config`` takes OptionsNet's sizes (``option_hidden``,
@@ -40,10 +40,10 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
+from concordia_env.agents.options_net import OptionsNet
 from concordia_env.integrations.rllib import ACTION_MASK, OBSERVATIONS, OPTIONS
 from concordia_env.strategy.afterstate_scorer import features_version
 
-from .options_net import OptionsNet
 from .run_evaluation import OptionsAgent
 
 #: the model_config keys the module reads (OptionsNet's sizes)

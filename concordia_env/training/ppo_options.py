@@ -1,6 +1,6 @@
 """PPO on the options level in one file, CleanRL style: the config at the top, the loop in plain sight.
 
-``concordia train ppo_options`` trains :class:`~concordia_env.training.options_net.OptionsNet`
+``concordia train ppo_options`` trains :class:`~concordia_env.agents.options_net.OptionsNet`
 (one shared MLP scores every turn option; the value reads the pooled options and the flat
 observation) with PPO against fixed opponents, in ``num_envs`` games stepped together by
 ``ConcordiaVectorEnv(level="options")`` (the options and the compiled opponents computed on
@@ -34,12 +34,12 @@ from typing import Any
 import numpy as np
 import torch as th
 
+from concordia_env.agents.options_net import UTILITY_PRIOR, OptionsNet
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy.afterstate_scorer import features_version
 from concordia_env.tools.arguments import mistake_text
 
 from .config import check_positive
-from .options_net import UTILITY_PRIOR, OptionsNet
 from .run_evaluation import OptionsAgent, evaluate
 
 

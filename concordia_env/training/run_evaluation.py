@@ -43,15 +43,15 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from concordia_env import Game
-from concordia_env.agents.base import Agent, draw_seed
-from concordia_env.envs.options_level import OptionSet
+from concordia_env.agents.base import Agent
+from concordia_env.agents.options_agent import LEARNER, OptionsAgent  # LEARNER: the learner's seats' name
 from concordia_env.tools.evaluate import DEFAULT_MAX_TURNS, EvalResult, eval_result, play_duel
 from concordia_env.tools.replay import html_replay
 from concordia_env.tools.report import wilson_interval
@@ -64,6 +64,7 @@ __all__ = [
     "LEARNER",
     "ActorAgent",
     "EvalResult",
+    "OptionsAgent",
     "as_actor",
     "eval_result",
     "eval_seed",
@@ -77,8 +78,6 @@ from .policy_net import NumpyActor, masked_argmax
 
 #: separates evaluation seeds from any other use of the run's seed
 EVAL_TAG = 0xE7A1
-#: the name the learner's seats show in the evaluation's records and replays
-LEARNER = "policy (learner)"
 #: the results file a training run keeps its evaluation games in (in its run directory)
 EVAL_DB = "evaluations.db"
 
@@ -113,37 +112,6 @@ class ActorAgent(Agent):
     def act(self, game: Game) -> int:
         observation = game.observation(game.current_player)[None, :]
         return int(masked_argmax(self.actor.logits(observation), game.legal_mask()[None, :])[0])
-
-
-class OptionsAgent(Agent):
-    """A policy of the options level as an agent: it picks one of the turn options, and plays its first action.
-
-    At every decision the options are computed as ``SingleAgentEnv(level="options")``
-    computes them (:class:`~concordia_env.envs.options_level.OptionSet`, determinized with a
-    seed drawn from the agent's own generator) and ``choose`` maps the options-level
-    observation (``{"observation", "options", "action_mask"}``) to the index of an option;
-    the agent plays that option's first action (the ``"decision"`` granularity). A decision
-    with one legal action is played without asking. Copies share ``choose``.
-    """
-
-    name = LEARNER
-
-    def __init__(self, choose: Callable[[dict[str, np.ndarray]], int], max_options: int, features_version: int) -> None:
-        super().__init__()
-        self.choose = choose
-        self.max_options, self.features_version = max_options, features_version
-        self.options = OptionSet(max_options, features_version)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> OptionsAgent:
-        return OptionsAgent(self.choose, self.max_options, self.features_version)
-
-    def act(self, game: Game) -> int:
-        legal = game.legal_actions()
-        if len(legal) == 1:
-            return int(legal[0])
-        self.options.compute(game, draw_seed(self.rng))
-        option = self.options.check(self.choose(self.options.observation(game.observation(game.current_player))))
-        return self.checked(game, self.options.first_action(option), legal)
 
 
 def as_actor(policy: Any) -> NumpyActor:

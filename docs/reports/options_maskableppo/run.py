@@ -28,8 +28,8 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from concordia_env import OptionsPolicy
+from concordia_env.agents.options_policy import options_agent
 from concordia_env.envs.sb3 import SB3VecEnv
-from concordia_env.training.options_policy import options_agent
 from concordia_env.training.run_evaluation import evaluate
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -9,14 +9,15 @@
     model = MaskablePPO(OptionsPolicy, env, seed=0)
     model.learn(200_000)
     model.save("options_ppo.zip")          # MaskablePPO.load("options_ppo.zip") plays it again
+    concordia_env.evaluate("policy:options_ppo.zip")  # or evaluate(model): played as the env shows it
 
-The network is :mod:`concordia_env.training.options_net`'s (its docstring says what each part
+The network is :mod:`concordia_env.agents.options_net`'s (its docstring says what each part
 does and how the features are scaled), cut into SB3's parts so that SB3 builds, saves and
 loads it as any of its own policies:
 
 * the **features extractor** (:class:`OptionsExtractor`) is the option and observation
   encoder: per-option embeddings, the pooled summary and the valid rows;
-* the **mlp_extractor** is :class:`~concordia_env.training.options_net.OptionsHeads`: the
+* the **mlp_extractor** is :class:`~concordia_env.agents.options_net.OptionsHeads`: the
   actor's MLP applied to every row alike, the critic's MLP on the pooled summary;
 * the **action_net** is ``Linear(latent, 1)`` applied to every row (one logit per option,
   the same weights for all: permuting the options permutes the logits), and the
@@ -32,14 +33,27 @@ encoder: ``option_hidden=[128, 64]``, ``observation_hidden=[64]``, ``use_observa
 utility in the logits; 0: a uniform start) and ``utility_column`` (where the utility sits
 in a row, ``strategy.afterstate_scorer.UTILITY_INDEX``). The features extractor is always shared by actor and critic.
 
-:func:`options_agent` plays a trained model greedily as an agent, so that
-:func:`concordia_env.training.run_evaluation.evaluate` measures it as every training run is measured.
+What a saved model says
+-----------------------
+The policy carries its level in its weights: the buffer ``options_level`` (:data:`LEVEL_BUFFER`)
+holds ``(max_options, features_version, observation size)`` (:func:`saved_level`), so
+``model.save`` writes it into the ``.zip``'s ``policy.pth`` beside the weights, and
+``policy:model.zip`` (:class:`concordia_env.agents.policy.PolicyAgent`, the one agent of
+every trained model, flat or options) knows what it plays without unpickling the file. A
+file saved before the buffer existed loads as well (``MaskablePPO.load`` and the agent
+read its level from its observation space, :func:`level_from_space_text`).
+
+The agent plays the model on the options the env shows (:class:`~concordia_env.agents.options_agent.OptionsAgent`:
+the same determinization, order and the model's own ``max_options``), so
+``concordia_env.evaluate(model)``, ``concordia evaluate policy:model.zip`` and every other entry point
+measure it as the env trained it.
 
 Needs the ``train`` extra (torch, Stable-Baselines3, sb3-contrib).
 """
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any
 
@@ -56,16 +70,19 @@ with needs_extra("OptionsPolicy"):  # without the train extra: one line naming i
     from stable_baselines3.common.type_aliases import PyTorchObs, Schedule
     from torch import nn
 
-from concordia_env.strategy.afterstate_scorer import UTILITY_INDEX, features_version
+from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, UTILITY_INDEX, features_version
 
+from .options_agent import OptionsAgent
 from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits, option_scores
-from .run_evaluation import OptionsAgent
 
 #: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
 #: and the utility prior's logits (B, K)
 Features = tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]
 #: the keys of an options-level observation
 OBSERVATION, OPTIONS, ACTION_MASK = "observation", "options", "action_mask"
+#: the buffer in a saved OptionsPolicy's weights that says its level: (max_options, features_version, observation size);
+#: features_version 0 for option rows of a width no version has (a policy built for other spaces)
+LEVEL_BUFFER = "options_level"
 
 
 def options_shape(observation_space: spaces.Space, action_space: spaces.Space | None = None) -> tuple[int, int, int]:
@@ -147,7 +164,7 @@ class OptionsPolicy(MaskableActorCriticPolicy):
         optimizer_class: type[th.optim.Optimizer] = th.optim.Adam,
         optimizer_kwargs: dict[str, Any] | None = None,
     ) -> None:
-        options_shape(observation_space, action_space)
+        observation_size, max_options, num_features = options_shape(observation_space, action_space)
         if not issubclass(features_extractor_class, OptionsExtractor):
             raise ValueError(
                 f"features_extractor_class must be OptionsExtractor or a subclass; got {features_extractor_class!r}"
@@ -168,6 +185,18 @@ class OptionsPolicy(MaskableActorCriticPolicy):
             optimizer_class=optimizer_class,
             optimizer_kwargs=optimizer_kwargs,
         )
+        version = next((v for v, width in FEATURE_COUNTS.items() if width == num_features), 0)  # 0: no game's features
+        level = (max_options, version, observation_size)
+        self.register_buffer(LEVEL_BUFFER, th.tensor(level, dtype=th.int64))  # saved with the weights
+
+    def load_state_dict(self, state_dict: Any, strict: bool = True, assign: bool = False) -> Any:
+        """torch's ``load_state_dict``; weights saved before :data:`LEVEL_BUFFER` existed get this policy's level.
+
+        (Its spaces, which ``MaskablePPO.load`` rebuilds from the file, say the same.)
+        """
+        if LEVEL_BUFFER not in state_dict:
+            state_dict = {**state_dict, LEVEL_BUFFER: getattr(self, LEVEL_BUFFER)}
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def _build_mlp_extractor(self) -> None:
         arch = self.net_arch if isinstance(self.net_arch, dict) else {"pi": self.net_arch, "vf": self.net_arch}
@@ -231,8 +260,43 @@ class OptionsPolicy(MaskableActorCriticPolicy):
         return self._values(self.extract_features(obs))  # type: ignore[arg-type]
 
 
+def saved_level(weights: dict[str, Any]) -> tuple[int, int, int] | None:
+    """``(max_options, features_version, observation size)`` of saved OptionsPolicy weights; None without a level."""
+    level = weights.get(LEVEL_BUFFER)
+    if level is None:
+        return None
+    max_options, version, observation_size = (int(v) for v in level.reshape(-1).tolist())
+    return max_options, version, observation_size
+
+
+def level_from_space_text(text: str) -> tuple[int, int, int] | None:
+    """``(max_options, features_version, observation size)`` read off an older file's observation space, or None.
+
+    SB3 writes, beside a space's pickle, its ``repr``: ``"{'action_mask': Box(0, 1, (32,), int8),
+    'observation': Box(..., (2510,), float32), 'options': Box(-inf, inf, (32, 522), float32)}"``.
+    None unless the three shapes agree and the width is a features version's.
+    """
+    shapes = {
+        key: re.search(rf"'{key}': Box\(.*?, \(([\d, ]+)\), \w+\)", text) for key in (OBSERVATION, OPTIONS, ACTION_MASK)
+    }
+    if not all(shapes.values()):
+        return None
+    observation, options, mask = (
+        tuple(int(v) for v in found.group(1).split(",") if v.strip()) for found in shapes.values() if found
+    )
+    if len(observation) != 1 or len(options) != 2 or mask != options[:1] or options[1] not in FEATURE_COUNTS.values():
+        return None
+    return options[0], features_version(options[1]), observation[0]
+
+
 def options_agent(model: Any) -> OptionsAgent:
-    """The greedy player of an :class:`OptionsPolicy` (or of a ``MaskablePPO`` holding one), for :func:`evaluate`."""
+    """The bare greedy player of an :class:`OptionsPolicy` (or of a ``MaskablePPO`` holding one).
+
+    :class:`concordia_env.agents.policy.PolicyAgent` (``PolicyAgent.from_model(model)``,
+    ``policy:model.zip``) is the agent every entry point builds; this one is what a training
+    script needs without it: the same options (:class:`OptionsAgent`) and the model's
+    deterministic ``predict``.
+    """
     policy = getattr(model, "policy", model)
     _, max_options, num_features = options_shape(policy.observation_space)
 

@@ -5,7 +5,7 @@ flat observation, ``(OBS_SIZE,)``), ``"options"`` (one afterstate feature row pe
 option, ``(K, F)``, zeros past the count) and ``"action_mask"`` (``(K,)``, 1 for a real
 option); the action is the index of an option. This module is the one home of the network
 that plays it, in plain torch; three front ends wrap it:
-:class:`~concordia_env.training.options_policy.OptionsPolicy` (Stable-Baselines3,
+:class:`~concordia_env.agents.options_policy.OptionsPolicy` (Stable-Baselines3,
 ``MaskablePPO(OptionsPolicy, env)``), :class:`~concordia_env.training.options_rllib.OptionsRLModule`
 (RLlib) and the single-file script :mod:`concordia_env.training.ppo_options`.
 
