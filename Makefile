@@ -2,8 +2,9 @@
 #   make run    set up .venv (if missing; the training extras only), compile every part ahead
 #               (concordia warmup: minutes on a fresh machine, seconds after) and run the main job
 #   make test   set up .venv (if missing; every extra) and run what CI runs: ruff, mypy, the
-#               wheel installed alone into a fresh venv elsewhere (.ci/wheel_check.py), concordia
-#               warmup, and the test suite
+#               wheel installed alone into a fresh venv elsewhere (.ci/wheel_check.py; its build
+#               compiles the package into concordia_env/_compiled, which the tests then load),
+#               concordia warmup (nothing left to compile), and the test suite
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -42,7 +43,7 @@ test: $(STAMP)
 	$(PY) -m mypy
 	$(PY) .ci/wheel_check.py
 	$(VENV)/bin/concordia warmup
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 -q --durations=15
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -1,12 +1,13 @@
-"""Every ``python`` block of README.md runs as written, and ends (as the docs pages' blocks do)."""
+"""Every ``python`` block of README.md runs as written and ends (as the docs pages' blocks do), compiling nothing."""
 
 from __future__ import annotations
 
 import re
-import signal
 from pathlib import Path
 
 import pytest
+
+from tests.compile_counting import assert_nothing_compiled, run_counted, warm_up
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
@@ -14,28 +15,24 @@ BLOCKS = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.DOTALL)
 LIMIT_SECONDS = 120
 
 
-def _too_long(signum: int, frame: object) -> None:
-    raise TimeoutError(f"a README block ran for more than {LIMIT_SECONDS} s")
-
-
 def test_readme_has_python_blocks() -> None:
     assert len(BLOCKS) >= 2
 
 
+@pytest.fixture(scope="module")
+def warmed_up() -> None:
+    warm_up()
+
+
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_block_runs_and_ends(
-    index: int, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(tmp_path)  # a block may save a file (the options block saves its model)
-    previous = signal.signal(signal.SIGALRM, _too_long)
-    signal.alarm(LIMIT_SECONDS)
-    try:
-        exec(compile(BLOCKS[index], f"README.md block {index}", "exec"), {"__name__": "readme"})
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-    out = capsys.readouterr().out
-    assert 0 < out.count("\n") < 100, "a README block prints a few lines"
+def test_readme_block_runs_and_ends_compiling_nothing(index: int, tmp_path: Path, warmed_up: None) -> None:
+    """Each block as a new user runs it: a fresh process, after ``concordia warmup``; numba compiles nothing.
+
+    The folder is a fresh one: a block may save a file (the options block saves its model).
+    """
+    done = run_counted(BLOCKS[index], tmp_path, timeout=LIMIT_SECONDS)
+    assert_nothing_compiled(done)
+    assert 0 < done.stdout.count("\n") < 100, "a README block prints a few lines"
 
 
 def test_the_readme_is_a_front_door() -> None:

@@ -265,13 +265,16 @@ def environments() -> None:
         options.close()
 
 
-#: (what is compiled, how), in the order ``concordia warmup`` runs them
+#: (what is compiled, how), in the order ``concordia warmup`` runs them: the first :data:`FOUNDATION` parts
+#: are what every later part calls (the rules, and the strategy core the heuristic plays with)
 PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("the rules (Game)", rules),
     ("the heuristic", heuristic),
+    ("VectorGame", vector_game),
     ("MCTS", mcts),
+    ("the environments: PettingZoo, Gymnasium, the vector env, the options level", environments),
     ("the learned agent and its search", learned),
     ("the strategy core's entry points", strategy_core),
-    ("VectorGame", vector_game),
-    ("the environments: PettingZoo, Gymnasium, the vector env, the options level", environments),
 )
+#: how many of the first parts the others build on: run before them, so that no process compiles them twice
+FOUNDATION = 2

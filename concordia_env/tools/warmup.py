@@ -9,13 +9,15 @@
 The rules, the strategy core and the batched environments are compiled by numba on their
 first call. A platform wheel ships them compiled (``concordia_env/_compiled``, see
 :mod:`concordia_env.engine.rules._compiled_cache`), so an install from it has nothing left to
-compile and this command only checks that. Otherwise (an install from source, another numba
-or Python, another architecture) every part pays its compile on first use: this command pays
-them all at once, the parts (:data:`~concordia_env.tools.compile_coverage.PARTS`) shared out
-among processes, one per core. Each process keeps what it compiles in a folder of its own
-(two processes writing one function's cache index at once could lose an entry); the folders
-are then merged into the user's cache, and a last pass in this process runs every part again:
-it loads everything, and compiles (and keeps) anything a worker missed.
+compile and this command only checks that, in seconds. Otherwise (an install from source,
+another numba or Python, another architecture) every part pays its compile on first use: this
+command pays them all at once. The parts (:data:`~concordia_env.tools.compile_coverage.PARTS`)
+run in order: the rules here first (every other part calls them; when they compiled nothing
+the cache is warm and the rest runs here too), then the others shared out among processes,
+one per core, which load the rules from the cache. Each process keeps what it compiles in a
+folder of its own (two processes writing one function's cache index at once could lose an
+entry); the folders are then merged into the user's cache, and a last pass here runs those
+parts again: it loads everything, and compiles (and keeps) anything a worker missed.
 
 Run it after installing (``make run`` and CI do). Where nothing can be written (a read-only
 install and ``HOME``, no ``NUMBA_CACHE_DIR``) it says so in one line and exits 1: the code it
@@ -37,6 +39,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -46,7 +49,7 @@ import numba
 from numba.core import event as numba_event
 
 from concordia_env.engine.rules import _compiled_cache as compiled
-from concordia_env.tools.compile_coverage import PARTS
+from concordia_env.tools.compile_coverage import FOUNDATION, PARTS
 
 
 class CompileCount(numba_event.Listener):
@@ -80,36 +83,63 @@ def run_parts(indices: Sequence[int], out: Callable[[str], object] = print) -> i
 
 
 def share_out(parts: Sequence[int], jobs: int) -> list[list[int]]:
-    """The parts' indices dealt among ``jobs`` processes, round robin."""
+    """The parts' indices dealt among ``jobs`` processes, round robin (the order of :data:`PARTS` pairs
+    ``VectorGame`` with the environments, which compile the same batch functions)."""
     return [list(parts[k::jobs]) for k in range(min(jobs, len(parts)))]
 
 
-def _worker_env(into: Path, portable: bool, scratch: Path) -> dict[str, str]:
+def _worker_env(into: Path, portable: bool, scratch: Path, foundation: Path | None = None) -> dict[str, str]:
+    """A worker's environment: compiles kept in ``into``; for the portable build the generic CPU, no user cache
+    (``NUMBA_CACHE_DIR`` an empty folder) and, as the shipped code, only the ``foundation`` folder (or none)."""
     env = {**os.environ, compiled.COMPILE_INTO_ENV: str(into), "CONCORDIA_COMPILE_NOTICE": "0"}
-    if portable:  # the generic CPU, and no cache to read: NUMBA_CACHE_DIR an empty folder, the shipped code off
+    if portable:
         env.update(NUMBA_CPU_NAME=compiled.PORTABLE_CPU, NUMBA_CPU_FEATURES="", NUMBA_CACHE_DIR=str(scratch))
-        env[compiled.SHIPPED_ENV] = "0"
+        env[compiled.SHIPPED_ENV] = str(foundation) if foundation is not None else "0"
     return env
 
 
 def compile_in_workers(
-    parts: Sequence[int], jobs: int, folder: Path, portable: bool, out: Callable[[str], object]
+    parts: Sequence[int],
+    jobs: int,
+    folder: Path,
+    portable: bool,
+    out: Callable[[str], object],
+    foundation: Path | None = None,
+    name: str = "worker",
 ) -> list[Path]:
     """Run ``parts`` in ``jobs`` processes, each keeping its compiles in its own folder under ``folder``."""
     groups = share_out(parts, jobs)
-    into = [folder / f"worker-{k}" for k in range(len(groups))]
+    into = [folder / f"{name}-{k}" for k in range(len(groups))]
     procs = []
     for group, target in zip(groups, into, strict=True):
         cmd = [sys.executable, "-m", "concordia_env.tools.warmup", "--parts", ",".join(map(str, group))]
-        env = _worker_env(target, portable, folder / "empty-user-cache")
+        env = _worker_env(target, portable, folder / "empty-user-cache", foundation)
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    failed = []
+    lock = threading.Lock()
+    errors: list[list[str]] = [[] for _ in procs]
+
+    def relay(stream: Any, keep: list[str] | None) -> None:  # each part's line as its worker finishes it
+        for line in stream:
+            if keep is not None:
+                keep.append(line)
+                continue
+            with lock:
+                out(line.rstrip("\n"))
+
+    relays = [threading.Thread(target=relay, args=(proc.stdout, None), daemon=True) for proc in procs]
+    for proc, kept in zip(procs, errors, strict=True):  # kept whole: its last line says why a worker failed
+        relays.append(threading.Thread(target=relay, args=(proc.stderr, kept), daemon=True))
+    for thread in relays:
+        thread.start()
     for proc in procs:
-        stdout, stderr = proc.communicate()
-        for line in stdout.splitlines():
-            out(line)
-        if proc.returncode != 0:
-            failed.append(stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {proc.returncode}")
+        proc.wait()
+    for thread in relays:
+        thread.join()
+    failed = [
+        ("".join(kept).strip().splitlines() or [f"exit {proc.returncode}"])[-1]
+        for proc, kept in zip(procs, errors, strict=True)
+        if proc.returncode != 0
+    ]
     if failed:
         raise RuntimeError(f"a warm-up process failed: {failed[0]}")
     return into
@@ -181,13 +211,13 @@ def nowhere_to_keep() -> str | None:
 def warm_up(jobs: int = 1, out: Callable[[str], object] = print) -> tuple[float, int]:
     """Compile (or load) every part into the user's cache; returns the seconds and how many functions compiled.
 
-    The rules come first, here: every other part calls them, so the workers then load them
-    instead of each compiling its own copy. When the rules compiled nothing the cache is
-    warm, and the rest runs here too (loading is quicker than starting processes).
+    The foundation (the rules, the strategy core) comes first, here: every other part calls it,
+    so the workers then load it instead of each compiling its own copy. When it compiled nothing
+    the cache is warm, and the rest runs here too (loading is quicker than starting processes).
     """
     start = time.perf_counter()
-    compiled_count = run_parts([0], out)
-    rest = list(range(1, len(PARTS)))
+    compiled_count = run_parts(range(FOUNDATION), out)
+    rest = list(range(FOUNDATION, len(PARTS)))
     if jobs > 1 and compiled_count:
         with tempfile.TemporaryDirectory(prefix="concordia-warmup-") as tmp:
             folders = compile_in_workers(rest, jobs, Path(tmp), False, out)
@@ -199,13 +229,27 @@ def warm_up(jobs: int = 1, out: Callable[[str], object] = print) -> tuple[float,
     return time.perf_counter() - start, compiled_count
 
 
+def _write_manifest(folder: Path) -> None:
+    manifest = {**compiled.build_facts(), "entries": sum(1 for _ in folder.rglob("*.nbc"))}
+    (folder / compiled.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+
+
 def build_portable(folder: Path, jobs: int, out: Callable[[str], object] = print) -> float:
-    """Build the shipped compiled code into ``folder`` (replaced): every part for the generic CPU, and the manifest."""
+    """Build the shipped compiled code into ``folder`` (replaced): every part for the generic CPU, and the manifest.
+
+    In fresh processes that read no cache: the foundation first (one process), then the other
+    parts in ``jobs`` processes that read the foundation's folder as their shipped code; all
+    folders merged, then every part run once more from the merged code (anything missing is
+    compiled into it).
+    """
     start = time.perf_counter()
     folder = folder.resolve()
     with tempfile.TemporaryDirectory(prefix="concordia-portable-") as tmp:
         staging = Path(tmp) / "compiled"
-        for worker in compile_in_workers(range(len(PARTS)), max(1, jobs), Path(tmp), True, out):
+        (base,) = compile_in_workers(range(FOUNDATION), 1, Path(tmp), True, out, name="foundation")
+        _write_manifest(base)
+        rest = range(FOUNDATION, len(PARTS))
+        for worker in [base, *compile_in_workers(rest, max(1, jobs), Path(tmp), True, out, foundation=base)]:
             merge(worker, _into_folder(staging))
         out("  every part again, from the merged code:")
         check = subprocess.run(
@@ -218,8 +262,7 @@ def build_portable(folder: Path, jobs: int, out: Callable[[str], object] = print
             raise RuntimeError(f"the check pass failed: {check.stderr.strip()[-2000:]}")
         for line in check.stdout.splitlines():
             out(line)
-        manifest = {**compiled.build_facts(), "entries": sum(1 for _ in staging.rglob("*.nbc"))}
-        (staging / compiled.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+        _write_manifest(staging)
         if folder.exists():
             shutil.rmtree(folder)
         shutil.copytree(staging, folder)

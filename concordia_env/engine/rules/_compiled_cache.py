@@ -50,7 +50,7 @@ MANIFEST = "manifest.json"
 PORTABLE_CPU = "generic"
 #: a folder laid out as the shipped code, where compiles are kept instead of the user's cache (warmup's workers)
 COMPILE_INTO_ENV = "CONCORDIA_COMPILE_INTO"
-#: "0": do not read the shipped code (the portable build, which must compile everything itself)
+#: "0": do not read the shipped code; a folder: read that one instead (the portable build's stages)
 SHIPPED_ENV = "CONCORDIA_SHIPPED_CODE"
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,8 +83,10 @@ class ShippedCode:
 
 def _shipped_code(folder: Path = SHIPPED_DIR) -> ShippedCode:
     """The shipped folder when its manifest matches this process, else the reason it is skipped."""
-    if os.environ.get(SHIPPED_ENV) == "0":
+    chosen = os.environ.get(SHIPPED_ENV)
+    if chosen == "0":
         return ShippedCode(None, f"{SHIPPED_ENV}=0")
+    folder = Path(chosen) if chosen else folder
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
     except FileNotFoundError:
