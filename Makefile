@@ -37,11 +37,12 @@ run: $(STAMP_RUN)
 	$(VENV)/bin/concordia warmup
 	$(VENV)/bin/concordia train expert --config expert_quick
 
+# the wheel check's build compiles the package (minutes, one core while it compiles the rules and
+# the strategy core): ruff and mypy run beside it, and the step fails if either fails
 test: $(STAMP)
-	$(PY) -m ruff check .
-	$(PY) -m ruff format --check .
-	$(PY) -m mypy
-	$(PY) .ci/wheel_check.py
+	$(PY) .ci/wheel_check.py & wheel=$$!; \
+	  $(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy; lint=$$?; \
+	  wait $$wheel; checked=$$?; test $$lint -eq 0 && test $$checked -eq 0
 	$(VENV)/bin/concordia warmup
 	$(PY) -m pytest -n 2 -q --durations=15
 

@@ -3,7 +3,7 @@
 ``pip wheel .`` and ``python -m build --wheel`` compile every part of the package for the generic
 CPU of this architecture (``concordia warmup --portable``, a few minutes on 2 cores) into
 ``concordia_env/_compiled`` and ship it, so that an install from the wheel has nothing to compile
-(:mod:`concordia_env.engine.rules._compiled_cache` says when it is used: the same numba, Python and
+(:mod:`concordia_env.engine.rules.compiled_cache` says when it is used: the same numba, Python and
 architecture). The wheel is then tagged for this Python and platform (``cp311-cp311-linux_x86_64``).
 
 The compiled code is built in the source tree (``concordia_env/_compiled``, ignored by git) and
@@ -39,7 +39,7 @@ def sources_digest() -> str:
     """SHA-256 over the files the compiled code is made from: it is rebuilt when one changes.
 
     Each compiled function is stamped by the files it depends on and is never served stale
-    (``_compiled_cache``); this digest only spares a rebuild when nothing it covers changed.
+    (``compiled_cache``); this digest only spares a rebuild when nothing it covers changed.
     """
     digest = hashlib.sha256()
     for name in COMPILED_FROM:
@@ -60,7 +60,7 @@ def build_compiled_code() -> Path:
     manifest = COMPILED / "manifest.json"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     facts = subprocess.run(
-        [sys.executable, "-c", "import json; from concordia_env.engine.rules import _compiled_cache as c; "
+        [sys.executable, "-c", "import json; from concordia_env.engine.rules import compiled_cache as c; "
          "print(json.dumps(c.build_facts()))"],
         cwd=ROOT, env=env, check=True, capture_output=True, text=True,
     )  # fmt: skip

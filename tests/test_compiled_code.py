@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 import concordia_env
-from concordia_env.engine.rules import _compiled_cache, _jit
-from concordia_env.engine.rules._compiled_cache import COMPILE_INTO_ENV, MANIFEST, PORTABLE_CPU, SHIPPED_ENV
+from concordia_env.engine.rules import _jit, compiled_cache
+from concordia_env.engine.rules.compiled_cache import COMPILE_INTO_ENV, MANIFEST, PORTABLE_CPU, SHIPPED_ENV
 
 PACKAGE_DIR = Path(concordia_env.__file__).parent
 #: counts numba's compiles, then calls count_bits; prints "compiles=N bits=B"
@@ -63,7 +63,7 @@ def shipped(tmp_path: Path) -> Path:
         NUMBA_CPU_FEATURES="",
     )
     assert build.returncode == 0 and "compiles=" in build.stdout, build.stderr
-    (compiled / MANIFEST).write_text(json.dumps(_compiled_cache.build_facts()))
+    (compiled / MANIFEST).write_text(json.dumps(compiled_cache.build_facts()))
     return root
 
 
@@ -108,6 +108,13 @@ def test_another_numba_python_or_architecture_compiles_with_the_notice(
     assert f"its compiled code is for {fact} {foreign}" in err, err
 
 
+def test_a_process_with_bounds_checks_never_loads_the_shipped_code(shipped: Path, tmp_path: Path) -> None:
+    """numba keys its entries without NUMBA_BOUNDSCHECK: code built without checks must not serve a checking run."""
+    done = _run(shipped, COUNT_BITS, NUMBA_CACHE_DIR=str(tmp_path / "user"), NUMBA_BOUNDSCHECK="1")
+    assert done.returncode == 0 and done.stdout.strip().endswith("bits=3"), done.stderr
+    assert not done.stdout.startswith("compiles=0") and "NUMBA_BOUNDSCHECK is set" in done.stderr
+
+
 def test_code_compiled_for_another_cpu_is_not_served_from_the_shipped_folder(tmp_path: Path) -> None:
     """The shipped entries are read under the generic CPU's key: code built for a named CPU never matches."""
     root = tmp_path / "install"
@@ -120,13 +127,13 @@ def test_code_compiled_for_another_cpu_is_not_served_from_the_shipped_folder(tmp
         NUMBA_CPU_NAME="skylake-avx512",
     )
     assert build.returncode == 0, build.stderr
-    (compiled / MANIFEST).write_text(json.dumps(_compiled_cache.build_facts()))
+    (compiled / MANIFEST).write_text(json.dumps(compiled_cache.build_facts()))
     out, _ = _count_bits(root, tmp_path / "user")
     assert out.endswith("bits=3") and not out.startswith("compiles=0"), out
 
 
 def test_every_compiled_function_of_the_package_uses_the_package_cache() -> None:
-    dispatchers = _compiled_cache.package_dispatchers()
+    dispatchers = compiled_cache.package_dispatchers()
     assert len(dispatchers) > 300
     assert _jit.PACKAGE_STAMPS
-    assert all(isinstance(d._cache, _compiled_cache.CompiledCache) for d in dispatchers)
+    assert all(isinstance(d._cache, compiled_cache.CompiledCache) for d in dispatchers)

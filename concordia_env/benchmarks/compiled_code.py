@@ -6,7 +6,7 @@
     concordia bench compiled_code --rounds 9 --json compiled.json
 
 A platform wheel ships the package compiled for the generic CPU of its architecture
-(:mod:`concordia_env.engine.rules._compiled_cache`), which runs on every machine of it but may
+(:mod:`concordia_env.engine.rules.compiled_cache`), which runs on every machine of it but may
 lose instructions a native compile would use. This measures what that costs: the same fixed
 work in fresh processes, alternately with the shipped code (an empty user cache) and with a
 native compile of the same sources (compiled first, untimed, into a cache of its own), each
@@ -32,7 +32,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from concordia_env.engine.rules import _compiled_cache as compiled
+from concordia_env.engine.rules import compiled_cache as compiled
 from concordia_env.tools import arguments
 
 #: the least ratio of the shipped code's decisions/s to a native compile's that counts as no slower

@@ -232,24 +232,10 @@ def vector_game() -> None:
         vec.close()
 
 
-def environments() -> None:
-    """Every environment form at both levels: PettingZoo, Gymnasium, the vector env (flat and options)."""
-    from concordia_env.envs.gym_env import SingleAgentEnv
-    from concordia_env.envs.pettingzoo_env import raw_env
+def vector_envs() -> None:
+    """The vector env with compiled opponents inside, at both levels, on one thread and two."""
     from concordia_env.envs.vector_env import ConcordiaVectorEnv
 
-    env = raw_env(map="italia", num_players=2)
-    env.reset(seed=1)
-    for _ in range(50):
-        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
-    gym = SingleAgentEnv(map="italia", num_players=2, opponents="heuristic")
-    gym.reset(seed=1)
-    gym.step(int(np.flatnonzero(gym.action_masks())[0]))
-    for granularity in ("decision", "turn"):  # the options level: its options and a whole turn played
-        options_env = SingleAgentEnv(map="italia", num_players=2, level="options", granularity=granularity)
-        options_env.reset(seed=1)
-        for _ in range(3):
-            options_env.step(int(np.flatnonzero(options_env.action_masks())[0]))
     for opponents in ("heuristic", "learned"):
         flat = ConcordiaVectorEnv(4, opponents=opponents, map="italia", num_players=2, threads=2)
         flat.reset(seed=0)
@@ -265,6 +251,25 @@ def environments() -> None:
         options.close()
 
 
+def single_envs() -> None:
+    """The options level of ``SingleAgentEnv`` (both granularities), the flat one, and PettingZoo's AEC env."""
+    from concordia_env.envs.gym_env import SingleAgentEnv
+    from concordia_env.envs.pettingzoo_env import raw_env
+
+    for granularity in ("decision", "turn"):  # the options level: its options and a whole turn played
+        options_env = SingleAgentEnv(map="italia", num_players=2, level="options", granularity=granularity)
+        options_env.reset(seed=1)
+        for _ in range(3):
+            options_env.step(int(np.flatnonzero(options_env.action_masks())[0]))
+    env = raw_env(map="italia", num_players=2)
+    env.reset(seed=1)
+    for _ in range(50):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    gym = SingleAgentEnv(map="italia", num_players=2, opponents="heuristic")
+    gym.reset(seed=1)
+    gym.step(int(np.flatnonzero(gym.action_masks())[0]))
+
+
 #: (what is compiled, how), in the order ``concordia warmup`` runs them: the first :data:`FOUNDATION` parts
 #: are what every later part calls (the rules, and the strategy core the heuristic plays with)
 PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
@@ -272,9 +277,10 @@ PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("the heuristic", heuristic),
     ("VectorGame", vector_game),
     ("MCTS", mcts),
-    ("the environments: PettingZoo, Gymnasium, the vector env, the options level", environments),
+    ("the vector env with compiled opponents, both levels", vector_envs),
     ("the learned agent and its search", learned),
     ("the strategy core's entry points", strategy_core),
+    ("the options level of SingleAgentEnv, and PettingZoo", single_envs),
 )
 #: how many of the first parts the others build on: run before them, so that no process compiles them twice
 FOUNDATION = 2

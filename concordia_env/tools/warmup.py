@@ -8,7 +8,7 @@
 
 The rules, the strategy core and the batched environments are compiled by numba on their
 first call. A platform wheel ships them compiled (``concordia_env/_compiled``, see
-:mod:`concordia_env.engine.rules._compiled_cache`), so an install from it has nothing left to
+:mod:`concordia_env.engine.rules.compiled_cache`), so an install from it has nothing left to
 compile and this command only checks that, in seconds. Otherwise (an install from source,
 another numba or Python, another architecture) every part pays its compile on first use: this
 command pays them all at once. The parts (:data:`~concordia_env.tools.compile_coverage.PARTS`)
@@ -48,7 +48,7 @@ from typing import Any
 import numba
 from numba.core import event as numba_event
 
-from concordia_env.engine.rules import _compiled_cache as compiled
+from concordia_env.engine.rules import compiled_cache as compiled
 from concordia_env.tools.compile_coverage import FOUNDATION, PARTS
 
 

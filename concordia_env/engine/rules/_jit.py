@@ -2,7 +2,7 @@
 
 Rule functions are plain Python over numpy arrays, compiled with numba's ``njit`` on their
 first call, or loaded: from the user's disk cache, or from the compiled code a platform wheel
-ships (:mod:`._compiled_cache` says where each is kept and when each is used; importing
+ships (:mod:`.compiled_cache` says where each is kept and when each is used; importing
 compiles nothing). Setting the environment variable ``NUMBA_DISABLE_JIT=1`` runs the very
 same functions as Python, which is how to step through them in a debugger or measure coverage.
 
@@ -44,7 +44,7 @@ import numba
 from numba.core import caching
 from numba.core import event as numba_event
 
-from ._compiled_cache import SHIPPED, CompiledCache
+from .compiled_cache import SHIPPED, CompiledCache
 
 #: attribute set on the Python functions compiled here, so our cache locators pick only them
 _MARK = "__concordia_compiled__"
@@ -210,7 +210,7 @@ numba_event.register("numba:compile", COMPILE_NOTICE)
 
 
 def _compiled(func, **options):
-    """``numba.njit(**options)(func)`` with our cache (:mod:`._compiled_cache`); numba's where its internals differ."""
+    """``numba.njit(**options)(func)`` with our cache (:mod:`.compiled_cache`); numba's where its internals differ."""
     setattr(func, _MARK, True)
     if not PACKAGE_STAMPS:
         return numba.njit(cache=True, nogil=True, **options)(func)

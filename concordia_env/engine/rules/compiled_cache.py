@@ -26,7 +26,9 @@ content stamp of :func:`._jit.source_stamp` (every package file the function rea
 card and map tables), so an edited rule is never served from an older build; each entry's
 key holds the function's bytecode digest and the CPU it was compiled for. The manifest
 (:data:`MANIFEST`) says for which numba, Python and architecture the shipped code was built;
-when one differs the shipped code is not read at all and the notice says why.
+when one differs the shipped code is not read at all and the notice says why. Nor is it read by
+a process whose numba settings change the machine code without changing numba's keys
+(``NUMBA_BOUNDSCHECK``, ``NUMBA_DEBUGINFO``, ``NUMBA_OPT`` other than 3).
 """
 
 from __future__ import annotations
@@ -73,6 +75,20 @@ def build_facts() -> dict[str, str]:
     }
 
 
+def changed_codegen_flag() -> str | None:
+    """The numba setting of this process that changes the machine code from the build's (None: the defaults)."""
+    config = numba.config
+    if getattr(config, "BOUNDSCHECK", None):
+        return "NUMBA_BOUNDSCHECK"
+    if getattr(config, "DEBUGINFO_DEFAULT", 0):
+        return "NUMBA_DEBUGINFO"
+    if getattr(config, "OPT", 3) != 3:
+        return "NUMBA_OPT"
+    if getattr(config, "DISABLE_JIT", 0):
+        return "NUMBA_DISABLE_JIT"
+    return None
+
+
 @dataclass(frozen=True)
 class ShippedCode:
     """Whether this process reads the package's compiled code, and why not when it does not."""
@@ -86,6 +102,9 @@ def _shipped_code(folder: Path = SHIPPED_DIR) -> ShippedCode:
     chosen = os.environ.get(SHIPPED_ENV)
     if chosen == "0":
         return ShippedCode(None, f"{SHIPPED_ENV}=0")
+    flag = changed_codegen_flag()
+    if flag is not None:  # numba keys its cache entries without these flags: code built without them must not load
+        return ShippedCode(None, f"{flag} is set")
     folder = Path(chosen) if chosen else folder
     try:
         manifest = json.loads((folder / MANIFEST).read_text())
