@@ -88,10 +88,12 @@ def measure(rounds: int, engine: int, heuristic: int, out=print) -> dict[str, li
         out("compiling natively (untimed)...")
         _process(WORK.format(engine=64, heuristic=10), Path(native))
         for k in range(rounds):
-            pair = (_process(code, None), _process(code, Path(native)))
             if k % 2:  # alternate which goes first
-                pair = (_process(code, Path(native)), _process(code, None))[::-1]
-            shipped, native_run = pair
+                native_run = _process(code, Path(native))
+                shipped = _process(code, None)
+            else:
+                shipped = _process(code, None)
+                native_run = _process(code, Path(native))
             for line in results:
                 s, n = shipped[line][0] / shipped[line][1], native_run[line][0] / native_run[line][1]
                 results[line].append({"shipped": s, "native": n, "ratio": s / n})

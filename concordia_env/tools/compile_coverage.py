@@ -279,8 +279,8 @@ PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("MCTS", mcts),
     ("the vector env with compiled opponents, both levels", vector_envs),
     ("the learned agent and its search", learned),
-    ("the strategy core's entry points", strategy_core),
     ("the options level of SingleAgentEnv, and PettingZoo", single_envs),
+    ("the strategy core's entry points", strategy_core),
 )
 #: how many of the first parts the others build on: run before them, so that no process compiles them twice
 FOUNDATION = 2

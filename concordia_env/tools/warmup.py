@@ -83,8 +83,8 @@ def run_parts(indices: Sequence[int], out: Callable[[str], object] = print) -> i
 
 
 def share_out(parts: Sequence[int], jobs: int) -> list[list[int]]:
-    """The parts' indices dealt among ``jobs`` processes, round robin (the order of :data:`PARTS` pairs
-    ``VectorGame`` with the environments, which compile the same batch functions)."""
+    """The parts' indices dealt among ``jobs`` processes, round robin (the order of :data:`PARTS` puts ``VectorGame``
+    and the vector env, which compile the same batch functions, in one process, and balances two)."""
     return [list(parts[k::jobs]) for k in range(min(jobs, len(parts)))]
 
 
