@@ -270,6 +270,17 @@ def test_warmup_has_help_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "ready in" in printed
 
 
+@pytest.mark.parametrize("argv", [["--jobs", "0"], ["--jobs", "two"], ["--portable", "{file}"]])
+def test_warmup_refuses_bad_input_in_one_line_before_compiling(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["warmup", *[a.format(file=tmp_path / "a-file") for a in argv]])
+    assert exit_.value.code == 2
+    assert len([line for line in capsys.readouterr().err.splitlines() if "error" in line]) == 1
+
+
 def test_a_cold_cache_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_path: Path) -> None:
     code = (
         "from concordia_env.engine.rules.state_helpers import count_bits, lowest_bit\n"

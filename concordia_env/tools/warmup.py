@@ -49,6 +49,7 @@ import numba
 from numba.core import event as numba_event
 
 from concordia_env.engine.rules import compiled_cache as compiled
+from concordia_env.tools import arguments
 from concordia_env.tools.compile_coverage import FOUNDATION, PARTS
 
 
@@ -287,6 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, not {args.jobs}")
+    arguments.refuse_unwritable(parser, "--portable", args.portable, folder=True)  # before minutes of compiling
     if args.parts is not None:
         run_parts([int(k) for k in args.parts.split(",") if k], lambda line: print(line, flush=True))
         return 0

@@ -44,8 +44,9 @@ from typing import Any
 import numba
 from numba.core import caching
 
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 #: the package's shipped compiled code (inside the installed package, or the checkout)
-SHIPPED_DIR = Path(__file__).resolve().parents[2] / "_compiled"
+SHIPPED_DIR = _PACKAGE_ROOT / "_compiled"
 #: what the shipped code was built for, written last by the build
 MANIFEST = "manifest.json"
 #: the CPU the shipped code is compiled for (numba's NUMBA_CPU_NAME, with no extra features)
@@ -54,7 +55,6 @@ PORTABLE_CPU = "generic"
 COMPILE_INTO_ENV = "CONCORDIA_COMPILE_INTO"
 #: "0": do not read the shipped code; a folder: read that one instead (the portable build's stages)
 SHIPPED_ENV = "CONCORDIA_SHIPPED_CODE"
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 @functools.cache
