@@ -153,8 +153,9 @@ def mcts() -> None:
 
 
 def learned() -> None:
-    """The learned agent: its compiled decision, its search, and the Python route that records."""
+    """The learned agent: its compiled decision, its search, the Python route that records, its features."""
     from concordia_env import agents
+    from concordia_env.agents.learned_model import FEATURE_COUNTS, afterstate_features, batch_features
 
     _play("learned")
     _play("learned:simulations=8")
@@ -163,6 +164,10 @@ def learned() -> None:
             agents.from_spec(spec).act(game.clone())
         recorder = agents.make("learned", record=True, seed=0)
         recorder.act(game.clone())
+        values = np.zeros(game.num_players, dtype=np.float64)  # the features at every width (expert iteration's)
+        for width in FEATURE_COUNTS.values():
+            batch_features(game.state[None, :], game.map.tables, values[None, :], 0, 0.5, width)
+        afterstate_features(game, values, 0, 0.5)
 
 
 def strategy_core() -> None:
