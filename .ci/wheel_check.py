@@ -41,6 +41,9 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.compile_counting import COUNT_COMPILES  # noqa: E402  (the one compile counter: prepended to a script)
+
 PACKAGE = "concordia_env"
 #: a README block that runs longer than this has an endless loop
 BLOCK_SECONDS = 600
@@ -115,17 +118,6 @@ def timed(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
-#: prepended to a script: counts numba's compiles in its process and prints the count last, on stderr
-COUNT_COMPILES = """
-import atexit as _atexit, sys as _sys
-from numba.core import event as _event
-class _Compiles(_event.Listener):
-    count = 0
-    def on_start(self, event): _Compiles.count += 1
-    def on_end(self, event): pass
-_event.register("numba:compile", _Compiles())
-_atexit.register(lambda: _sys.stderr.write(f"numba compiles: {_Compiles.count}\\n"))
-"""
 #: the first-use tasks timed beyond the README's engine block: (name, script)
 FIRST_USE = {
     "VectorGame(64) with observations, 50 steps": (

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,20 +23,11 @@ import pytest
 import concordia_env
 from concordia_env.engine.rules import _jit, compiled_cache
 from concordia_env.engine.rules.compiled_cache import COMPILE_INTO_ENV, MANIFEST, PORTABLE_CPU, SHIPPED_ENV
+from tests.compile_counting import COUNT_COMPILES
 
 PACKAGE_DIR = Path(concordia_env.__file__).parent
-#: counts numba's compiles, then calls count_bits; prints "compiles=N bits=B"
-COUNT_BITS = """
-from numba.core import event
-class Count(event.Listener):
-    n = 0
-    def on_start(self, e): Count.n += 1
-    def on_end(self, e): pass
-event.register("numba:compile", Count())
-from concordia_env.engine.rules.state_helpers import count_bits
-bits = count_bits(7)
-print(f"compiles={Count.n} bits={bits}")
-"""
+#: calls count_bits in a process that counts numba's compiles (printed last on stderr: "numba compiles: N")
+COUNT_BITS = COUNT_COMPILES + "from concordia_env.engine.rules.state_helpers import count_bits\nprint(count_bits(7))\n"
 
 
 def _env(root: Path, **extra: str) -> dict[str, str]:
@@ -49,9 +41,15 @@ def _run(root: Path, code: str, **extra: str) -> subprocess.CompletedProcess[str
     )
 
 
-@pytest.fixture
-def shipped(tmp_path: Path) -> Path:
-    """A copy of the package whose ``_compiled`` folder holds count_bits compiled for the generic CPU."""
+def _outcome(done: subprocess.CompletedProcess[str]) -> str:
+    """``compiles=N bits=B``: how many functions a COUNT_BITS process compiled, and what count_bits answered."""
+    count = re.search(r"numba compiles: (\d+)", done.stderr)
+    assert count is not None, done.stderr
+    return f"compiles={count.group(1)} bits={done.stdout.strip()}"
+
+
+def _install_with_shipped_code(tmp_path: Path, **cpu: str) -> Path:
+    """A copy of the package whose ``_compiled`` folder holds count_bits compiled for the CPU ``cpu`` names."""
     root = tmp_path / "install"
     shutil.copytree(PACKAGE_DIR, root / "concordia_env", ignore=shutil.ignore_patterns("__pycache__", "_compiled"))
     compiled = root / "concordia_env" / "_compiled"
@@ -59,18 +57,23 @@ def shipped(tmp_path: Path) -> Path:
         root,
         COUNT_BITS,
         **{COMPILE_INTO_ENV: str(compiled), SHIPPED_ENV: "0", "NUMBA_CACHE_DIR": str(tmp_path / "build-cache")},
-        NUMBA_CPU_NAME=PORTABLE_CPU,
-        NUMBA_CPU_FEATURES="",
+        **cpu,
     )
-    assert build.returncode == 0 and "compiles=" in build.stdout, build.stderr
+    assert build.returncode == 0 and "numba compiles:" in build.stderr, build.stderr
     (compiled / MANIFEST).write_text(json.dumps(compiled_cache.build_facts()))
     return root
+
+
+@pytest.fixture
+def shipped(tmp_path: Path) -> Path:
+    """A copy of the package whose ``_compiled`` folder holds count_bits compiled for the generic CPU."""
+    return _install_with_shipped_code(tmp_path, NUMBA_CPU_NAME=PORTABLE_CPU, NUMBA_CPU_FEATURES="")
 
 
 def _count_bits(root: Path, user_cache: Path) -> tuple[str, str]:
     done = _run(root, COUNT_BITS, NUMBA_CACHE_DIR=str(user_cache))
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip(), done.stderr
+    return _outcome(done), done.stderr
 
 
 def test_the_shipped_code_is_used_without_compiling(shipped: Path, tmp_path: Path) -> None:
@@ -111,23 +114,13 @@ def test_another_numba_python_or_architecture_compiles_with_the_notice(
 def test_a_process_with_bounds_checks_never_loads_the_shipped_code(shipped: Path, tmp_path: Path) -> None:
     """numba keys its entries without NUMBA_BOUNDSCHECK: code built without checks must not serve a checking run."""
     done = _run(shipped, COUNT_BITS, NUMBA_CACHE_DIR=str(tmp_path / "user"), NUMBA_BOUNDSCHECK="1")
-    assert done.returncode == 0 and done.stdout.strip().endswith("bits=3"), done.stderr
-    assert not done.stdout.startswith("compiles=0") and "NUMBA_BOUNDSCHECK is set" in done.stderr
+    assert done.returncode == 0 and _outcome(done).endswith("bits=3"), done.stderr
+    assert not _outcome(done).startswith("compiles=0") and "NUMBA_BOUNDSCHECK is set" in done.stderr
 
 
 def test_code_compiled_for_another_cpu_is_not_served_from_the_shipped_folder(tmp_path: Path) -> None:
     """The shipped entries are read under the generic CPU's key: code built for a named CPU never matches."""
-    root = tmp_path / "install"
-    shutil.copytree(PACKAGE_DIR, root / "concordia_env", ignore=shutil.ignore_patterns("__pycache__", "_compiled"))
-    compiled = root / "concordia_env" / "_compiled"
-    build = _run(
-        root,
-        COUNT_BITS,
-        **{COMPILE_INTO_ENV: str(compiled), SHIPPED_ENV: "0", "NUMBA_CACHE_DIR": str(tmp_path / "build-cache")},
-        NUMBA_CPU_NAME="skylake-avx512",
-    )
-    assert build.returncode == 0, build.stderr
-    (compiled / MANIFEST).write_text(json.dumps(compiled_cache.build_facts()))
+    root = _install_with_shipped_code(tmp_path, NUMBA_CPU_NAME="skylake-avx512")
     out, _ = _count_bits(root, tmp_path / "user")
     assert out.endswith("bits=3") and not out.startswith("compiles=0"), out
 
