@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import importlib
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +30,7 @@ from numba.core.dispatcher import Dispatcher
 import concordia_env
 import concordia_env.agents  # the test builds an mcts agent
 from concordia_env import Game, strategy
+from concordia_env.engine.rules.compiled_cache import package_dispatchers
 from concordia_env.engine.state import STATE_SIZE
 from concordia_env.tools.compile_coverage import PARTS, strategy_calls
 from tests.fuzz import campaigns as fuzz
@@ -50,24 +50,9 @@ CAMPAIGNS = (
 )
 
 
-#: the package's parts that hold no compiled function
-UNCOMPILED_PARTS = ("views", "tools", "training", "benchmarks", "integrations")
-
-
 def dispatchers() -> dict[str, Dispatcher]:
-    """Every compiled function of the package, by module and name."""
-    found: dict[str, Dispatcher] = {}
-    root = Path(concordia_env.__file__).parent
-    for path in sorted(root.rglob("*.py")):  # the rules are a namespace package: walk the files
-        parts = path.relative_to(root.parent).with_suffix("").parts
-        if parts[1] in UNCOMPILED_PARTS or parts[-1] in ("__init__", "__main__", "_aliases"):
-            continue  # these parts compile nothing (and import matplotlib, torch, Ray...)
-        module_name = ".".join(parts)
-        module = importlib.import_module(module_name)
-        for name, value in vars(module).items():
-            if isinstance(value, Dispatcher) and value.py_func.__module__ == module_name:
-                found[f"{module_name}.{name}"] = value
-    return found
+    """Every compiled function of the package, by module and name (``compiled_cache.package_dispatchers``)."""
+    return {f"{d.py_func.__module__}.{d.py_func.__name__}": d for d in package_dispatchers()}
 
 
 @functools.cache
