@@ -281,6 +281,27 @@ def test_warmup_refuses_bad_input_in_one_line_before_compiling(
     assert len([line for line in capsys.readouterr().err.splitlines() if "error" in line]) == 1
 
 
+def test_ctrl_c_in_warmup_is_one_line_and_exit_130() -> None:
+    """What was compiled is kept (each function as it compiles), so an interrupted warmup says so and stops."""
+    import signal
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "concordia_env.tools.warmup", "--jobs", "1"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().startswith("compiling every part")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    if proc.returncode == 0:
+        pytest.skip("the warmup ended before the interrupt reached it")
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    interrupted = "concordia warmup: interrupted; what it compiled is kept, run it again to finish"
+    assert err.strip().splitlines() == [interrupted]
+
+
 def test_a_cold_cache_says_once_that_it_compiles_and_a_warm_one_says_nothing(tmp_path: Path) -> None:
     code = (
         "from concordia_env.engine.rules.state_helpers import count_bits, lowest_bit\n"

@@ -305,7 +305,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     print(f"compiling every part ({args.jobs} processes; a part compiled before only loads):", flush=True)
-    seconds, count = warm_up(args.jobs, lambda line: print(line, flush=True))
+    try:
+        seconds, count = warm_up(args.jobs, lambda line: print(line, flush=True))
+    except KeyboardInterrupt:
+        print("concordia warmup: interrupted; what it compiled is kept, run it again to finish", file=sys.stderr)
+        return 130
     if count:
         print(f"ready in {seconds:.0f} s ({count} compiled)")
     else:
