@@ -304,8 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"compiling every part ({args.jobs} processes; a part compiled before only loads):", flush=True)
-    try:
+    try:  # from the first line on, Ctrl-C is the one line below
+        print(f"compiling every part ({args.jobs} processes; a part compiled before only loads):", flush=True)
         seconds, count = warm_up(args.jobs, lambda line: print(line, flush=True))
     except KeyboardInterrupt:
         print("concordia warmup: interrupted; what it compiled is kept, run it again to finish", file=sys.stderr)
