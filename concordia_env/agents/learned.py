@@ -146,7 +146,8 @@ class LearnedAgent(Agent, metaclass=_BuiltFromOptions):
     """What every learned agent is: an afterstate model per player count; see the module docstring.
 
     ``LearnedAgent(**options)`` builds the agent of the options (:func:`learned_agent`): the
-    ``learned`` spec's classes are its subclasses, and ``record=True`` wraps one.
+    ``learned`` spec's classes are its subclasses, and ``record=True`` wraps one. Type checkers
+    see a class, not a builder: typed code builds a subclass or calls :func:`learned_agent`.
     """
 
     name = "learned"
