@@ -383,9 +383,12 @@ def test_a_network_that_loses_its_gate_is_not_kept(tmp_path: Path, monkeypatch: 
 
 
 @pytest.mark.parametrize(
-    "path", sorted((ROOT / "concordia_env" / "training" / "configs").glob("expert_*.yaml")), ids=lambda p: p.stem
+    "path",
+    sorted((ROOT / "concordia_env" / "training" / "configs").glob("expert_*.yaml"))
+    + sorted((ROOT / "docs" / "reports").glob("expert_*/config.yaml")),
+    ids=lambda p: p.parent.name if p.name == "config.yaml" else p.stem,
 )
-def test_every_shipped_expert_config_is_valid_and_its_warm_start_fits(path: Path, tmp_path: Path) -> None:
+def test_every_expert_config_is_valid_and_its_warm_start_fits(path: Path, tmp_path: Path) -> None:
     config = ExpertConfig.load(path)
     config.validate()
     if config.init_model is not None:
