@@ -173,6 +173,7 @@ def test_models_travel_as_bytes_and_are_decoded_once_per_worker() -> None:
 
 
 # ---------------------------------------------------------------------- runs
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_run_on_either_backend(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     local = _run(tmp_path / "mp")
