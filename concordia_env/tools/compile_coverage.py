@@ -306,10 +306,10 @@ class Part(NamedTuple):
 PARTS: tuple[Part, ...] = (
     Part("the rules (Game)", rules, (), 32),
     Part("the heuristic", heuristic, (0,), 54),
-    Part("VectorGame", vector_game, (0,), 30),
+    Part("VectorGame", vector_game, (0,), 26),
     Part("MCTS", mcts, (1,), 36),
-    Part("the vector env at both levels, and VectorGame with compiled opponents", batch_opponents, (1, 2), 41),
-    Part("the learned agent and its search", learned, (1,), 4),
-    Part("the options level of SingleAgentEnv, and PettingZoo", single_envs, (1,), 4),
+    Part("the vector env at both levels, and VectorGame with compiled opponents", batch_opponents, (1, 2), 60),
+    Part("the learned agent and its search", learned, (1,), 3),
+    Part("the options level of SingleAgentEnv, and PettingZoo", single_envs, (1,), 6),
     Part("the strategy core's entry points", strategy_core, (1,), 1),
 )
