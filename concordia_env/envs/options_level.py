@@ -99,7 +99,6 @@ import numpy as np
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.rules import njit, njit_parallel
-from concordia_env.engine.rules.entry_points import apply_checked
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import CURRENT_PLAYER, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
 from concordia_env.strategy import DEFAULT_PARAMS, new_rng
@@ -138,7 +137,6 @@ __all__ = [
     "check_max_options",
     "fill_options",
     "options_space",
-    "play_turn",
 ]
 
 
@@ -235,23 +233,6 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
         lengths[j] = all_lengths[k]
         plans[j] = all_plans[k]
     return kept
-
-
-@njit
-def play_turn(s, m, learner, plan, length, mask):
-    """Take ``plan[:length]`` on ``s`` while each action is legal and ``learner``'s decision; returns how many.
-
-    ``mask`` holds the legal mask of ``s`` on entry and of the position reached on return
-    (``apply_checked``). The first action is the chosen option's, legal by construction.
-    """
-    taken = 0
-    for i in range(length):
-        a = plan[i]
-        if s[PHASE] == PHASE_GAME_OVER or s[CURRENT_PLAYER] != learner or not mask[a]:
-            break
-        apply_checked(s, m, a, mask)
-        taken += 1
-    return taken
 
 
 @njit
@@ -389,8 +370,7 @@ class OptionSet:
         if granularity == "decision":
             game.step(self.first_action(k))
             return
-        mask = game.legal_mask()
-        play_turn(game._state, game.map.tables, game.current_player, self.plans[k], int(self.lengths[k]), mask)
+        game.play_plan(self.plans[k, : int(self.lengths[k])])
 
     def observation(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """The options level's observation around the flat one (the arrays are this decision's own)."""

@@ -453,7 +453,7 @@ class VectorGame:
 
         The options level's ``granularity="turn"`` (:mod:`.options_level`): each row's
         learner takes the plan's actions while they are legal and its own decisions
-        (``options_level.play_turn``), then the opponents play up to its next decision. The
+        (``rules.entry_points.play_plan``), then the opponents play up to its next decision. The
         first action of every plan is checked as :meth:`step` checks actions (nothing changes
         if one is refused); the returns are :meth:`step`'s.
         """

@@ -88,7 +88,7 @@ def describe_every_action() -> None:
         encoder = getattr(A, name)
         encoder(*([0] * len(inspect.signature(encoder.py_func).parameters)))
     A.buy_card(0), A.buy_card(0, 0), A.buy_card_variant(0, 0), A.tribune_colonist(0)
-    state = Game.new("italia", 2, seed=0)._state  # what a refused Diplomat's words read (a rare refusal)
+    state = Game.new("italia", 2, seed=0).state.copy()  # what a refused Diplomat's words read (a rare refusal)
     legal.copyable_top(state, legal.diplomat_target(state, 0, 0))
     for map_name in MAPS:
         game = Game.new(map_name, 3, seed=0)
