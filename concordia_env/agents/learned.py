@@ -59,8 +59,7 @@ from concordia_env import Game, strategy
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy.afterstate_scorer import ModelArrays
-from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
+from concordia_env.strategy import LEARNED, LEARNED_PLANNED, CompiledPlayer, ModelArrays, SeatPlayer
 
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow

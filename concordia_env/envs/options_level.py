@@ -101,20 +101,25 @@ from concordia_env.engine.game import Game
 from concordia_env.engine.rules import njit, njit_parallel
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import CURRENT_PLAYER, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy import DEFAULT_PARAMS, new_rng
-from concordia_env.strategy.afterstate_scorer import (
+from concordia_env.strategy import (
+    DEFAULT_PARAMS,
     FEATURE_COUNTS,
     FEATURES_VERSION,
+    MAX_FIRST,
+    MAX_TURN_DECISIONS,
     OBSERVATION_COLUMNS,
+    P_OPPONENT_WEIGHT,
+    SEED_BOUND,
+    STATUS_ILLEGAL,
+    STATUS_SIZE,
     check_features_version,
+    compiled_remaining_fraction,
+    compiled_turn_options,
+    compiled_utility,
+    determinize,
+    new_rng,
     option_features,
 )
-from concordia_env.strategy.determinization import determinize
-from concordia_env.strategy.evaluation import remaining_fraction, utility
-from concordia_env.strategy.params import P_OPPONENT_WEIGHT
-from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
-from concordia_env.strategy.players import SEED_BOUND
-from concordia_env.strategy.turn_enumeration import MAX_FIRST, turn_options
 
 #: the environments' levels: one of NUM_ACTIONS actions, or one of the turn options
 LEVELS = ("flat", "options")
@@ -195,7 +200,7 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
     """The kept turn options of the pending decision of ``s`` into the output arrays; returns their count.
 
     ``noise`` (a strategy generator state, ``strategy.new_rng``) determinizes a copy of ``s``;
-    the options (``turn_options``) are played on that copy, the K = ``features.shape[0]`` of
+    the options (``compiled_turn_options``) are played on that copy, the K = ``features.shape[0]`` of
     best utility for the chooser kept (``params``' opponent weight), best first (see "Which
     options, in what order"). Row k of ``features`` gets kept option k's afterstate
     features (``features.shape[1]`` entries: the version), ``first[k]`` its first actions
@@ -209,12 +214,12 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
     n = s[NUM_PLAYERS]
     sim = s.copy()
     determinize(sim, noise)
-    remaining = remaining_fraction(sim, m)
-    starts, afterstates, vals, all_plans, all_lengths = turn_options(sim, m, params, remaining, status)
+    remaining = compiled_remaining_fraction(sim, m)
+    starts, afterstates, vals, all_plans, all_lengths = compiled_turn_options(sim, m, params, remaining, status)
     count = starts.shape[0]
     scores = np.empty(count)
     for k in range(count):
-        scores[k] = -utility(vals[k], player, n, params[P_OPPONENT_WEIGHT])
+        scores[k] = -compiled_utility(vals[k], player, n, params[P_OPPONENT_WEIGHT])
     order = np.argsort(scores, kind="mergesort")  # best first; equal utilities keep the core's order
     kept = min(count, features.shape[0])
     chosen = order[:kept]

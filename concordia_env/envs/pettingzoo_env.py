@@ -189,7 +189,7 @@ from concordia_env.engine.observation import (
     observation_bounds,
 )
 from concordia_env.engine.state import STATE_SIZE
-from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, FEATURES_VERSION
+from concordia_env.strategy import FEATURE_COUNTS, FEATURES_VERSION
 
 from .env_checks import (
     RENDER_FPS,

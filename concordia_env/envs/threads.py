@@ -44,7 +44,7 @@ from concordia_env.engine.rules.entry_points import apply_checked, legal_row, pl
 from concordia_env.engine.rules.scoring import ranking, score_totals
 from concordia_env.engine.rules.setup import start_game
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy.players import play_row
+from concordia_env.strategy import play_row
 
 #: more threads than this is a mistake (a machine with more cores still gains nothing past the rows)
 MAX_THREADS = 256

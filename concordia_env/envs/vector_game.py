@@ -136,7 +136,7 @@ from concordia_env.engine.rules.setup import setup_args, start_game
 from concordia_env.engine.serial import serialized
 from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
-from concordia_env.strategy.players import play_rows
+from concordia_env.strategy import play_rows
 
 from .env_checks import start_position
 from .opponents import CompiledOpponents

@@ -201,10 +201,10 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
     strategy.random_rollout(np.array(state, dtype=np.int32), np.asarray(tables), 2, rng)
     for rollout, pause in (("heuristic", False), ("random", True)):
         settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
-        tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+        tree = strategy.search_tree(state, strategy.new_tree(nodes=2, states=1, plan_entries=2, after=1))
         strategy.simulate(tree, tables, params, params, settings, rng, 3)
     model = AfterstateModel.heuristic_only((4,)).compiled
-    guided = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+    guided = strategy.search_tree(state, strategy.new_tree(nodes=2, states=1, plan_entries=2, after=1))
     strategy.simulate(guided, tables, params, params, settings, rng, 3, model=model)
     player = int(options.values.shape[1]) - 1
     strategy.afterstate_features(options.afterstates, tables, options.values, player, 0.5)
