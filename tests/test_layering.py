@@ -27,12 +27,13 @@ lazy import that dodges a cycle is seen too. Rules:
   reaches one as an attribute (``strategy.search.new_tree``);
 * no two modules import each other, directly or through others, by any import at all
   (``game`` builds on ``position_codec`` and ``observation``; ``position`` on ``game``;
-  ``tools.tournament`` on ``tools.report``).
+  ``tools.tournament`` on ``tools.report``);
+* every module file name is used once in the package, so a file name alone says which module it is.
 
-The last two rules hold for the package and for the scripts in the checkout's top-level
-folders (:data:`OUTSIDE_FOLDERS`). The tests are their other allowed home: they test the
-parts from inside (``tests/builders.py`` writes positions into ``game._state``, the strategy
-tests call its modules' functions).
+The rules on a game's array and on the strategy's modules hold for the package and for the
+scripts in the checkout's top-level folders (:data:`OUTSIDE_FOLDERS`). The tests are their
+other allowed home: they test the parts from inside (``tests/builders.py`` writes positions
+into ``game._state``, the strategy tests call its modules' functions).
 
 The environments reach the agents only through names: ``SingleAgentEnv(opponents="heuristic")``
 asks :mod:`concordia_env.envs.opponents`, which finds ``concordia_env.agents.from_spec`` by its
@@ -122,9 +123,17 @@ def test_parts_import_only_lower_parts(part: str) -> None:
 
 
 def test_the_package_root_imports_only_the_engine_and_the_envs() -> None:
-    for path in (PACKAGE / "__init__.py", PACKAGE / "_aliases.py"):
-        for name in imports_of(path):
-            assert part_of(name) in (None, "engine", "envs"), f"{path.name} imports {name}"
+    for name in imports_of(PACKAGE / "__init__.py"):
+        assert part_of(name) in (None, "engine", "envs"), f"__init__.py imports {name}"
+
+
+def test_every_module_file_name_is_used_once() -> None:
+    """A file name alone says which module it is: no two modules of the package share one."""
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in {"__init__.py", "__main__.py"}:
+            names.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
 
 
 def test_rules_import_only_the_static_tables() -> None:

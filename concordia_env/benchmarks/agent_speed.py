@@ -44,7 +44,7 @@ import numpy as np
 
 from concordia_env import Game, agents, strategy
 from concordia_env.agents.base import Agent, agent_seed
-from concordia_env.agents.learned import LearnedAgent
+from concordia_env.agents.learned import GreedyLearnedAgent
 from concordia_env.engine import maps
 from concordia_env.strategy import STATUS_SIZE, compiled_turn_options
 from concordia_env.tools import arguments
@@ -165,7 +165,7 @@ def learned_options_floor(map_name: str, players: int, seconds: float, seed: int
     to it, whatever its scoring and network cost.
     """
     seats = [agents.from_spec("learned") for _ in range(players)]
-    params = np.array(cast(LearnedAgent, seats[0]).compiled_player(players, map_name).params, dtype=np.float64)
+    params = np.array(cast(GreedyLearnedAgent, seats[0]).compiled_player(players, map_name).params, dtype=np.float64)
     noise = strategy.new_rng(seed)
     status = np.zeros(STATUS_SIZE, dtype=np.int64)
     decisions = 0

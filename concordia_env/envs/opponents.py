@@ -232,7 +232,7 @@ class CompiledOpponents:
         if not isinstance(agent, CompiledOpponent):
             raise ValueError(
                 f"{short_repr(agent)} cannot play inside a batch: the opponents of a batch are compiled agents "
-                "(random, heuristic, learned)"
+                "(random, heuristic, and the greedy learned: no search, temperature or record)"
             )
         player = agent.compiled_player(num_players, map_name)
         if not isinstance(player, CompiledPlayer):

@@ -67,7 +67,7 @@ import torch
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent
-from concordia_env.agents.learned import LearnedAgent
+from concordia_env.agents.learned import RecordingAgent, SampledLearnedAgent
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, AfterstateModel, rollout_value
 
 from .config import ConfigBase, _f
@@ -192,8 +192,9 @@ def play_training_game(task: GameTask) -> dict[str, np.ndarray]:
     for p in range(task.num_players):
         if p in task.learner_seats:
             seats.append(
-                LearnedAgent(int(seeds[p + 1]), model=_model(task.model_path), temperature=task.temperature,
-                             epsilon=task.epsilon, record=True, replan=task.replan)
+                RecordingAgent(SampledLearnedAgent(int(seeds[p + 1]), model=_model(task.model_path),
+                                                   temperature=task.temperature, epsilon=task.epsilon,
+                                                   replan=task.replan))
             )  # fmt: skip
         else:
             agent = agents.from_spec(task.opponent)

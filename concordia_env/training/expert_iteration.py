@@ -114,7 +114,7 @@ import torch
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent
-from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
+from concordia_env.agents.learned import GreedyLearnedAgent, ModelGuidedSearch, RecordingAgent, SampledLearnedAgent
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.tools.evaluate import play_duel
@@ -349,13 +349,14 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
     for p in range(n):
         if p in spec.learner_seats:
             seats.append(
-                LearnedAgent(
-                    int(seeds[p + 1]),
-                    model=model,
-                    temperature=s["temperature"],
-                    epsilon=s["epsilon"],
-                    record=True,
-                    replan=s["replan"],
+                RecordingAgent(
+                    SampledLearnedAgent(
+                        int(seeds[p + 1]),
+                        model=model,
+                        temperature=s["temperature"],
+                        epsilon=s["epsilon"],
+                        replan=s["replan"],
+                    )
                 )
             )
         else:
@@ -371,9 +372,9 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
     while not game.is_over():
         p = game.current_player
         seat = seats[p]
-        before = len(seat.trace) if isinstance(seat, LearnedAgent) else 0
+        before = len(seat.trace) if isinstance(seat, RecordingAgent) else 0
         action = seat.act(game)
-        if isinstance(seat, LearnedAgent) and len(seat.trace) > before:
+        if isinstance(seat, RecordingAgent) and len(seat.trace) > before:
             # one draw and one search seed per decision, whether labelled or not: the labels of
             # a game do not depend on the label share of its other decisions
             draw, seed = rng.random(), int(rng.integers(SEED_BOUND))
@@ -629,11 +630,11 @@ class ExpertRun(Run):
         c = self.config
         start = time.perf_counter()
         self.net.load_state_dict(snapshots[0])
-        incumbent = LearnedAgent(model=self.current_model(), replan=c.replan)
+        incumbent = GreedyLearnedAgent(model=self.current_model(), replan=c.replan)
         results = []
         for epoch in range(1, len(snapshots)):
             self.net.load_state_dict(snapshots[epoch])
-            candidate = LearnedAgent(model=self.current_model(), replan=c.replan)
+            candidate = GreedyLearnedAgent(model=self.current_model(), replan=c.replan)
             result, _ = play_duel(
                 candidate,
                 GATE_CANDIDATE,
@@ -672,9 +673,10 @@ class ExpertRun(Run):
         """Label one decision here, so that forked workers inherit the compiled search instead of each compiling it."""
         c = self.config
         game = Game.new(c.map, c.num_players, 0)
-        student = LearnedAgent(0, model=self.current_model(), record=True)
+        model = self.current_model()
+        student = RecordingAgent(SampledLearnedAgent(0, model=model))
         student.act(game)
-        teacher = make_teacher(c.teacher, c.teacher_options, student.model_for(game), 2, 0)
+        teacher = make_teacher(c.teacher, c.teacher_options, model, 2, 0)
         search_label(teacher, game, student.trace[-1][1], 0)
 
     def open_pool(self) -> contextlib.AbstractContextManager[Any]:
