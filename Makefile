@@ -47,7 +47,7 @@ test: $(STAMP)
 	  $(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy; lint=$$?; \
 	  wait $$built; checked=$$?; test $$lint -eq 0 && test $$checked -eq 0
 	$(PY) .ci/wheel_check.py --install $(WHEEL_DIR) > $(WHEEL_DIR).log 2>&1 & installed=$$!; \
-	  $(VENV)/bin/concordia warmup && $(PY) -m pytest -n 2 -q --durations=15; tests=$$?; \
+	  $(VENV)/bin/concordia warmup && $(PY) -m pytest -n 2 --dist worksteal -q --durations=15; tests=$$?; \
 	  wait $$installed; checked=$$?; cat $(WHEEL_DIR).log; test $$tests -eq 0 && test $$checked -eq 0
 
 lint: $(STAMP)

@@ -7,7 +7,8 @@ map, the PettingZoo AEC env, Gymnasium's ``SingleAgentEnv``, ``VectorGame`` with
 observations and on two threads, a ``SubprocVecEnv`` of single envs against ``heuristic``,
 and ``ConcordiaVectorEnv`` with the compiled heuristic inside, flat and at the options level.
 The same measurement as ``concordia bench throughput`` (``concordia_env.benchmarks.throughput``,
-whose docstring says what each line counts), without its JSON file and checks.
+whose docstring says what each line counts), without its JSON file and checks: each line as
+it is measured, with its set-up (compiling or loading, warm-up) apart, then the table.
 
 Run it from the checkout (needs the ``bench`` extra for the ``SubprocVecEnv`` line)::
 
@@ -36,7 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.batch < 1 or args.envs < 0:
         parser.error("--seconds and --batch must be positive, --envs at least 0")
-    results = throughput.run(args.seconds, args.maps, args.batch, args.envs)
+
+    def show(result: throughput.Result) -> None:  # each line as it is measured, its set-up apart
+        print(throughput.progress_line(result), flush=True)
+
+    print(throughput.PROGRESS_HEADER, flush=True)
+    results = throughput.run(args.seconds, args.maps, args.batch, args.envs, report=show)
+    print()
     print(throughput.table(results))
     return 0
 

@@ -109,7 +109,7 @@ def test_command_line_overrides_parse_as_yaml_and_cover_every_key():
 
 
 def test_imperium4_config_is_four_player_imperium():
-    config = resolve(ROOT / "concordia_env" / "training" / "configs" / "imperium4.yaml")
+    config = resolve(ROOT / "docs" / "configs" / "imperium4.yaml")
     assert (config.map, config.num_players) == ("imperium", 4)
 
 

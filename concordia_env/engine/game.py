@@ -15,6 +15,7 @@ import numpy as np
 from numba import types
 
 from . import actions as A
+from . import defaults
 from .cards import (
     CARD_KIND,
     COLONISTS_PER_PLAYER,
@@ -201,9 +202,9 @@ class Game:
     @classmethod
     def new(
         cls,
-        map: str = "imperium",
-        num_players: int = 4,
-        seed: int | None = 0,
+        map: str = defaults.MAP,
+        num_players: int = defaults.NUM_PLAYERS,
+        seed: int | None = defaults.ENGINE_SEED,
         *,
         intermediate_scoring: bool = False,
         display_costs: str = "standard",
@@ -212,7 +213,8 @@ class Game:
         """A new game after setup (docs/rules.md §2).
 
         ``seed`` (``None`` or an integer >= 0) fixes the city tokens, the stack and the
-        start player; ``intermediate_scoring`` (a bool) turns on docs/rules.md §8;
+        start player (0 unless told: the same position every time; the defaults of every
+        form are in :mod:`concordia_env.engine.defaults`); ``intermediate_scoring`` (a bool) turns on docs/rules.md §8;
         ``display_costs`` picks the ``"standard"`` or ``"alternative"`` display slot costs;
         ``start_player`` (``None`` or a seat) fixes the start player instead of drawing it.
 

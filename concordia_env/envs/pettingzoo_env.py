@@ -133,6 +133,8 @@ Options
 ``display_costs="alternative"``, ``start_player=k``). ``env.unwrapped.game`` is the engine
 :class:`~concordia_env.Game` (its ``state`` is read-only: see ``Game``, "Who owns the state").
 ``level``, ``max_options``, ``granularity`` and ``features_version`` (see "Options level").
+Unless told: 2-player Italia and a fresh seed, the defaults of every form
+(:mod:`concordia_env.engine.defaults`).
 ``reset(options={"position": p})`` starts the game from a copy of position ``p`` (a ``Game``,
 its JSON text or dict), at both levels; one of another map or player count, of a finished
 game, or a ``Game`` whose state fails the state check (built with ``with_state(state,
@@ -179,6 +181,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
+from concordia_env.engine import defaults
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, ResetNeededError, short_repr
 from concordia_env.engine.game import Game
@@ -221,11 +224,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def __init__(
         self,
-        map: str = "imperium",
-        num_players: int = 4,
+        map: str = defaults.MAP,
+        num_players: int = defaults.NUM_PLAYERS,
         render_mode: str | None = None,
         reward: str = "win",
-        seed: int | None = None,
+        seed: int | None = defaults.SEED,
         illegal_action: str = "raise",
         observation_version: int = OBSERVATION_VERSION,
         max_cycles: int | None = None,
@@ -511,11 +514,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 def env(
-    map: str = "imperium",
-    num_players: int = 4,
+    map: str = defaults.MAP,
+    num_players: int = defaults.NUM_PLAYERS,
     render_mode: str | None = None,
     reward: str = "win",
-    seed: int | None = None,
+    seed: int | None = defaults.SEED,
     illegal_action: str = "raise",
     observation_version: int = OBSERVATION_VERSION,
     max_cycles: int | None = None,

@@ -44,8 +44,8 @@ Parameters
 ----------
 | parameter | default | meaning |
 | --- | --- | --- |
-| ``map`` | ``"imperium"`` | ``imperium``, ``italia``, ``aegyptus``, ``creta`` |
-| ``players`` | 4 | 2–5, as the map allows |
+| ``map`` | ``"italia"`` | ``imperium``, ``italia``, ``aegyptus``, ``creta`` |
+| ``players`` | 2 | 2–5, as the map allows (the envs' ``num_players``; see :mod:`concordia_env.engine.defaults`) |
 | ``intermediate_scoring`` | ``False`` | the intermediate scoring variant (docs/rules.md §8) |
 | ``display_costs`` | ``"standard"`` | ``"standard"`` or ``"alternative"`` display slot costs |
 | ``max_game_length`` | 3000 | turn cap in player decisions (OpenSpiel's ``max_game_length``) |
@@ -135,7 +135,7 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
         "pip install 'concordia-env[openspiel]' (open_spiel>=2.0.2)"
     ) from e
 
-from concordia_env.engine import maps, position
+from concordia_env.engine import defaults, maps, position
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.cards import (
     CARD_DECK,
@@ -169,8 +169,8 @@ DOCUMENT_FORMAT = "concordia-openspiel/1"
 UTILITIES: tuple[str, ...] = ("win", "vp_share")
 #: the game parameters and their defaults (OpenSpiel infers each parameter's type from its default)
 DEFAULT_PARAMETERS: dict[str, Any] = {
-    "map": "imperium",
-    "players": 4,
+    "map": defaults.MAP,
+    "players": defaults.NUM_PLAYERS,  # OpenSpiel's name for a game's player count
     "intermediate_scoring": False,
     "display_costs": "standard",
     "max_game_length": 3000,
@@ -925,7 +925,7 @@ class AgentBot(pyspiel.Bot):
         return int(self.agent.act(state.position()))
 
 
-def load(map: str = "imperium", players: int = 4, **params: Any) -> ConcordiaGame:
+def load(map: str = defaults.MAP, players: int = defaults.NUM_PLAYERS, **params: Any) -> ConcordiaGame:
     """``pyspiel.load_game("python_concordia", {...})`` with keyword arguments.
 
     The parameters are checked first (``ValueError`` naming the bad one), so a value that

@@ -3,7 +3,7 @@
 Usage::
 
     concordia train afterstate --config afterstate_quick     # 11 minutes (make run before expert_quick)
-    concordia train afterstate --config afterstate_long      # the first shipped 2-player model
+    concordia train afterstate --config docs/reports/afterstate_long/config.yaml      # the first shipped 2-player model
     concordia train afterstate --resume runs/afterstate_quick-20260101-120000 [--iterations 20]
     concordia train afterstate --help        # every config key is also an option
 

@@ -4,8 +4,9 @@ Usage::
 
     concordia train expert --config expert_quick          # make run: from scratch, ~12 minutes on 2 cores
     concordia train expert --config expert_italia2l       # the shipped 2-player model's last run
-    concordia train expert --config expert_italia2 --backend ray --address auto   # on a Ray cluster
-    concordia train expert --resume runs/expert_italia2-20260101-120000 [--iterations 12]
+    concordia train expert --config expert_quick --backend ray --address auto   # on a Ray cluster
+    concordia train expert --config docs/reports/expert_italia2f/config.yaml   # a run kept in docs/reports
+    concordia train expert --resume runs/expert_quick-20260101-120000 [--iterations 12]
     concordia train expert --help        # every config key is also an option
 
 The method (``docs/training.md`` has the why and the numbers)
@@ -816,9 +817,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Expert iteration over turn options for Concordia (docs/training.md).",
         "expert_*.yaml",
         [
-            "concordia train expert --config expert_italia2",
-            "concordia train expert --config expert_italia2 --backend ray --address auto",
-            "concordia train expert --resume runs/expert_italia2-20260101-120000 --iterations 12",
+            "concordia train expert --config expert_quick",
+            "concordia train expert --config expert_quick --backend ray --address auto",
+            "concordia train expert --config docs/reports/expert_italia2f/config.yaml",
+            "concordia train expert --resume runs/expert_quick-20260101-120000 --iterations 12",
         ],
     )
 

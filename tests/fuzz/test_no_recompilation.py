@@ -155,8 +155,8 @@ def signatures() -> dict[str, list[str]]:
 
 def warm_up() -> None:
     """Ordinary use of every entry point (``concordia warmup``'s parts), then every campaign's ordinary path."""
-    for _name, part in PARTS:
-        part()
+    for part in PARTS:
+        part.run()
     for campaign in CAMPAIGNS:  # whatever ordinary path the campaigns take, they take it here first
         _run(campaign, EXAMPLES // 2)
 
