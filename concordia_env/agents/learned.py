@@ -77,7 +77,7 @@ import numpy as np
 from concordia_env import Game
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
-from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
+from concordia_env.strategy import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
 
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow

@@ -16,7 +16,7 @@ import numpy as np
 
 from concordia_env import Game, strategy
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy.afterstate_scorer import ModelArrays
+from concordia_env.strategy import ModelArrays
 
 from .learned_model import MARGIN_SCALE, AfterstateModel
 from .mcts import MCTSAgent

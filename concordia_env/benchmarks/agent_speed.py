@@ -54,8 +54,7 @@ from concordia_env import Game, agents, strategy
 from concordia_env.agents.base import Agent, agent_seed
 from concordia_env.agents.learned import GreedyLearnedAgent
 from concordia_env.engine import maps
-from concordia_env.strategy.planner import STATUS_SIZE
-from concordia_env.strategy.turn_enumeration import turn_options
+from concordia_env.strategy import STATUS_SIZE, compiled_turn_options
 from concordia_env.tools import arguments
 
 from .throughput import engine_chunk, warm_up
@@ -171,7 +170,7 @@ def learned_options_floor(map_name: str, players: int, seconds: float, seed: int
     """The part of the default ``learned`` agent's decision that no scoring can remove: its turn options.
 
     Self-play games of ``learned`` (not timed); at every decision it takes with a choice, the
-    compiled enumeration it runs there (:func:`~concordia_env.strategy.turn_enumeration.turn_options`
+    compiled enumeration it runs there (:func:`~concordia_env.strategy.compiled_turn_options`
     on a determinized copy, every legal action played out to the end of the turn and valued)
     is timed alone. The heuristic runs the same enumeration only where a turn begins and
     follows its plan after, so this line against ``heuristic`` is the floor of ``learned``'s ratio
@@ -191,7 +190,7 @@ def learned_options_floor(map_name: str, players: int, seconds: float, seed: int
             sim = strategy.determinized(game.state, noise)
             remaining = strategy.remaining_fraction(sim, tables)
             start = time.process_time()
-            turn_options(sim, tables, params, remaining, status)
+            compiled_turn_options(sim, tables, params, remaining, status)
             spent += time.process_time() - start
             decisions += 1
         game.step(seats[game.current_player].act(game))

@@ -178,7 +178,7 @@ from concordia_env.engine.observation import (
     observation_bounds,
     observe,
 )
-from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
+from concordia_env.strategy import FEATURES_VERSION
 
 from .env_checks import (
     RENDER_FPS,

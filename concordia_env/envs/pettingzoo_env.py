@@ -189,11 +189,10 @@ from concordia_env.engine.observation import (
     OBS_SIZES,
     OBSERVATION_VERSION,
     check_observation_version,
-    fill_observation,
     observation_bounds,
 )
 from concordia_env.engine.state import STATE_SIZE
-from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, FEATURES_VERSION
+from concordia_env.strategy import FEATURE_COUNTS, FEATURES_VERSION
 
 from .env_checks import (
     RENDER_FPS,
@@ -266,7 +265,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._option_rng = np.random.default_rng(0)  # reseeded by every reset
         self.illegal_action = check_illegal_action(illegal_action)
         self.observation_version = check_observation_version(observation_version)
-        self._obs_size = OBS_SIZES[self.observation_version]
         self.max_cycles = check_cap("max_cycles", max_cycles)
         self.max_turns = check_cap("max_turns", max_turns)
         self.metadata = {**raw_env.metadata, "name": f"concordia_v{self.observation_version}"}
@@ -467,13 +465,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        # a new array each time (callers keep observations); the version was checked by the
-        # constructor and a known agent's seat is valid, so the compiled observation is called as is
+        # a new array each time (callers keep observations)
         seat = self._seat.get(agent) if isinstance(agent, str) else None
         if seat is None:
-            self._agent_name(agent)  # raises the error that says what is wrong
-        observation = np.empty(self._obs_size, dtype=np.float32)
-        fill_observation(self.game._state, self.game.map.tables, seat, observation)
+            seat = self._seat[self._agent_name(agent)]  # _agent_name raises the error that says what is wrong
+        observation = self.game.observation(seat, self.observation_version)
         mask = self._mask_of(agent)
         if self.options is None:
             return {"observation": observation, "action_mask": mask}

@@ -140,7 +140,7 @@ from concordia_env.engine.errors import integer_argument, short_repr
 from concordia_env.engine.observation import OBSERVATION_VERSION, observation_bounds
 from concordia_env.engine.rules.entry_points import sample_rows
 from concordia_env.engine.state import DECISION_COUNT, TURN_COUNT
-from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
+from concordia_env.strategy import FEATURES_VERSION
 
 from .env_checks import check_cap, check_reset_options
 from .options_level import DEFAULT_MAX_OPTIONS, OptionsBatch, check_options_arguments, options_space

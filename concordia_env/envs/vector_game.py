@@ -138,7 +138,7 @@ from concordia_env.engine.rules.setup import setup_args, start_game
 from concordia_env.engine.serial import serialized
 from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
-from concordia_env.strategy.players import play_rows
+from concordia_env.strategy import play_rows
 
 from .env_checks import start_position
 from .opponents import CompiledOpponents
@@ -455,7 +455,7 @@ class VectorGame:
 
         The options level's ``granularity="turn"`` (:mod:`.options_level`): each row's
         learner takes the plan's actions while they are legal and its own decisions
-        (``options_level.play_turn``), then the opponents play up to its next decision. The
+        (``rules.entry_points.play_plan``), then the opponents play up to its next decision. The
         first action of every plan is checked as :meth:`step` checks actions (nothing changes
         if one is refused); the returns are :meth:`step`'s.
         """

@@ -92,7 +92,7 @@ def describe_every_action() -> None:
         encoder = getattr(A, name)
         encoder(*([0] * len(inspect.signature(encoder.py_func).parameters)))
     A.buy_card(0), A.buy_card(0, 0), A.buy_card_variant(0, 0), A.tribune_colonist(0)
-    state = Game.new("italia", 2, seed=0)._state  # what a refused Diplomat's words read (a rare refusal)
+    state = Game.new("italia", 2, seed=0).state.copy()  # what a refused Diplomat's words read (a rare refusal)
     legal.copyable_top(state, legal.diplomat_target(state, 0, 0))
     for map_name in MAPS:
         game = Game.new(map_name, 3, seed=0)
@@ -205,10 +205,10 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
     strategy.random_rollout(np.array(state, dtype=np.int32), np.asarray(tables), 2, rng)
     for rollout, pause in (("heuristic", False), ("random", True)):
         settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
-        tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+        tree = strategy.search_tree(state, strategy.new_tree(nodes=2, states=1, plan_entries=2, after=1))
         strategy.simulate(tree, tables, params, params, settings, rng, 3)
     model = AfterstateModel.heuristic_only((4,)).compiled
-    guided = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+    guided = strategy.search_tree(state, strategy.new_tree(nodes=2, states=1, plan_entries=2, after=1))
     strategy.simulate(guided, tables, params, params, settings, rng, 3, model=model)
     player = int(options.values.shape[1]) - 1
     strategy.afterstate_features(options.afterstates, tables, options.values, player, 0.5)

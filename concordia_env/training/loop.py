@@ -67,7 +67,7 @@ from tqdm import tqdm
 from concordia_env import Game, agents
 from concordia_env.agents.learned import GreedyLearnedAgent
 from concordia_env.agents.learned_model import FEATURE_COUNTS, AfterstateModel
-from concordia_env.strategy.afterstate_scorer import check_features_version
+from concordia_env.strategy import check_features_version
 from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
