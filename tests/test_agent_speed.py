@@ -72,13 +72,13 @@ def test_the_learned_agent_is_measured_against_the_heuristic_of_the_same_run(tmp
 def test_the_floor_times_the_enumeration_the_learned_agent_runs(monkeypatch) -> None:
     """The floor line times turn_options once per decision with a choice, and nothing else."""
     calls: list[int] = []
-    real = agent_speed.turn_options
+    real = agent_speed.compiled_turn_options
 
     def counted(sim, tables, params, remaining, status):
         calls.append(int(sim[0]))
         return real(sim, tables, params, remaining, status)
 
-    monkeypatch.setattr(agent_speed, "turn_options", counted)
+    monkeypatch.setattr(agent_speed, "compiled_turn_options", counted)
     result = agent_speed.learned_options_floor("italia", 2, 0.02)
     assert result.count == len(calls) > 0 and result.name == agent_speed.FLOOR_LINE
 

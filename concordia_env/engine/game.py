@@ -349,7 +349,7 @@ class Game:
         """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
         a = integer_argument(action, "action")
         if not 0 <= a < NUM_ACTIONS:
-            raise ValueError(f"action must be in 0..{NUM_ACTIONS - 1}, got {short_repr(a)}")
+            raise ValueError(f"action {short_repr(a)} is outside the action space 0..{NUM_ACTIONS - 1}")
         return describe(self._state, self._map, a)
 
     # ------------------------------------------------------------------ end and scores
