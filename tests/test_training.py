@@ -9,6 +9,7 @@ then serves the masking test.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -105,7 +106,23 @@ def test_command_line_overrides_parse_as_yaml_and_cover_every_key():
     assert config.total_timesteps == 20000 and isinstance(config.total_timesteps, int)
     assert config.net_arch == [64, 64] and config.progress is False
     help_text = parser.format_help()
-    assert all(f"--{name}" in help_text for name in field_names())
+    spelled = {"num_players": "players"}  # as concordia evaluate spells it
+    assert all(f"--{spelled.get(name, name)} " in help_text for name in field_names())
+
+
+@pytest.mark.parametrize("script", ["afterstate", "expert", "selfplay", "ppo_options", "rllib"])
+def test_training_commands_take_players_as_evaluate_does_and_num_players_still_with_a_warning(script, capsys):
+    from concordia_env.tools.cli import SCRIPTS
+
+    if script == "rllib":
+        pytest.importorskip("ray.rllib")
+    module = importlib.import_module(SCRIPTS["train"][script].module)
+    parser = module.build_parser()
+    assert parser.parse_args(["--players", "3"]).num_players in (3, "3")
+    assert "deprecated" not in capsys.readouterr().err
+    assert parser.parse_args(["--num_players", "4"]).num_players in (4, "4")
+    assert capsys.readouterr().err == f"{parser.prog}: --num_players is deprecated; use --players\n"
+    assert "--players" in parser.format_help() and "--num_players" not in parser.format_help()
 
 
 def test_imperium4_config_is_four_player_imperium():

@@ -50,13 +50,11 @@ import contextlib
 import csv
 import io
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
@@ -82,6 +80,7 @@ from .config import (
     resume_overrides,
 )
 from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic
 from .run_report import plot_learning_curve
 from .workers import WorkerLostError, open_pool
 
@@ -134,23 +133,6 @@ def check_loop_config(config: Any) -> None:
         if spec != SELF and agents.parse_spec(spec)[0] not in agents.names():
             raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(agents.names())}")
     Game.new(config.map, config.num_players, 0)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that the file is the old one or the new one, whole, whenever the run stops."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> None:
-    """``np.savez`` of ``arrays`` to ``path``, atomically (:func:`write_atomic`)."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    write_atomic(path, buffer.getvalue())
 
 
 @dataclass
@@ -206,18 +188,20 @@ class Run:
         self.wall_start = time.perf_counter()
 
     @classmethod
-    def create(cls, config: Any) -> Run:
+    def create(cls, config: Any, held: contextlib.ExitStack | None = None) -> Run:
+        """A new run of ``config`` in a new run directory, checkpointed at iteration 0.
+
+        ``held``: the command's stack of what it holds for the run's life; the new folder's
+        :class:`.run_folder.RunLock` enters it as soon as the folder exists, before any file.
+        """
         # a missing or mismatched warm-start model is refused before anything is written
         init = None if config.init_model is None else AfterstateModel.load(config.init_model)
         if init is not None:
             AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version]).load_model(init)
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
-        suffix = 1
-        while run_dir.exists():
-            run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
-            suffix += 1
-        (run_dir / "data").mkdir(parents=True)
+        run_dir = new_run_dir(config.runs_dir, config.name)
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
+        (run_dir / "data").mkdir()
         config.save(run_dir / cls.CONFIG)
         torch.manual_seed(config.seed)
         run = cls(run_dir, config, cls.STATE_CLASS())
@@ -227,8 +211,11 @@ class Run:
         return run
 
     @classmethod
-    def open(cls, run_dir: Path, overrides: dict[str, Any]) -> Run:
+    def open(cls, run_dir: Path, overrides: dict[str, Any], held: contextlib.ExitStack | None = None) -> Run:
         """The run in ``run_dir`` as its last checkpoint left it, with ``overrides`` (resumable keys).
+
+        ``held`` (as for :meth:`create`): the folder's lock is taken there before anything is
+        read or written, so a second writer is refused (:class:`.run_folder.RunFolderBusyError`).
 
         Everything is read from the checkpoint (``checkpoint.pt``: network, optimizer and run
         state, written in one step), never from a file written after it: ``model.npz`` and
@@ -239,6 +226,8 @@ class Run:
         run_dir = Path(run_dir)
         if not run_dir.is_dir():
             raise FileNotFoundError(f"{run_dir} is not a run directory: nothing to resume")
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
         if not (run_dir / cls.CHECKPOINT).is_file():
             raise FileNotFoundError(
                 f"{run_dir} has no {cls.CHECKPOINT}: not a run directory, or one stopped before its first "
@@ -589,12 +578,21 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
 
     A person's mistake ends the command with one line on stderr and no traceback, before
     any training: a config file or run directory that is missing or unreadable, a value the
-    config refuses, a ``--runs_dir`` that cannot be written (exit status 2). Ctrl-C (status
+    config refuses, a ``--runs_dir`` that cannot be written, a run directory another live
+    process writes (its lock, :class:`.run_folder.RunLock`; exit status 2). Ctrl-C (status
     130) and a lost worker (status 1) end it with the ``--resume`` command that continues it
     from its last checkpoint; every run has one from its start (iteration 0).
     """
-    config_class = run_class.CONFIG_CLASS
     args = parser.parse_args(argv)
+    with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
+        return _run_locked(parser, args, run_class, held)
+
+
+def _run_locked(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, run_class: type[Run], held: contextlib.ExitStack
+) -> Path:
+    """:func:`run_command` with the run folder's lock entered in ``held``."""
+    config_class = run_class.CONFIG_CLASS
 
     def refuse(message: str) -> NoReturn:
         print(f"{parser.prog}: error: {message}", file=sys.stderr)
@@ -608,12 +606,12 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
             saved = Path(args.resume) / run_class.CONFIG
             if saved.is_file():  # before open() rewrites the run's files with the overrides
                 run_class.preflight(resolve(saved, overrides, config_class))
-            run = run_class.open(Path(args.resume), overrides)
+            run = run_class.open(Path(args.resume), overrides, held)
             print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
         else:
             config = resolve(args.config, overrides, config_class)
             run_class.preflight(config)
-            run = run_class.create(config)
+            run = run_class.create(config, held)
             print(f"run directory: {run.run_dir}", file=sys.stderr)
     except KeyboardInterrupt:
         if args.resume:
@@ -621,7 +619,7 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
         else:
             print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
         raise SystemExit(130) from None
-    except (OSError, ValueError, TypeError) as err:
+    except (OSError, ValueError, TypeError, RunFolderBusyError) as err:
         refuse(mistake_text(err))
     resume = f"{run_class.COMMAND} --resume {run.run_dir}"
     try:

@@ -65,11 +65,11 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import sys
 import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +83,11 @@ from concordia_env.integrations.rllib import fixed_policy_spec
 from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.report import Z_95
 
-from .config import read_config
+from .config import add_players_option, read_config
 from .options_rllib import OptionsRLModule, options_agent
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 from .run_evaluation import EVAL_DB, evaluate, weights_digest
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir
 
 #: the name under which make_env is registered with ray.tune.registry
 ENV_NAME = "concordia"
@@ -496,7 +497,8 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
 
 
 # =========================================================================== command line
-def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Namespace]:
+def build_parser() -> argparse.ArgumentParser:
+    """``--config``, ``--address``, ``--resume``, ``--measure_sampling`` and the config's scalar fields."""
     parser = argparse.ArgumentParser(prog="concordia train rllib", description=__doc__.split("\n", 1)[0])
     parser.add_argument("--config", help="YAML file of RLlibConfig fields")
     parser.add_argument("--address", default=None, help="Ray cluster to join (e.g. 'auto'); default: a local Ray")
@@ -510,8 +512,16 @@ def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Na
     )
     scalar = {"int": int, "int | None": int, "float": float, "str": str}
     for f in dataclasses.fields(RLlibConfig):
-        if f.type in scalar:
+        if f.name == "num_players":
+            add_players_option(parser, type=int, default=None)
+        elif f.type in scalar:
             parser.add_argument(f"--{f.name}", type=scalar[f.type], default=None)
+    return parser
+
+
+def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path | None, argparse.Namespace]:
+    """The config, the run folder to resume (None: a new run) and the arguments; a mistake exits 2 in one line."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     overrides = {
         f.name: getattr(args, f.name)
@@ -524,19 +534,27 @@ def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Na
             config = RLlibConfig.load(run_dir / "config.yaml", overrides)
         else:
             config = RLlibConfig.load(args.config, overrides)
-            run_dir = Path(config.runs_dir) / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
+            run_dir = None  # made when the run starts (measure_sampling writes none)
     except (OSError, ValueError, TypeError) as err:
         parser.error(mistake_text(err))
-    return config, run_dir, bool(args.resume), args
+    return config, run_dir, args
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, run_dir, resume, args = _parse(argv)
+    config, run_dir, args = _parse(argv)
     if args.measure_sampling is not None:
         print(json.dumps(sampling_throughput(config, args.measure_sampling, address=args.address)))
         return
-    print(f"run directory: {run_dir}")
-    train(config, run_dir, resume=resume, address=args.address)
+    resume = run_dir is not None
+    try:  # one writer per run folder: a second one is refused in one line naming the first
+        lock = RunLock(new_run_dir(config.runs_dir, config.name) if run_dir is None else run_dir)
+        lock.acquire()
+    except (OSError, RunFolderBusyError) as err:
+        print(f"concordia train rllib: error: {mistake_text(err)}", file=sys.stderr)
+        raise SystemExit(2) from None
+    with lock:
+        print(f"run directory: {lock.run_dir}")
+        train(config, lock.run_dir, resume=resume, address=args.address)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ the games of the first session.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -73,7 +74,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, SupportsFloat, cast
 
@@ -95,8 +95,9 @@ from concordia_env.tools.arguments import mistake_text
 
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve, resume_overrides
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
-from .pool import POOL_FILE, OpponentPool, PoolOpponent, write_json_atomic
+from .pool import POOL_FILE, OpponentPool, PoolOpponent
 from .run_evaluation import EVAL_DB, EvalResult, evaluate, weights_digest
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_json_atomic
 from .run_report import CURVE_FILE, plot_learning_curve, write_report
 
 CONFIG_FILE = "config.yaml"
@@ -419,23 +420,26 @@ class Run:
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def create(cls, config: TrainConfig) -> Run:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
-        suffix = 1
-        while run_dir.exists():  # two runs started within one second
-            run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
-            suffix += 1
-        (run_dir / CHECKPOINT_DIR).mkdir(parents=True)
+    def create(cls, config: TrainConfig, held: contextlib.ExitStack | None = None) -> Run:
+        """A new run in a new run directory; ``held``: the command's stack, where the folder's lock goes at once."""
+        run_dir = new_run_dir(config.runs_dir, config.name)
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
+        (run_dir / CHECKPOINT_DIR).mkdir()
         config.save(run_dir / CONFIG_FILE)
         run = cls(run_dir, config, RunState())
         run.pool.publish()  # the environments read the pool file from their first reset on
         return run
 
     @classmethod
-    def open(cls, run_dir: Path, overrides: dict[str, Any]) -> Run:
-        """Reopen a run from its last checkpoint; ``overrides`` change its config (e.g. total_timesteps)."""
+    def open(cls, run_dir: Path, overrides: dict[str, Any], held: contextlib.ExitStack | None = None) -> Run:
+        """Reopen a run from its last checkpoint; ``overrides`` change its config (e.g. total_timesteps).
+
+        ``held`` (as for :meth:`create`): the folder's lock is taken there before anything is read.
+        """
         run_dir = Path(run_dir)
+        if held is not None and run_dir.is_dir():
+            held.enter_context(RunLock(run_dir))
         state_path = run_dir / CHECKPOINT_DIR / STATE_FILE
         if not state_path.exists():
             raise FileNotFoundError(f"{run_dir} has no checkpoint ({state_path} is missing): nothing to resume")
@@ -763,27 +767,33 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> Path:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:  # a config or argument mistake (a missing config, a bad value, no checkpoint): one line, exit 2
+    with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
+        return _run_locked(parser, args, held)
+
+
+def _run_locked(parser: argparse.ArgumentParser, args: argparse.Namespace, held: contextlib.ExitStack) -> Path:
+    """:func:`main` with the run folder's lock entered in ``held``."""
+    try:  # a config or argument mistake (a missing config, a bad value, no checkpoint, a busy folder): one line
         overrides = overrides_from_args(args)
         if args.resume:
             if args.config:
                 parser.error("--resume takes the run's own config.yaml; give changes as --key value options")
-            run = Run.open(Path(args.resume), overrides)
+            run = Run.open(Path(args.resume), overrides, held)
             print(f"resuming {run.run_dir} at timestep {run.state.timesteps:,}", file=sys.stderr)
         else:
-            run = Run.create(resolve(args.config, overrides))
+            run = Run.create(resolve(args.config, overrides), held)
             print(f"run directory: {run.run_dir}", file=sys.stderr)
-    except (OSError, ValueError, TypeError) as err:
+    except (OSError, ValueError, TypeError, RunFolderBusyError) as err:
         parser.error(mistake_text(err))
     try:
         model = run.train()
+        report = run.finish(model)
     except KeyboardInterrupt:
         print(
             f"\ninterrupted; continue with: concordia train selfplay --resume {run.run_dir}",
             file=sys.stderr,
         )
         raise SystemExit(130) from None
-    report = run.finish(model)
     for line in _final_lines(run, report):
         print(line)
     return report
