@@ -166,14 +166,16 @@ def test_ctrl_c_stops_the_script_in_one_line_and_keeps_its_checkpoint(tmp_path: 
     [
         (["--num_envs", "0"], "num_envs must be positive, got 0"),
         (["--total_steps", "0"], "total_steps must be positive, got 0"),
-        (["--anneal_lr", "maybe"], "argument --anneal_lr: expected true or false, got 'maybe'"),
+        (["--anneal_lr", "maybe"], "anneal_lr must be true or false, got 'maybe'"),
         (["--gamma", "2"], "gamma must be in 0..1, got 2.0"),
         (["--minutes", "-1"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
         (["--minutes", "nan"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
         (["--num_minibatches", "5000"], "num_minibatches (5000) exceeds a rollout's 128 x 8 steps"),
         (["--opponents", "bogus"], "unknown agent 'bogus'"),
         (["--map", "nowhere"], "unknown map 'nowhere'"),
-        (["--learning_rate", "fast"], "argument --learning_rate: invalid float value: 'fast'"),
+        (["--learning_rate", "fast"], "learning_rate must be a number, got 'fast'"),
+        (["--option_hidden", "[128, 0]"], "option_hidden and observation_hidden must be positive layer sizes"),
+        (["--bogus_key", "1"], "unrecognized arguments: --bogus_key 1"),
     ],
 )
 def test_a_script_mistake_is_one_line_and_writes_nothing(

@@ -261,7 +261,7 @@ def add_override_arguments(parser: argparse.ArgumentParser, cls: type[ConfigBase
             "type": _parse_value,
             "default": argparse.SUPPRESS,  # absent options stay absent, so "--key null" can override to None
             "metavar": type(default).__name__.upper() if default is not None else "VALUE",
-            "help": f"{f.metadata['help']} (default: {default})",
+            "help": f"{f.metadata['help']} (default: {default})".replace("%", "%%"),  # argparse formats with %
         }
         if f.name == "num_players":
             add_players_option(group, **options)

@@ -18,11 +18,17 @@ seats rotated, 95% Wilson intervals, every game stored in ``evaluations.db``), w
 the **report** (:meth:`Run.finish`): the loop's sections, and the method's own
 (:meth:`Run.report_sections`).
 
-A method is a subclass of :class:`Run` that names its config and state classes, its command
-and its words for the report, and supplies its games (``tasks`` from :meth:`Run.draw_games`,
-the ``worker`` that plays one, ``iteration_data``), ``fit`` and ``report_sections`` (and, if
-it needs them, ``games_in``, ``count_play``, ``warm_up``, ``open_pool``, ``preflight`` and
-``summary_extras``). :func:`run_command` is every method's ``main``.
+A method is a subclass of :class:`Run` that names its config (a :class:`LoopConfig`, the keys
+every method shares, with its own) and state classes, its command and its words for the
+report, and supplies its games (``tasks`` from :meth:`Run.draw_games`, the ``worker`` that
+plays one, ``iteration_data``), ``fit`` and ``report_sections`` (and, if it needs them,
+``games_in``, ``count_play``, ``warm_up``, ``open_pool``, ``preflight`` and
+``summary_extras``). Every ``fit`` has one skeleton: :meth:`Run.fit_start` (torch seeded for
+the iteration, the buffer, its :class:`Decisions` with every ``HOLDOUT_EVERY``-th game held
+out) and :meth:`Run.fit_epochs` (shuffled minibatches of whole decisions), the method
+supplying the loss and what it measures after each epoch. :func:`run_command` is every
+method's ``main``; it holds the run folder's lock (:class:`.run_folder.RunLock`) from the
+folder's first file to its end.
 
 Reproducibility, the rule: **a resume reads only the checkpoint**. ``checkpoint.pt``
 (network, optimizer and run state) is written in one atomic step at the end of every
@@ -72,6 +78,7 @@ from concordia_env.tools.tournament import duel, run_tournament
 from .afterstate_net import AfterstateNet
 from .config import (
     ConfigBase,
+    _f,
     add_override_arguments,
     check_positive,
     check_time_limit,
@@ -111,6 +118,66 @@ RESUMABLE = ("iterations", "time_limit_minutes", "workers", "torch_threads", "pr
              "eval_opponents", "final_eval_games", "eval_max_turns")  # fmt: skip
 
 
+@dataclass
+class LoopConfig(ConfigBase):
+    """The keys every method of the loop has, declared once (a method's config adds its own, and may
+    give some of these another default): the run, the game, the iterations, the exploration of the
+    network's player (the learner, the student), the network and its fit, the evaluations."""
+
+    name: str = _f("afterstate", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the games, the exploration, the network and the evaluation")
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game")
+    workers: int = _f(2, "processes that play the games (and the evaluation games)")
+    torch_threads: int = _f(1, "torch threads while fitting")
+    progress: bool = _f(True, "show a progress bar")
+
+    iterations: int = _f(10, "iterations of the loop (play, fit, evaluate)")
+    time_limit_minutes: float | None = _f(None, "stop after the iteration that crosses this budget (null: none)")
+    games_per_iteration: int = _f(200, "games played with the current network per iteration")
+    opponent_shares: dict = field(
+        default_factory=lambda: {SELF: 0.5, "heuristic": 0.5},
+        metadata={"help": "share of training games against each opponent: 'self' (the network in every seat) "
+                          "or an agent spec"},
+    )  # fmt: skip
+    temperature: float = _f(0.05, "exploration softmax temperature, in units of MARGIN_SCALE VP")
+    epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
+    replan: bool = _f(
+        False,
+        "the network's player decides at every decision (the learned agent's default) instead of "
+        "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
+    )
+
+    hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
+    features_version: int = _f(1, "the feature version the model reads (agents.learned_model.FEATURE_COUNTS)")
+    init_model: str | None = _f(
+        None,
+        "start from this saved model (a warm start, e.g. the shipped "
+        "concordia_env/agents/models/learned-italia-2p.npz for another map or player count); "
+        "its layers must match 'hidden'; a model of an older features_version is widened",
+    )
+    learning_rate: float = _f(1e-3, "AdamW learning rate")
+    weight_decay: float = _f(1e-4, "AdamW weight decay")
+    batch_size: int = _f(512, "minibatch size in rows (whole decisions)")
+    epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
+    buffer_games: int = _f(4000, "the fit uses the decisions of the last this many games")
+
+    eval_every: int = _f(1, "iterations between evaluations (0: none)")
+    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
+    eval_opponents: list = field(
+        default_factory=lambda: ["heuristic"], metadata={"help": "agent specs to evaluate against"}
+    )
+    final_eval_games: dict = field(
+        default_factory=lambda: {"random": 200, "heuristic": 200},
+        metadata={"help": "games per opponent spec in the final evaluation"},
+    )
+    eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
+
+    def validate(self) -> None:
+        check_loop_config(self)
+
+
 def check_loop_config(config: Any) -> None:
     """The checks every method's config shares (sizes, exploration, evaluation, network, opponents, game).
 
@@ -133,6 +200,35 @@ def check_loop_config(config: Any) -> None:
         if spec != SELF and agents.parse_spec(spec)[0] not in agents.names():
             raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(agents.names())}")
     Game.new(config.map, config.num_players, 0)
+
+
+class Decisions:
+    """The decisions of a buffer: each one's consecutive rows (a decision's key is game, player and step)."""
+
+    def __init__(self, data: dict[str, np.ndarray]) -> None:
+        key = (data["game"].astype(np.int64) * 8 + data["player"]) * 100_000 + data["step"]
+        #: the first row and the number of rows of every decision
+        self.first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        self.lengths = np.diff(np.r_[self.first, len(key)])
+        #: the decisions fitted and those held out to choose the epoch (every HOLDOUT_EVERY-th game)
+        held = data["game"][self.first] % HOLDOUT_EVERY == 0
+        self.train, self.held_out = np.flatnonzero(~held), np.flatnonzero(held)
+
+    def rows(self, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of these decisions; for each row its decision's place in ``decisions`` and its place in it."""
+        lens = self.lengths[decisions]
+        offsets = np.repeat(np.cumsum(lens) - lens, lens)
+        slot = np.arange(lens.sum()) - offsets
+        return np.repeat(self.first[decisions], lens) + slot, np.repeat(np.arange(len(decisions)), lens), slot
+
+    def agreement(self, decisions: np.ndarray, scores: np.ndarray, targets: np.ndarray) -> float:
+        """Share of ``decisions`` whose best score (rows in :meth:`rows` order) is the best target."""
+        lens = self.lengths[decisions]
+        starts = np.cumsum(lens) - lens
+        same = [
+            np.argmax(scores[a : a + n]) == np.argmax(targets[a : a + n]) for a, n in zip(starts, lens, strict=True)
+        ]
+        return float(np.mean(same))
 
 
 @dataclass
@@ -377,6 +473,43 @@ class Run:
     def fit(self, iteration: int) -> dict[str, Any]:
         """The method's: fit the network to :meth:`buffer`; returns the fit's record (the report's row)."""
         raise NotImplementedError
+
+    # the fit's skeleton, the same in every method: the buffer's whole decisions, held-out games, epochs
+    def fit_start(self, iteration: int) -> tuple[dict[str, np.ndarray], Decisions, np.random.Generator]:
+        """A fit's first steps: torch seeded for the iteration; the buffer, its decisions, the shuffling generator."""
+        torch.manual_seed(self.config.seed * 1_000_003 + iteration)
+        rng = np.random.default_rng([self.config.seed, iteration])
+        data = self.buffer(iteration)
+        return data, Decisions(data), rng
+
+    def fit_epochs(
+        self,
+        decisions: Decisions,
+        rng: np.random.Generator,
+        batch_loss: Callable[[np.ndarray], torch.Tensor],
+        after_epoch: Callable[[], None],
+    ) -> None:
+        """``epochs`` passes over the training decisions, shuffled, in minibatches of whole decisions.
+
+        A minibatch holds about ``batch_size`` rows (as many decisions as the mean decision's
+        rows allow); ``batch_loss`` is the loss of a minibatch's decisions; ``after_epoch``
+        measures the network (in eval mode) after each pass.
+        """
+        per_batch = max(1, self.config.batch_size // max(1, int(decisions.lengths.mean())))
+        for _ in range(self.config.epochs):
+            self.net.train()
+            order = rng.permutation(decisions.train)
+            for b in range(0, len(order), per_batch):
+                loss = batch_loss(order[b : b + per_batch])
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.net.eval()
+            after_epoch()
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        """A copy of the network's weights (an epoch's, to keep the best)."""
+        return {k: v.clone() for k, v in self.net.state_dict().items()}
 
     def report_fit(self, iteration: int, fit: dict[str, Any]) -> None:
         """What to print after a fit (the report has every fit): nothing unless the method says."""

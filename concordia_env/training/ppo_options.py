@@ -5,8 +5,9 @@
 observation) with PPO against fixed opponents, in ``num_envs`` games stepped together by
 ``ConcordiaVectorEnv(level="options")`` (the options and the compiled opponents computed on
 its ``threads``; the learner's seat rotates across rows and games; autoreset in the same
-step). Every ``--field value`` of :class:`Config` overrides its default, e.g.
-``concordia train ppo_options --total_steps 200000 --minutes 60 --seed 0``.
+step). Every ``--field value`` of :class:`Config` overrides its default, read as YAML as in
+every training command (:mod:`.config`), e.g. ``concordia train ppo_options --total_steps
+200000 --minutes 60 --seed 0 --option_hidden '[128, 64]'``; ``--config FILE.yaml`` gives many.
 
 The run writes ``<runs_dir>/<name>-<seed>-<timestamp>/``: ``config.json``,
 ``progress.jsonl`` (one line per update: steps, games, the learner's win rate over the
@@ -39,7 +40,7 @@ import io
 import json
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -51,7 +52,15 @@ from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy.afterstate_scorer import features_version
 from concordia_env.tools.arguments import mistake_text
 
-from .config import add_players_option, check_positive
+from .config import (
+    ConfigBase,
+    _f,
+    add_override_arguments,
+    check_positive,
+    overrides_from_args,
+    resolve,
+    resume_overrides,
+)
 from .run_evaluation import OptionsAgent, evaluate
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_atomic, write_json_atomic
 
@@ -61,44 +70,51 @@ CONFIG, PROGRESS, CHECKPOINT, MODEL = "config.json", "progress.jsonl", "checkpoi
 
 
 @dataclass
-class Config:
-    """One run; every field is also a command-line option (``--total_steps 100000``)."""
+class Config(ConfigBase):
+    """One run; every field is also a command-line option (``--total_steps 100000``), read as YAML."""
 
-    name: str = "ppo_options"
-    runs_dir: str = "runs"
-    seed: int = 0
+    name: str = _f("ppo_options", "run name; the run directory is <runs_dir>/<name>-<seed>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the network, the envs' games and the sampling")
     # the game and the env
-    map: str = "italia"
-    num_players: int = 2
-    opponents: str = "heuristic"  # an agent spec for every other seat (one with a compiled twin)
-    reward: str = "vp"  # the final VP margin / 100: a lost game still says by how much ("win": ±1)
-    max_options: int = 32  # K: 95% of the decisions whole, the update 2.2x cheaper than the env's default 96
-    num_envs: int = 8
-    threads: int = 2  # the vector env's threads (torch_threads below is the network's)
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game; the learner plays one seat")
+    opponents: str = _f("heuristic", "an agent spec for every other seat (one with a compiled twin)")
+    reward: str = _f("vp", "the final VP margin / 100: a lost game still says by how much ('win': +-1)")
+    max_options: int = _f(32, "K: 95% of the decisions whole, the update 2.2x cheaper than the env's default 96")
+    num_envs: int = _f(8, "games stepped together")
+    threads: int = _f(2, "the vector env's threads (torch_threads is the network's)")
     # the run's length: whichever comes first
-    total_steps: int = 1_000_000  # learner decisions, all envs together
-    minutes: float = 60.0  # the time guard (training only; the evaluation comes after)
+    total_steps: int = _f(1_000_000, "learner decisions, all envs together")
+    minutes: float = _f(60.0, "the time guard (training only; the evaluation comes after)")
     # PPO (CleanRL's defaults, as SB3's)
-    num_steps: int = 128  # steps per env per rollout
-    learning_rate: float = 3e-4
-    anneal_lr: bool = True
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    num_minibatches: int = 4
-    update_epochs: int = 4
-    clip_coef: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    num_steps: int = _f(128, "steps per env per rollout")
+    learning_rate: float = _f(3e-4, "Adam learning rate")
+    anneal_lr: bool = _f(True, "the learning rate falls linearly to 0 over the run")
+    gamma: float = _f(0.99, "discount factor")
+    gae_lambda: float = _f(0.95, "GAE lambda")
+    num_minibatches: int = _f(4, "minibatches per rollout")
+    update_epochs: int = _f(4, "passes over each rollout")
+    clip_coef: float = _f(0.2, "PPO clip range")
+    ent_coef: float = _f(0.01, "entropy bonus coefficient")
+    vf_coef: float = _f(0.5, "value loss coefficient")
+    max_grad_norm: float = _f(0.5, "gradient clipping norm")
     # the network (OptionsNet)
-    option_hidden: tuple[int, ...] = (128, 64)
-    observation_hidden: tuple[int, ...] = (64,)
-    utility_prior: float = UTILITY_PRIOR  # the heuristic's utility in the logits at the start (0: uniform)
-    torch_threads: int = 1
-    # saving and the final evaluation
-    save_every: int = 50  # updates
-    eval_games: int = 200
-    eval_opponent: str = "heuristic"
+    option_hidden: list = field(
+        default_factory=lambda: [128, 64], metadata={"help": "hidden layer sizes of the options' MLP"}
+    )
+    observation_hidden: list = field(
+        default_factory=lambda: [64], metadata={"help": "hidden layer sizes of the flat observation's MLP"}
+    )
+    utility_prior: float = _f(UTILITY_PRIOR, "the heuristic's utility in the logits at the start (0: uniform)")
+    torch_threads: int = _f(1, "torch threads of the network")
+    # checkpoints and the final evaluation
+    save_every: int = _f(50, "updates between checkpoints")
+    eval_games: int = _f(200, "games of the final evaluation")
+    eval_opponent: str = _f("heuristic", "the final evaluation's opponent (an agent spec)")
+
+    def validate(self) -> None:
+        check(self)
 
 
 POSITIVE = ("num_envs", "threads", "total_steps", "num_steps", "learning_rate", "num_minibatches",
@@ -119,7 +135,7 @@ def check(config: Config) -> None:
     if (
         not config.option_hidden
         or not config.observation_hidden
-        or min(config.option_hidden + config.observation_hidden) <= 0
+        or min([*config.option_hidden, *config.observation_hidden]) <= 0
     ):
         raise ValueError("option_hidden and observation_hidden must be positive layer sizes")
 
@@ -391,59 +407,32 @@ def load(path: str | Path) -> OptionsNet:
     return net
 
 
-def boolean(text: str) -> bool:
-    """``true``/``false`` (also 1/0, yes/no) on the command line; anything else is refused."""
-    if text.lower() in ("1", "true", "yes"):
-        return True
-    if text.lower() in ("0", "false", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
 #: what a resume may change: the time guard, the final evaluation, the env's threads (rows are independent)
 RESUMABLE = ("minutes", "eval_games", "eval_opponent", "threads")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Every field of :class:`Config` as ``--field value``, with its default in ``--help``; ``--resume RUN_DIR``."""
+    """``--config``, ``--resume`` and every field of :class:`Config` as ``--field value`` (read as YAML)."""
     parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--config", help="a YAML file of Config fields (the defaults for those not given)")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
-    for f in dataclasses.fields(Config):
-        default, kind = f.default, type(f.default)
-        extra: dict[str, Any] = (
-            {"nargs": "+", "type": int} if kind is tuple else {"type": boolean if kind is bool else kind}
-        )
-        # absent options stay absent (a resume changes only what is given)
-        extra.update(default=argparse.SUPPRESS, help=f"default: {default}")
-        if f.name == "num_players":
-            add_players_option(parser, **extra)
-        else:
-            parser.add_argument(f"--{f.name}", **extra)
+    add_override_arguments(parser, Config)
     return parser
 
 
-def given_fields(args: argparse.Namespace) -> dict[str, Any]:
-    """The :class:`Config` fields given on the command line (lists as tuples)."""
-    names = {f.name for f in dataclasses.fields(Config)}
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in vars(args).items() if k in names}
-
-
 def parse(argv: list[str] | None, parser: argparse.ArgumentParser | None = None) -> Config:
-    """The config of a new run: the defaults with the fields given in ``argv``."""
-    return Config(**given_fields((parser or build_parser()).parse_args(argv)))
+    """The config of a new run: ``--config`` (or the defaults) with the fields given in ``argv``."""
+    args = (parser or build_parser()).parse_args(argv)
+    return resolve(args.config, overrides_from_args(args, Config), Config)
 
 
-def resumed_config(run_dir: Path, given: dict[str, Any]) -> Config:
-    """The config of the run in ``run_dir`` with the resumable fields of ``given`` (``ValueError`` for any other)."""
+def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> Config:
+    """The config of the run in ``run_dir`` with ``overrides`` (``ValueError`` for a key outside :data:`RESUMABLE`)."""
     if not (run_dir / CHECKPOINT).is_file():
         raise FileNotFoundError(f"{run_dir} has no {CHECKPOINT}: not a run directory of {COMMAND}, or one stopped "
                                 "before its first checkpoint; nothing to resume")  # fmt: skip
-    saved = json.loads((run_dir / CONFIG).read_text())
-    saved = {k: tuple(v) if isinstance(v, list) else v for k, v in saved.items()}
-    changed = sorted(k for k, v in given.items() if k not in RESUMABLE and v != saved.get(k))
-    if changed:
-        raise ValueError(f"{', '.join(changed)} cannot change when resuming; changeable: {', '.join(RESUMABLE)}")
-    return Config(**{**saved, **given})
+    overrides = resume_overrides(run_dir / CONFIG, overrides, RESUMABLE, Config)
+    return resolve(run_dir / CONFIG, overrides, Config)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
@@ -455,20 +444,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
         try:
+            overrides = overrides_from_args(args, Config)
             if args.resume:
+                if args.config:
+                    raise ValueError("--resume takes the run's own config; give changes as --key value options")
                 run_dir = Path(args.resume)
                 held.enter_context(RunLock(run_dir))
-                config = resumed_config(run_dir, given_fields(args))
+                config = resumed_config(run_dir, overrides)
             else:
-                config = Config(**given_fields(args))
-            check(config)
+                config = resolve(args.config, overrides, Config)
             envs = make_envs(config)
             if not args.resume:
                 run_dir = new_run_dir(config.runs_dir, f"{config.name}-{config.seed}")
                 held.enter_context(RunLock(run_dir))
         except (ValueError, TypeError, OSError, RunFolderBusyError) as err:
             parser.error(mistake_text(err))
-        write_atomic(run_dir / CONFIG, json.dumps(dataclasses.asdict(config), indent=1).encode())
+        write_json_atomic(run_dir / CONFIG, config.to_dict())
         print(f"{'resuming' if args.resume else 'run directory:'} {run_dir}", file=sys.stderr)
         try:
             return train(config, envs, run_dir, resume=bool(args.resume))
