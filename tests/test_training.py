@@ -470,3 +470,17 @@ def test_a_tiny_run_trains_through_the_vector_env(tmp_path):
     assert summary["timesteps"] == 2048 and summary["games"] > 0
     assert not (run_dir / "pool").exists() or not any((run_dir / "pool").iterdir()), "no snapshots"
     assert [r["opponent"] for r in summary["final"]] == ["random"]
+
+
+def test_no_training_function_is_over_80_lines():
+    """The training functions read in one screen: none is over 80 lines (the fit skeleton, the play, PPO)."""
+    import ast
+
+    long = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "concordia_env" / "training").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > 80:
+                    long.append(f"{path.name}:{node.name} ({lines} lines)")
+    assert not long, long
