@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import io
 import json
 import sys
@@ -88,7 +87,7 @@ from .config import (
 )
 from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic
-from .run_report import plot_learning_curve
+from .run_report import final_table, plot_learning_curve, write_eval_csv
 from .workers import WorkerLostError, open_pool
 
 #: the opponent share of games the learner plays against itself (every seat learns)
@@ -586,7 +585,7 @@ class Run:
                         self.state.history.append(result.to_dict())
                         print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
                 self.checkpoint()
-                self.write_eval_csv()
+                write_eval_csv(self.run_dir, self.state.history)
                 print(self.progress_line(), file=sys.stderr)
                 limit = c.time_limit_minutes
                 if limit is not None and self.training_seconds() >= 60 * limit and self.state.iteration < c.iterations:
@@ -608,13 +607,6 @@ class Run:
     def training_seconds(self) -> float:
         """Time spent playing, fitting and evaluating, all sessions together (what the time limit counts)."""
         return self.state.play_seconds + self.state.fit_seconds + self.state.eval_seconds
-
-    def write_eval_csv(self) -> None:
-        keys = list(EvalResult.__dataclass_fields__)
-        with (self.run_dir / "evaluations.csv").open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(self.state.history)
 
     def finish(self, stop_reason: str) -> Path:
         """Final evaluation, curve, ``summary.json`` and ``report.md``; returns the report's path."""
@@ -656,14 +648,8 @@ def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> 
         f"{run.EVALUATED} (`agents.make('learned', path=...)`) against each opponent; fresh seeds, seats rotated, "
         "95% Wilson intervals.",
         "",
-        "| opponent | games | wins | win rate | 95% CI | mean VP | opponents' mean VP |",
-        "| --- | ---: | ---: | ---: | --- | ---: | ---: |",
+        final_table(final),
     ]
-    for r in final:
-        lines.append(
-            f"| {r.opponent} | {r.games} | {r.wins} | {r.win_rate:.1%} | {r.ci_low:.1%} – {r.ci_high:.1%} | "
-            f"{r.mean_vp:.1f} | {r.mean_opponent_vp:.1f} |"
-        )
     lines += [
         "",
         "## Learning curve",

@@ -66,7 +66,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import json
 import os
 import random
@@ -98,13 +97,12 @@ from .policy_net import describe_architecture, disable_distribution_checks, poli
 from .pool import POOL_FILE, OpponentPool, PoolOpponent
 from .run_evaluation import EVAL_DB, EvalResult, evaluate, weights_digest
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_json_atomic
-from .run_report import CURVE_FILE, plot_learning_curve, write_report
+from .run_report import CURVE_FILE, plot_learning_curve, write_eval_csv, write_report
 
 CONFIG_FILE = "config.yaml"
 CHECKPOINT_DIR = "checkpoints"
 STATE_FILE = "state.json"
 LOG_DIR = "logs"
-EVAL_CSV = "evaluations.csv"
 FINAL_MODEL = "final_model.zip"
 SUMMARY_FILE = "summary.json"
 #: HTML replays of the final evaluation's first games (one per learner seat and opponent)
@@ -469,7 +467,7 @@ class Run:
             self.state.history.append(result.to_dict())
         self.state.eval_index += 1
         self.state.last_eval = timesteps
-        self.write_eval_csv()
+        write_eval_csv(self.run_dir, self.state.history)
         return results
 
     def _evaluate(
@@ -493,14 +491,6 @@ class Run:
     def game_options(self) -> dict[str, Any]:
         """The env options that are also ``Game.new`` options (the rest are the environment's own)."""
         return {k: v for k, v in self.config.env_options.items() if k in GAME_OPTIONS}
-
-    def write_eval_csv(self) -> None:
-        path = self.run_dir / EVAL_CSV
-        keys = list(EvalResult.__dataclass_fields__)
-        with path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(self.state.history)
 
     def elapsed_train_seconds(self) -> float:
         return self.state.train_seconds + (time.perf_counter() - self.session_start)
