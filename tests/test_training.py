@@ -406,7 +406,8 @@ def test_time_limit_stops_at_an_update_with_one_environment(tmp_path):
     assert summary["timesteps"] % TINY["n_steps"] == 0 and summary["timesteps"] < TINY["total_timesteps"]
     state = json.loads((run_dir / CHECKPOINT_DIR / STATE_FILE).read_text())
     assert state["timesteps"] == summary["timesteps"]
-    assert summary["stop_reason"].startswith("time limit")
+    assert summary["stop_reason"].startswith("CUT SHORT by the time limit of 0.0001 minutes at timestep ")
+    assert summary["stop_reason"].endswith(f"continue with concordia train selfplay --resume {run_dir}")
     assert (run_dir / "report.md").exists()
 
 

@@ -87,7 +87,7 @@ from .config import (
 )
 from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic
-from .run_report import final_table, plot_learning_curve, write_eval_csv
+from .run_report import cut_short_text, final_table, plot_learning_curve, write_eval_csv
 from .workers import WorkerLostError, open_pool
 
 #: the opponent share of games the learner plays against itself (every seat learns)
@@ -589,11 +589,8 @@ class Run:
                 print(self.progress_line(), file=sys.stderr)
                 limit = c.time_limit_minutes
                 if limit is not None and self.training_seconds() >= 60 * limit and self.state.iteration < c.iterations:
-                    reason = (
-                        f"CUT SHORT by the time limit of {limit:g} minutes after iteration {k + 1} of "
-                        f"{c.iterations}: not the config's result (a slow or busy machine); "
-                        f"continue with --resume {self.run_dir}"
-                    )
+                    where = f"after iteration {k + 1} of {c.iterations}"
+                    reason = cut_short_text(limit, where, f"--resume {self.run_dir}")
                     break
         return reason
 

@@ -68,6 +68,14 @@ def plot_learning_curve(
     return path
 
 
+def cut_short_text(limit_minutes: float, where: str, resume: str) -> str:
+    """A run's stop reason when its time limit (a guard) stopped it ``where``; ``resume``: the command that goes on."""
+    return (
+        f"CUT SHORT by the time limit of {limit_minutes:g} minutes {where}: not the config's result "
+        f"(a slow or busy machine); continue with {resume}"
+    )
+
+
 def write_eval_csv(run_dir: Path, history: Sequence[dict[str, Any]]) -> None:
     """``evaluations.csv`` in ``run_dir``: every evaluation so far (``EvalResult`` dicts), one row each, whole."""
     buffer = io.StringIO(newline="")

@@ -97,7 +97,7 @@ from .policy_net import describe_architecture, disable_distribution_checks, poli
 from .pool import POOL_FILE, OpponentPool, PoolOpponent
 from .run_evaluation import EVAL_DB, EvalResult, evaluate, weights_digest
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_json_atomic
-from .run_report import CURVE_FILE, plot_learning_curve, write_eval_csv, write_report
+from .run_report import CURVE_FILE, cut_short_text, plot_learning_curve, write_eval_csv, write_report
 
 CONFIG_FILE = "config.yaml"
 CHECKPOINT_DIR = "checkpoints"
@@ -688,7 +688,8 @@ class SelfPlayCallback(BaseCallback):
         limit = config.time_limit_minutes
         if limit is not None and self.run.elapsed_train_seconds() >= limit * 60:
             self._stop = True
-            self.stop_reason = f"time limit of {limit:g} minutes reached"
+            where = f"at timestep {t:,} of {config.total_timesteps:,}"
+            self.stop_reason = cut_short_text(limit, where, f"concordia train selfplay --resume {self.run.run_dir}")
 
     def _eval_due(self, t: int) -> bool:
         last = self.run.state.last_eval
