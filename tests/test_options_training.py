@@ -129,6 +129,22 @@ def test_a_run_stopped_after_its_checkpoint_and_resumed_ends_as_an_uninterrupted
     assert not (run / "writer.lock").exists()  # the lock goes with the command
 
 
+def test_a_run_stopped_in_its_first_update_resumes_from_its_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tiny = ["--num_envs", "1", "--num_steps", "16", "--total_steps", "32", "--eval_games", "2", "--seed", "2"]
+    ppo_options.main([*tiny, "--runs_dir", str(tmp_path / "straight")])
+    with monkeypatch.context() as patch:
+        patch.setattr(ppo_options, "collect", lambda *args: (_ for _ in ()).throw(KeyboardInterrupt))
+        with pytest.raises(SystemExit):
+            ppo_options.main([*tiny, "--runs_dir", str(tmp_path / "stopped")])
+    (run,) = (tmp_path / "stopped").iterdir()
+    ppo_options.main(["--resume", str(run)])  # from the checkpoint of update 0
+    (straight,) = (tmp_path / "straight").iterdir()
+    (lines, weights, report), (lines_b, weights_b, report_b) = _run_record(straight), _run_record(run)
+    assert lines == lines_b and report == report_b and all(th.equal(weights[k], weights_b[k]) for k in weights)
+
+
 def test_a_resume_refuses_a_change_the_run_cannot_follow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tiny = ["--num_envs", "1", "--num_steps", "16", "--total_steps", "16", "--eval_games", "0"]
     ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])

@@ -11,9 +11,9 @@ every training command (:mod:`.config`), e.g. ``concordia train ppo_options --to
 
 The run writes ``<runs_dir>/<name>-<seed>-<timestamp>/``: ``config.json``,
 ``progress.jsonl`` (one line per update: steps, games, the learner's win rate over the
-games finished since the last line, losses, steps/s), ``checkpoint.pt`` every ``save_every``
-updates and at the end of training (the network, Adam's state, torch's generator, the counts
-and the learner's actions so far), ``model.pt`` beside it (the network's ``state_dict`` and
+games finished since the last line, losses, steps/s), ``checkpoint.pt`` at the start, every
+``save_every`` updates and at the end of training (the network, Adam's state, torch's
+generator, the counts and the learner's actions so far), ``model.pt`` beside it (the network's ``state_dict`` and
 its sizes: :func:`load` rebuilds it), and ``eval.json``: the greedy policy against
 ``eval_opponent`` over ``eval_games`` games with every seat equally often and a 95% Wilson
 interval (:func:`concordia_env.training.run_evaluation.evaluate`, the project's one evaluation).
@@ -207,6 +207,8 @@ def train(config: Config, envs: ConcordiaVectorEnv, run_dir: Path, resume: bool 
     progress, actions = Progress(), list[np.ndarray]()
     if resume:
         progress, actions = restore(run_dir, learner)
+    else:
+        checkpoint(run_dir, learner, progress, actions)  # update 0: a run stopped in its first updates resumes
         progress.cut_short = progress.cut_short and progress.seconds >= 60 * config.minutes  # more minutes: go on
     updates = max(1, config.total_steps // (config.num_steps * config.num_envs))
     if progress.update < updates and not progress.cut_short:
@@ -345,7 +347,8 @@ def checkpoint(run_dir: Path, learner: Learner, progress: Progress, actions: lis
     """``checkpoint.pt`` in one atomic step (network, optimizer, torch's generator, progress, the learner's
     actions so far), then ``model.pt`` from it; ``progress.jsonl`` holds no line past it."""
     saved = {"net": learner.net.state_dict(), "optimizer": learner.optimizer.state_dict(), "rng": th.get_rng_state()}
-    saved.update(progress=dataclasses.asdict(progress), actions=np.concatenate(actions))
+    played = np.concatenate(actions) if actions else np.zeros((0, 0), dtype=np.int16)
+    saved.update(progress=dataclasses.asdict(progress), actions=played)
     buffer = io.BytesIO()
     th.save(saved, buffer)
     write_atomic(run_dir / CHECKPOINT, buffer.getvalue())
