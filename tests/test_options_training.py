@@ -88,6 +88,8 @@ def test_the_script_s_time_guard_says_it_cut_the_run_short(tmp_path: Path, capsy
     report = ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])
     assert report["cut_short"] is True and report["timesteps"] == 16
     assert "time guard: stopped after 0 minutes, 16 of 64 steps" in capsys.readouterr().out
+    resumed = ppo_options.main(["--resume", report["run_dir"], "--minutes", "60"])  # more minutes: it goes on
+    assert resumed["cut_short"] is False and resumed["timesteps"] == 64
 
 
 def _run_record(run: Path) -> tuple[list[dict], dict[str, th.Tensor], dict]:

@@ -85,7 +85,7 @@ from .config import (
     resolve,
     resume_overrides,
 )
-from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
+from .run_evaluation import EvalHistory, EvalResult, eval_result, eval_seed, weights_digest
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic
 from .run_report import cut_short_text, final_table, plot_learning_curve, write_eval_csv
 from .workers import WorkerLostError, open_pool
@@ -231,7 +231,7 @@ class Decisions:
 
 
 @dataclass
-class RunState:
+class RunState(EvalHistory):
     """What ``state.json`` carries between sessions (a method's state class may add fields)."""
 
     iteration: int = 0
@@ -242,11 +242,7 @@ class RunState:
     fit_seconds: float = 0.0
     eval_seconds: float = 0.0
     sessions: int = 0
-    history: list[dict[str, Any]] = field(default_factory=list)
     fits: list[dict[str, Any]] = field(default_factory=list)
-
-    def results(self) -> list[EvalResult]:
-        return [EvalResult.from_dict(r) for r in self.history]
 
 
 class Run:

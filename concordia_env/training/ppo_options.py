@@ -207,9 +207,9 @@ def train(config: Config, envs: ConcordiaVectorEnv, run_dir: Path, resume: bool 
     progress, actions = Progress(), list[np.ndarray]()
     if resume:
         progress, actions = restore(run_dir, learner)
+        progress.cut_short = progress.cut_short and progress.seconds >= 60 * config.minutes  # more minutes: go on
     else:
         checkpoint(run_dir, learner, progress, actions)  # update 0: a run stopped in its first updates resumes
-        progress.cut_short = progress.cut_short and progress.seconds >= 60 * config.minutes  # more minutes: go on
     updates = max(1, config.total_steps // (config.num_steps * config.num_envs))
     if progress.update < updates and not progress.cut_short:
         rollout = Rollout(config, obs)

@@ -95,7 +95,7 @@ from concordia_env.tools.arguments import mistake_text
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve, resume_overrides
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
 from .pool import POOL_FILE, OpponentPool, PoolOpponent
-from .run_evaluation import EVAL_DB, EvalResult, evaluate, weights_digest
+from .run_evaluation import EVAL_DB, EvalHistory, EvalResult, evaluate, weights_digest
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_json_atomic
 from .run_report import CURVE_FILE, cut_short_text, plot_learning_curve, write_eval_csv, write_report
 
@@ -121,7 +121,7 @@ PROGRESS_OPPONENT = "heuristic"
 
 # ---------------------------------------------------------------------- run state
 @dataclass
-class RunState:
+class RunState(EvalHistory):
     """Counters and history that a checkpoint carries besides the model."""
 
     timesteps: int = 0
@@ -132,17 +132,9 @@ class RunState:
     last_eval: int | None = None
     last_checkpoint: int | None = None
     eval_index: int = 0
-    history: list[dict[str, Any]] = field(default_factory=list)
     pool: dict[str, Any] = field(default_factory=dict)
     model_file: str = ""
     rng_file: str = ""
-
-    def results(self) -> list[EvalResult]:
-        return [EvalResult.from_dict(r) for r in self.history]
-
-    def latest(self, opponent: str) -> EvalResult | None:
-        matches = [r for r in self.results() if r.opponent == opponent]
-        return matches[-1] if matches else None
 
     @classmethod
     def load(cls, path: Path) -> RunState:
