@@ -4,7 +4,8 @@
 #   make test   set up .venv (if missing; every extra) and run what CI runs: ruff, mypy, the
 #               wheel installed alone into a fresh venv elsewhere (.ci/wheel_check.py; its build
 #               compiles the package into concordia_env/_compiled, which the tests then load),
-#               concordia warmup (nothing left to compile), and the test suite
+#               concordia warmup (nothing left to compile), and the test suite beside the
+#               wheel's fresh venv
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -37,14 +38,17 @@ run: $(STAMP_RUN)
 	$(VENV)/bin/concordia warmup
 	$(VENV)/bin/concordia train expert --config expert_quick
 
-# the wheel check's build compiles the package (minutes, one core while it compiles the rules and
-# the strategy core): ruff and mypy run beside it, and the step fails if either fails
+# the wheel check in two halves: its build compiles the package (minutes; one core while it compiles the
+# rules and the strategy core), with ruff and mypy beside it; the tests load what it compiled, and run
+# beside the rest of the check (the wheel in a fresh venv elsewhere), whose output follows theirs
+WHEEL_DIR := build/wheel-check
 test: $(STAMP)
-	$(PY) .ci/wheel_check.py & wheel=$$!; \
+	$(PY) .ci/wheel_check.py --build $(WHEEL_DIR) & built=$$!; \
 	  $(PY) -m ruff check . && $(PY) -m ruff format --check . && $(PY) -m mypy; lint=$$?; \
-	  wait $$wheel; checked=$$?; test $$lint -eq 0 && test $$checked -eq 0
-	$(VENV)/bin/concordia warmup
-	$(PY) -m pytest -n 2 -q --durations=15
+	  wait $$built; checked=$$?; test $$lint -eq 0 && test $$checked -eq 0
+	$(PY) .ci/wheel_check.py --install $(WHEEL_DIR) > $(WHEEL_DIR).log 2>&1 & installed=$$!; \
+	  $(VENV)/bin/concordia warmup && $(PY) -m pytest -n 2 --dist worksteal -q --durations=15; tests=$$?; \
+	  wait $$installed; checked=$$?; cat $(WHEEL_DIR).log; test $$tests -eq 0 && test $$checked -eq 0
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

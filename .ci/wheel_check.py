@@ -1,6 +1,8 @@
 """The wheel works outside the checkout: build it, install it alone into a fresh venv elsewhere, run the README there.
 
-``python .ci/wheel_check.py`` (``make test`` runs it after the test suite):
+``python .ci/wheel_check.py`` does all of it; ``make test`` runs it in two halves so that the tests need
+not wait for the second: ``--build DIR`` (steps 1-2, beside ruff and mypy: the build compiles the package,
+which the tests then load) and ``--install DIR`` (steps 3-7 on the wheel found in ``DIR``, beside the tests):
 
 1. builds the wheel of this checkout (``pip wheel --no-deps``);
 2. checks what it ships: the one package ``concordia_env`` (with ``py.typed``, its data, the
@@ -29,9 +31,11 @@ check fails if fewer than two blocks ran. Exits non-zero on the first failure, w
 
 from __future__ import annotations
 
+import argparse
 import ast
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -207,15 +211,23 @@ def readme_blocks() -> list[str]:
     return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.DOTALL)
 
 
-def main() -> None:
+def build(dist: Path) -> Path:
+    """Steps 1-2: the wheel, built into ``dist`` and its contents checked."""
     start = time.perf_counter()
+    wheel = build_wheel(dist)
+    core = check_contents(wheel)
+    size = wheel.stat().st_size / 2**20
+    print(f"built {wheel.name} ({size:.1f} MB) in {time.perf_counter() - start:.0f} s: ships {PACKAGE}, its "
+          f"compiled code and the concordia command; core requirements {core}")  # fmt: skip
+    return wheel
+
+
+def install_and_run(wheel: Path) -> None:
+    """Steps 3-7: ``wheel`` installed alone into a fresh venv outside the checkout, and used there."""
+    start = time.perf_counter()
+    core = check_contents(wheel)
     with tempfile.TemporaryDirectory(prefix="concordia-wheel-") as tmp:
         tmp_dir = Path(tmp)
-        wheel = build_wheel(tmp_dir / "dist")
-        core = check_contents(wheel)
-        size = wheel.stat().st_size / 2**20
-        print(f"built {wheel.name} ({size:.1f} MB): ships {PACKAGE}, its compiled code and the concordia command; "
-              f"core requirements {core}")  # fmt: skip
         venv.create(tmp_dir / "venv", with_pip=True)
         python, concordia = tmp_dir / "venv" / "bin" / "python", tmp_dir / "venv" / "bin" / "concordia"
         run([str(python), "-m", "pip", "install", "--quiet", str(wheel)], tmp_dir)
@@ -264,9 +276,30 @@ def main() -> None:
         if ran < 2:
             sys.exit(f"FAILED: only {ran} README blocks need the core alone; expected the engine and PettingZoo ones")
     print(
-        f"wheel check passed in {time.perf_counter() - start:.0f} s: {ran} README blocks and concordia --help "
-        f"ran in a fresh venv outside the checkout; left to the test suite (extras): {', '.join(skipped) or 'none'}"
+        f"wheel check passed in {time.perf_counter() - start:.0f} s after the build: {ran} README blocks and "
+        f"concordia --help ran in a fresh venv outside the checkout; left to the test suite (extras): "
+        f"{', '.join(skipped) or 'none'}"
     )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    half = parser.add_mutually_exclusive_group()
+    half.add_argument("--build", type=Path, metavar="DIR", help="steps 1-2 only: build the wheel into DIR")
+    half.add_argument("--install", type=Path, metavar="DIR", help="steps 3-7 only, on the wheel built into DIR")
+    args = parser.parse_args(argv)
+    if args.build:
+        if args.build.exists():
+            shutil.rmtree(args.build)
+        build(args.build)
+    elif args.install:
+        wheels = sorted(args.install.glob("concordia_env-*.whl"))
+        if len(wheels) != 1:
+            parser.error(f"{args.install} holds {len(wheels)} concordia_env wheels, not one: run --build first")
+        install_and_run(wheels[0])
+    else:
+        with tempfile.TemporaryDirectory(prefix="concordia-dist-") as dist:
+            install_and_run(build(Path(dist)))
 
 
 if __name__ == "__main__":

@@ -46,14 +46,12 @@ from typing import Any
 from gymnasium.envs.registration import register as _register_gym_env
 from gymnasium.envs.registration import registry as _gym_registry
 
-from . import _aliases, _extras
+from . import _extras
 from .engine import maps
 from .engine.actions import NUM_ACTIONS
 from .engine.errors import IllegalActionError, OpponentError, ResetNeededError
 from .engine.game import Game
 from .envs.env_checks import MAX_EPISODE_STEPS
-
-_aliases.install()  # the module names from before the re-cut (concordia_env.game, agents, ...)
 
 #: the environments and the evaluation, imported on first use (PettingZoo takes half a second to import)
 _LAZY = {
@@ -123,8 +121,6 @@ def __getattr__(name: str) -> Any:
             raise _extras.MissingExtraError(f"concordia_env.{name} {line}", name=missing)
 
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    if f"{__name__}.{name}" in _aliases.ALIASES:  # an old module name (concordia_env.render, ...)
-        return _aliases.attribute(__name__, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -302,7 +302,7 @@ def test_a_resume_with_an_unreachable_ray_address_changes_no_file(
     ("script", "module_name", "argv", "says"),
     [
         ("rllib", "rllib_ppo", ["--config", "no-such-config"], "no config file no-such-config"),
-        ("rllib", "rllib_ppo", ["--config", "rllib", "--level", "options"], "flat level's actions"),
+        ("rllib", "rllib_ppo", ["--config", "docs/configs/rllib.yaml", "--level", "options"], "flat level's actions"),
         ("selfplay", "selfplay", ["--config", "no-such-config"], "no config file no-such-config"),
         ("selfplay", "selfplay", ["--resume", "no-such-run-dir"], "nothing to resume"),
     ],

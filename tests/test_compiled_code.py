@@ -118,6 +118,22 @@ def test_a_process_with_bounds_checks_never_loads_the_shipped_code(shipped: Path
     assert not _outcome(done).startswith("compiles=0") and "NUMBA_BOUNDSCHECK is set" in done.stderr
 
 
+def test_a_numba_without_the_cache_classes_gets_numbas_own_cache(shipped: Path, tmp_path: Path) -> None:
+    """The cache builds on numba classes that are not public API: a numba without one still imports and plays."""
+    removed = "import sys\nimport numba.core.caching as caching\ndel caching._CacheLocator\n"
+    report = (
+        "from concordia_env.engine.rules import _jit, compiled_cache\n"
+        "print(compiled_cache.SUPPORTED, _jit.PACKAGE_STAMPS, compiled_cache.SHIPPED.why_not, file=sys.stderr)\n"
+    )
+    code = COUNT_COMPILES + removed + report + COUNT_BITS[len(COUNT_COMPILES) :]
+    for attempt in ("compiles", "loads from numba's cache"):
+        done = _run(shipped, code, NUMBA_CACHE_DIR=str(tmp_path / "user"))
+        assert done.returncode == 0 and _outcome(done).endswith("bits=3"), (attempt, done.stderr)
+        assert "False False numba" in done.stderr and "lacks the cache classes" in done.stderr
+    assert _outcome(done) == "compiles=0 bits=3"  # numba's own disk cache kept the first compile
+    assert list((tmp_path / "user").rglob("*.nbi"))
+
+
 def test_code_compiled_for_another_cpu_is_not_served_from_the_shipped_folder(tmp_path: Path) -> None:
     """The shipped entries are read under the generic CPU's key: code built for a named CPU never matches."""
     root = _install_with_shipped_code(tmp_path, NUMBA_CPU_NAME="skylake-avx512")

@@ -173,6 +173,7 @@ def test_models_travel_as_bytes_and_are_decoded_once_per_worker() -> None:
 
 
 # ---------------------------------------------------------------------- runs
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_run_on_either_backend(tmp_path: Path) -> None:
     ray = pytest.importorskip("ray")
     local = _run(tmp_path / "mp")
@@ -383,9 +384,12 @@ def test_a_network_that_loses_its_gate_is_not_kept(tmp_path: Path, monkeypatch: 
 
 
 @pytest.mark.parametrize(
-    "path", sorted((ROOT / "concordia_env" / "training" / "configs").glob("expert_*.yaml")), ids=lambda p: p.stem
+    "path",
+    sorted((ROOT / "concordia_env" / "training" / "configs").glob("expert_*.yaml"))
+    + sorted((ROOT / "docs" / "reports").glob("expert_*/config.yaml")),
+    ids=lambda p: p.parent.name if p.name == "config.yaml" else p.stem,
 )
-def test_every_shipped_expert_config_is_valid_and_its_warm_start_fits(path: Path, tmp_path: Path) -> None:
+def test_every_expert_config_is_valid_and_its_warm_start_fits(path: Path, tmp_path: Path) -> None:
     config = ExpertConfig.load(path)
     config.validate()
     if config.init_model is not None:

@@ -258,6 +258,30 @@ def test_concordia_evaluate_command(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 # ---------------------------------------------------------------------- compiling
+@pytest.mark.parametrize("jobs", [1, 2, 3, 8])
+def test_warmup_runs_each_part_once_after_the_parts_it_needs(jobs: int) -> None:
+    from concordia_env.tools.compile_coverage import PARTS
+    from concordia_env.tools.warmup import schedule
+
+    stages = schedule(jobs)
+    stage_of = {index: number for number, groups in enumerate(stages) for group in groups for index in group}
+    assert sorted(index for groups in stages for group in groups for index in group) == list(range(len(PARTS)))
+    assert all(len(groups) <= jobs for groups in stages)
+    for index, part in enumerate(PARTS):
+        assert all(need < index and stage_of[need] < stage_of[index] for need in part.needs), part.name
+    assert stages[0] == [[0]]  # the rules alone: every other part calls them
+
+
+def test_warmup_on_two_cores_compiles_the_heuristic_beside_vectorgame_then_balances_the_rest() -> None:
+    from concordia_env.tools.compile_coverage import PARTS
+    from concordia_env.tools.warmup import schedule
+
+    stages = schedule(2)
+    assert [[PARTS[i].name for i in group] for group in stages[1]] == [["the heuristic"], ["VectorGame"]]
+    longest = sorted((i for group in stages[2] for i in group), key=lambda i: -PARTS[i].seconds)[:2]
+    assert len(stages[2]) == 2 and all(len(set(longest) & set(group)) == 1 for group in stages[2])
+
+
 def test_warmup_has_help_and_runs(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         cli.main(["warmup", "--help"])

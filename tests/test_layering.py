@@ -19,9 +19,21 @@ lazy import that dodges a cycle is seen too. Rules:
   opponents inside its batch);
 * nothing outside ``engine/rules`` imports a private module of it (``rules._jit``): ``njit``
   is public as ``concordia_env.engine.rules.njit``;
+* a game's own array (``game._state``) is read and written only in ``engine/``: code
+  elsewhere asks ``Game`` (``play_plan``, ``observation(..., out=)``, ``lay_out_cards``) and
+  reads the read-only ``game.state``;
+* the strategy core is reached only through its package, ``concordia_env.strategy``: no
+  module outside ``strategy/`` imports one of its modules (``strategy.planner``...) or
+  reaches one as an attribute (``strategy.search.new_tree``);
 * no two modules import each other, directly or through others, by any import at all
   (``game`` builds on ``position_codec`` and ``observation``; ``position`` on ``game``;
-  ``tools.tournament`` on ``tools.report``).
+  ``tools.tournament`` on ``tools.report``);
+* every module file name is used once in the package, so a file name alone says which module it is.
+
+The rules on a game's array and on the strategy's modules hold for the package and for the
+scripts in the checkout's top-level folders (:data:`OUTSIDE_FOLDERS`). The tests are their
+other allowed home: they test the parts from inside (``tests/builders.py`` writes positions
+into ``game._state``, the strategy tests call its modules' functions).
 
 The environments reach the agents only through names: ``SingleAgentEnv(opponents="heuristic")``
 asks :mod:`concordia_env.envs.opponents`, which finds ``concordia_env.agents.from_spec`` by its
@@ -64,10 +76,14 @@ def module_name(path: Path) -> str:
 
 def imports_of(path: Path) -> set[str]:
     """Absolute names of every module imported anywhere in the file (relative imports resolved)."""
-    tree = ast.parse(path.read_text())
     package = module_name(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
+    return imports_in(ast.parse(path.read_text()), package)
+
+
+def imports_in(tree: ast.AST, package: list[str]) -> set[str]:
+    """:func:`imports_of` for a parsed file of ``package`` (its dotted name, as a list)."""
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -107,9 +123,17 @@ def test_parts_import_only_lower_parts(part: str) -> None:
 
 
 def test_the_package_root_imports_only_the_engine_and_the_envs() -> None:
-    for path in (PACKAGE / "__init__.py", PACKAGE / "_aliases.py"):
-        for name in imports_of(path):
-            assert part_of(name) in (None, "engine", "envs"), f"{path.name} imports {name}"
+    for name in imports_of(PACKAGE / "__init__.py"):
+        assert part_of(name) in (None, "engine", "envs"), f"__init__.py imports {name}"
+
+
+def test_every_module_file_name_is_used_once() -> None:
+    """A file name alone says which module it is: no two modules of the package share one."""
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in {"__init__.py", "__main__.py"}:
+            names.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
 
 
 def test_rules_import_only_the_static_tables() -> None:
@@ -212,3 +236,97 @@ def test_the_module_graph_has_no_cycles() -> None:
 def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+#: the checkout's folders of scripts, held to the package's rules on private state and strategy modules
+OUTSIDE_FOLDERS = ("training", "agents", "benchmarks")
+#: the home of a game's own array
+STATE_HOME = PACKAGE / "engine"
+#: the home of the strategy core's modules
+STRATEGY_HOME = PACKAGE / "strategy"
+STRATEGY_MODULES = frozenset(p.stem for p in STRATEGY_HOME.glob("*.py") if p.stem != "__init__")
+
+
+def code_outside(home: Path) -> list[Path]:
+    """The package's files outside ``home``, and the scripts of :data:`OUTSIDE_FOLDERS`."""
+    paths = [p for p in sources("concordia_env") if not p.is_relative_to(home)]
+    paths += [p for folder in OUTSIDE_FOLDERS for p in sources(folder)]
+    return paths
+
+
+def private_state_uses(tree: ast.AST) -> list[int]:
+    """The lines that touch an attribute ``_state`` (``x._state``, ``getattr(x, "_state")``)."""
+    found = []
+    for node in ast.walk(tree):
+        named = isinstance(node, ast.Attribute) and node.attr == "_state"
+        fetched = (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "setattr", "hasattr")
+            and any(isinstance(a, ast.Constant) and a.value == "_state" for a in node.args)
+        )
+        if named or fetched:
+            found.append(node.lineno)
+    return sorted(found)
+
+
+def strategy_module_uses(tree: ast.AST, imports: set[str]) -> list[str]:
+    """The modules of the strategy core a file imports, and the lines that reach one as ``strategy.<module>``."""
+    modules = {
+        ".".join(parts[:3])
+        for parts in (name.split(".") for name in imports)
+        if parts[:2] == ["concordia_env", "strategy"] and len(parts) > 2 and parts[2] in STRATEGY_MODULES
+    }
+    found = [f"imports {module}" for module in sorted(modules)]
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "strategy"
+            and node.attr in STRATEGY_MODULES
+        ):
+            found.append(f"line {node.lineno} reaches strategy.{node.attr}")
+    return found
+
+
+def test_a_game_s_own_array_stays_in_the_engine() -> None:
+    """Only ``engine/`` touches ``game._state``: elsewhere ``Game``'s methods check what reaches the compiled code."""
+    paths = code_outside(STATE_HOME)
+    assert any(p.name == "openspiel.py" for p in paths)  # the scan sees the bridge that wrote the array before
+    found = {p.relative_to(ROOT).as_posix(): private_state_uses(ast.parse(p.read_text())) for p in paths}
+    assert {path: lines for path, lines in found.items() if lines} == {}
+
+
+def test_the_strategy_core_is_reached_through_its_package() -> None:
+    """``from concordia_env.strategy import ...`` only: the package says what of the core is public."""
+    assert {"planner", "players", "turn_enumeration", "afterstate_scorer"} <= STRATEGY_MODULES
+    found = {
+        p.relative_to(ROOT).as_posix(): strategy_module_uses(ast.parse(p.read_text()), imports_of(p))
+        for p in code_outside(STRATEGY_HOME)
+    }
+    assert {path: uses for path, uses in found.items() if uses} == {}
+
+
+SAMPLE = """\
+from concordia_env.strategy.planner import STATUS_SIZE
+from concordia_env.strategy import search, turn_options
+from ..strategy.rollout import rollout_turns
+import concordia_env.strategy.players
+def f(game, strategy):
+    game._state[0] = 1
+    getattr(game, "_state")
+    return strategy.search.new_tree(), strategy.turn_options, game.state
+"""
+
+
+def test_the_scans_find_what_they_forbid() -> None:
+    """Each scan flags the forms it is written for: the tests above pass because nothing matches, not by accident."""
+    tree = ast.parse(SAMPLE)
+    assert private_state_uses(tree) == [6, 7]
+    assert strategy_module_uses(tree, imports_in(tree, ["concordia_env", "envs"])) == [
+        "imports concordia_env.strategy.planner",
+        "imports concordia_env.strategy.players",
+        "imports concordia_env.strategy.rollout",
+        "imports concordia_env.strategy.search",
+        "line 8 reaches strategy.search",
+    ]

@@ -266,9 +266,10 @@ def test_one_tiny_rllib_iteration_of_options_self_play(rllib_modules: tuple, tmp
         rllib_ppo.RLlibConfig.load(None, {"level": "options", "opponents": {"heuristic": 0.5}})
 
 
-def test_the_shipped_options_rllib_config_is_valid_and_evaluates_against_random() -> None:
+def test_the_options_rllib_config_is_valid_and_evaluates_against_random() -> None:
     from concordia_env.training import rllib_ppo
 
-    config = rllib_ppo.RLlibConfig.load("rllib_options", {})
+    path = Path(__file__).resolve().parents[1] / "docs" / "configs" / "rllib_options.yaml"
+    config = rllib_ppo.RLlibConfig.load(path, {})
     assert config.level == "options" and config.eval_opponent == "random" and config.eval_games == 200
     assert set(config.opponents) == {"random"}

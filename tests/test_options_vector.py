@@ -26,6 +26,7 @@ def vector(**kwargs: Any) -> ConcordiaVectorEnv:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("granularity", ["decision", "turn"])
 def test_rows_show_the_single_agent_env_s_options_move_by_move(granularity: str) -> None:
     """Row i's k-th game is SingleAgentEnv's with seat (i + k) % 2 and seed s + i + k·n; threads change nothing."""

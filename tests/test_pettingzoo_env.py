@@ -50,11 +50,11 @@ def test_wrapping_and_metadata() -> None:
     assert isinstance(e.unwrapped, raw_env)
     assert e.metadata["name"] == "concordia_v1" and e.metadata["is_parallelizable"] is False
     assert set(e.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
-    assert e.possible_agents == [f"player_{i}" for i in range(4)]
+    assert e.possible_agents == ["player_0", "player_1"], "2-player Italia unless told, as every form"
     space = e.observation_space("player_0")
     assert space["observation"].shape == (O.OBS_SIZE,) and space["observation"].dtype == np.float32
     assert space["action_mask"].dtype == np.int8 and space["action_mask"].shape == (A.NUM_ACTIONS,)
-    assert e.action_space("player_3").n == A.NUM_ACTIONS
+    assert e.action_space("player_1").n == A.NUM_ACTIONS
 
 
 def test_reset_seed_sets_up_that_game() -> None:

@@ -135,6 +135,7 @@ def play_checked(map_name: str, players: int, seed: int, policy_seed: int) -> Ga
     raise AssertionError(f"game did not end within {MAX_DECISIONS} decisions")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("map_name", "players"), SETUPS)
 @settings(max_examples=GAMES_PER_SETUP)
 @given(seed=st.integers(0, 2**31 - 1), policy_seed=st.integers(0, 2**31 - 1))

@@ -24,6 +24,7 @@ def warmed_up() -> None:
     warm_up()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_block_runs_and_ends_compiling_nothing(index: int, tmp_path: Path, warmed_up: None) -> None:
     """Each block as a new user runs it: a fresh process, after ``concordia warmup``; numba compiles nothing.

@@ -62,6 +62,7 @@ def test_reset_refuses_while_another_store_of_this_process_has_the_file(tmp_path
         assert old.count() == 4
 
 
+@pytest.mark.slow
 def test_reset_refuses_while_a_tournament_in_another_process_writes_the_file(tmp_path: Path) -> None:
     """The reproducer: B writes t.db; A runs --reset while B runs; all of B's games must end in t.db."""
     db = tmp_path / "t.db"

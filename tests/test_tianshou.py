@@ -21,6 +21,7 @@ TINY = [
 ]
 
 
+@pytest.mark.slow
 def test_masked_dqn_trains_against_random_without_illegal_actions(capsys: pytest.CaptureFixture[str]) -> None:
     """Counts that follow from the arguments alone, a learner that moved, and a seeded run that repeats.
 

@@ -126,7 +126,7 @@ def test_training_commands_take_players_as_evaluate_does_and_num_players_still_w
 
 
 def test_imperium4_config_is_four_player_imperium():
-    config = resolve(ROOT / "concordia_env" / "training" / "configs" / "imperium4.yaml")
+    config = resolve(ROOT / "docs" / "configs" / "imperium4.yaml")
     assert (config.map, config.num_players) == ("imperium", 4)
 
 

@@ -13,7 +13,10 @@ public queries of :class:`~concordia_env.Game` and the compiled strategy core
 | ``heuristic`` | :mod:`.heuristic` | the rules of thumb of the strategy core |
 | ``mcts`` | :mod:`.mcts` | UCT over whole turns, compiled |
 | ``policy`` | :mod:`.policy` | a trained Stable-Baselines3 policy (``policy:path.zip``) |
-| ``learned`` | :mod:`.learned` | a trained afterstate model over the turn options, with or without search |
+| ``learned`` | :mod:`.learned` | a trained afterstate model over the turn options: greedy, searching or sampled |
+
+How ``learned`` decides is its class (greedy, :mod:`.learned_search`'s search, or sampled in
+Python); :mod:`.recording` keeps the decisions of the sampled one (``learned:record=True``).
 """
 
 from .base import Agent, IllegalPlanError

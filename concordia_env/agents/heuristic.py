@@ -56,8 +56,7 @@ import numpy as np
 
 from concordia_env import Game, strategy
 from concordia_env.engine.rules import pcg64
-from concordia_env.strategy import DEFAULT_WEIGHTS, PlannerSettings, Weights
-from concordia_env.strategy.players import HEURISTIC, CompiledPlayer, SeatPlayer
+from concordia_env.strategy import DEFAULT_WEIGHTS, HEURISTIC, CompiledPlayer, PlannerSettings, SeatPlayer, Weights
 
 from .base import Agent, IllegalPlanError, draw_seed
 

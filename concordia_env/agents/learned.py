@@ -1,4 +1,4 @@
-"""``learned``: a trained afterstate model choosing among whole turns.
+"""``learned``: a trained afterstate model choosing among whole turns, one class per way of deciding.
 
 ``concordia_env.agents.make("learned")`` plays at once with the models shipped in the package,
 one per player count (``agents/models/``: 2-player Italia, 3-, 4- and 5-player Imperium; how
@@ -7,66 +7,85 @@ A game uses the shipped model of its player count (on any map: the features carr
 of the nearest one. ``path=`` loads one model for every game
 (``learned:runs/afterstate-…/model.npz`` on a command line).
 
-At every decision with a choice, the agent takes the turn options of the pending decision on
-a determinized copy of the game (every legal action, each followed to the end of the turn by
-the heuristic's rules of thumb), scores every option's afterstate with the model and plays
-the best one's first action. At the turn's next decision it decides again (``replan``, the
-default on the maps its models were trained on), so the model, not a rule of thumb, chooses
-where to build, what to buy and what to trade. That decision is one call of the compiled
-player (:class:`~concordia_env.strategy.players.SeatPlayer`,
-the very player a batch runs inside :mod:`concordia_env.envs.vector_env`); the readable
-Python route (:func:`concordia_env.agents.learned_model.candidates`, the model's scores,
-:func:`concordia_env.agents.heuristic.follow`) serves what needs Python: the candidates a
-training run records (``record``) and a sampled choice (``temperature``). Both decide alike
-(tests/agents/test_learned_replan.py). ``replan=False`` plays the rest of the chosen turn as
-that option planned it (the rest of a turn never depends on the hidden stack, so the plan
-fits the real game), and decides again only where the game leaves the plan (another player
-keeps other goods after an overflow, a card that comes up differs from the determinized
-draw). What each setting measured is in docs/benchmarks.md.
+Every learned agent is a :class:`LearnedAgent` (the model it plays with, ``path`` or ``model``);
+how it decides is its class, and the options of a ``learned`` spec name the class
+(:func:`learned_agent`, which ``LearnedAgent(**options)`` calls too):
 
-* ``simulations`` > 0 (or ``time_per_move`` in seconds) plays with a search instead: the
-  project's MCTS over whole turns (:mod:`concordia_env.agents.mcts`), where the first estimate of every
-  turn option for the player choosing it is the model's score instead of the heuristic
-  evaluation. At a 2-player table the model also scores every simulation where it stops (no
-  rollout), and its first estimate of an option counts as 10 visits (:data:`TWO_PLAYER_SEARCH`);
-  with more players the search keeps MCTS's settings (a heuristic rollout of one round, 1
-  visit). ``rollout``, ``rollout_rounds`` and ``prior_visits`` (how many of the search's
-  visits the model's first estimate counts as) set them at every table, as ``mcts``'s options do;
-* ``replan`` (search-free play): decide at every decision (True), see above, or follow the
-  chosen turn (False). Unless told, it replans on the maps the shipped models were trained on
-  (:data:`REPLAN_MAPS`: Imperium and Italia, where it gains 5 to 23 points) and follows the
-  chosen turn on Aegyptus and Creta, where replanning measured 3.5 to 7.5 points worse
-  (docs/benchmarks.md): their later decisions meet the map's own rules, which the rules of
-  thumb know and the models never saw. The search follows the plan of the move it chose, as
-  ``mcts`` does;
-* ``temperature`` > 0 samples a turn from ``softmax(score / temperature)`` instead of taking
-  the best one, with probability ``epsilon`` per decision (training's exploration);
-* ``record=True`` keeps every decision it takes in :attr:`LearnedAgent.trace`: the player,
-  the candidates (options and features) and the index of the one played (training's data);
-* ``strict``: see :class:`concordia_env.agents.base.Agent` (an illegal planned action raises).
+* no option of the others (``path``, ``model``, ``replan``, ``seed``, ``strict`` only):
+  :class:`GreedyLearnedAgent`, the best-scored turn option, one compiled call per decision;
+* ``simulations`` > 0 or ``time_per_move`` (and ``rollout``, ``rollout_rounds``, ``prior_visits``):
+  :class:`LearnedSearchAgent`, the project's MCTS guided by the model;
+* ``temperature`` > 0 (and ``epsilon``): :class:`SampledLearnedAgent`, in Python, a turn option
+  sampled from the scores;
+* ``record=True``: a :class:`~concordia_env.agents.recording.RecordingAgent` around a
+  :class:`SampledLearnedAgent`, deciding as that agent does and keeping every decision.
+
+**Without search** (:class:`SearchFreeLearnedAgent`), at every decision with a choice the agent
+takes the turn options of the pending decision on a determinized copy of the game (every legal
+action, each followed to the end of the turn by the heuristic's rules of thumb), scores every
+option's afterstate with the model and plays the best one's first action. At the turn's next
+decision it decides again (``replan``, the default on the maps its models were trained on), so
+the model, not a rule of thumb, chooses where to build, what to buy and what to trade.
+``replan=False`` plays the rest of the chosen turn as that option planned it (the rest of a turn
+never depends on the hidden stack, so the plan fits the real game), and decides again only where
+the game leaves the plan (another player keeps other goods after an overflow, a card that comes
+up differs from the determinized draw). Unless told, it replans on the maps the shipped models
+were trained on (:data:`REPLAN_MAPS`: Imperium and Italia, where it gains 5 to 23 points) and
+follows the chosen turn on Aegyptus and Creta, where replanning measured 3.5 to 7.5 points worse
+(docs/benchmarks.md): their later decisions meet the map's own rules, which the rules of thumb
+know and the models never saw.
+
+* :class:`GreedyLearnedAgent` takes each decision in one call of the compiled player
+  (:class:`~concordia_env.strategy.players.SeatPlayer`, the very player a batch runs inside
+  :mod:`concordia_env.envs.vector_env`): the only learned agent with a compiled twin
+  (``compiled_player``), so the only one that plays inside a batch.
+* :class:`SampledLearnedAgent` takes it in readable Python
+  (:func:`concordia_env.agents.learned_model.candidates`, the model's scores,
+  :func:`concordia_env.agents.heuristic.follow`), which serves what needs Python: with
+  ``temperature`` > 0 it samples a turn from ``softmax(score / temperature)`` instead of taking the
+  best one, with probability ``epsilon`` per decision (training's exploration), and it shows each
+  decision's candidates (``last_decision``), which ``record=True`` keeps (training's data). At
+  temperature 0 it decides as the greedy agent does (tests/agents/test_learned_replan.py).
+
+**With search** (:class:`LearnedSearchAgent`, ``simulations`` > 0 or ``time_per_move`` in
+seconds): the project's MCTS over whole turns (:mod:`concordia_env.agents.mcts`,
+:class:`~concordia_env.agents.learned_search.ModelGuidedSearch`), where the first estimate of
+every turn option for the player choosing it is the model's score instead of the heuristic
+evaluation. At a 2-player table the model also scores every simulation where it stops (no
+rollout), and its first estimate of an option counts as 10 visits (:data:`TWO_PLAYER_SEARCH`);
+with more players the search keeps MCTS's settings (a heuristic rollout of one round, 1 visit).
+``rollout``, ``rollout_rounds`` and ``prior_visits`` (how many of the search's visits the model's
+first estimate counts as) set them at every table, as ``mcts``'s options do. The search follows
+the plan of the move it chose, as ``mcts`` does.
+
+An option of one way of deciding given to another is refused (``learned:temperature=1,simulations=8``,
+``learned:rollout=none``). ``strict``: see :class:`concordia_env.agents.base.Agent` (an illegal
+planned action raises). What each setting measured is in docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import inspect
+from abc import ABCMeta
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from concordia_env import Game, strategy
+from concordia_env import Game
 from concordia_env.engine.errors import ArgumentTypeError, short_repr
 from concordia_env.engine.rules import pcg64
-from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy.afterstate_scorer import ModelArrays
-from concordia_env.strategy.players import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
+from concordia_env.strategy import LEARNED, LEARNED_PLANNED, CompiledPlayer, SeatPlayer
 
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan, follow
-from .learned_model import MARGIN_SCALE, AfterstateModel, Candidates, candidates
-from .mcts import MAX_PRIOR_VISITS, MCTSAgent
+from .learned_model import AfterstateModel, candidates
+from .learned_search import DEFAULT_ROLLOUT_ROUNDS, TWO_PLAYER_SEARCH, ModelGuidedSearch
+from .mcts import MAX_PRIOR_VISITS
 from .option_checks import MAX_SIMULATIONS, MAX_TIME_PER_MOVE, bool_option, float_option, int_option
+from .recording import Decision, RecordingAgent
 
 #: the models shipped in the package, by the player count they were trained for
 SHIPPED_MODELS = {
@@ -75,15 +94,6 @@ SHIPPED_MODELS = {
     4: "learned-imperium-4p.npz",
     5: "learned-imperium-5p.npz",
 }
-#: the rounds of a search's rollout unless told (MCTS's own default)
-DEFAULT_ROLLOUT_ROUNDS = 1
-#: the search's settings at a 2-player table, unless the options say otherwise. There the model's
-#: estimate is both players' (the opponent's is its complement), and it judges a position better
-#: than a round of the rollout policy does: simulations are scored by the model alone (no rollout)
-#: and its first estimate of an option counts as 10 visits (the sweep that chose them is in
-#: docs/benchmarks.md). With more players the others keep the heuristic's estimates, so there the
-#: search keeps MCTS's settings.
-TWO_PLAYER_SEARCH: dict[str, Any] = {"rollout": "none", "prior_visits": 10.0}
 #: the highest sampling temperature (scores are margins of order 1: far beyond any useful value)
 MAX_TEMPERATURE = 1e3
 #: the maps where the search-free agent decides at every decision unless told (``replan``): those the
@@ -108,8 +118,37 @@ def default_model_path() -> Path:
     return shipped_model_path(2)
 
 
-class LearnedAgent(Agent):
-    """Plays the best-scored turn option; see the module docstring."""
+#: shipped models loaded so far, by player count (shared by every agent of the process)
+_SHIPPED: dict[int, AfterstateModel] = {}
+
+
+class _BuiltFromOptions(ABCMeta):
+    """The metaclass of :class:`LearnedAgent`: ``LearnedAgent(**options)`` builds the class its options name.
+
+    Calling :class:`LearnedAgent` itself calls :func:`learned_agent`, as ``pathlib.Path(...)``
+    builds a ``PosixPath``; its subclasses are built as any class is. ``inspect.signature``
+    (which the registry checks a spec's options against) shows the options each takes.
+    """
+
+    def __call__(cls, *args: Any, **options: Any) -> Any:
+        if cls is LearnedAgent:
+            return learned_agent(*args, **options)
+        return super().__call__(*args, **options)
+
+    @property
+    def __signature__(cls) -> inspect.Signature:
+        if cls is LearnedAgent:
+            return inspect.signature(learned_agent)
+        return inspect.signature(functools.partial(cast(Any, cls).__init__, None))  # without ``self``
+
+
+class LearnedAgent(Agent, metaclass=_BuiltFromOptions):
+    """What every learned agent is: an afterstate model per player count; see the module docstring.
+
+    ``LearnedAgent(**options)`` builds the agent of the options (:func:`learned_agent`): the
+    ``learned`` spec's classes are its subclasses, and ``record=True`` wraps one. Type checkers
+    see a class, not a builder: typed code builds a subclass or calls :func:`learned_agent`.
+    """
 
     name = "learned"
 
@@ -128,19 +167,9 @@ class LearnedAgent(Agent):
         seed: int | None = None,
         path: str | Path | None = None,
         model: AfterstateModel | None = None,
-        temperature: float = 0.0,
-        epsilon: float = 1.0,
-        record: bool = False,
-        simulations: int = 0,
-        time_per_move: float | None = None,
-        prior_visits: float | None = None,
-        rollout: str | None = None,
-        rollout_rounds: int | None = DEFAULT_ROLLOUT_ROUNDS,
-        replan: bool | None = None,
         strict: bool | None = None,
     ) -> None:
         super().__init__(seed, strict)
-        agent = self.name
         if model is not None and path is not None:
             raise ValueError("give either a model or a path, not both")
         if path is not None and not isinstance(path, (str, Path)):
@@ -150,53 +179,6 @@ class LearnedAgent(Agent):
         #: the one model to play with (``path`` or ``model``); None: the shipped one per player count
         self.path = Path(path) if path is not None else None
         self.model = model if model is not None else AfterstateModel.load(self.path) if self.path is not None else None
-        self.temperature = float_option(temperature, "temperature", 0.0, MAX_TEMPERATURE, agent=agent)
-        self.epsilon = float_option(epsilon, "epsilon", 0.0, 1.0, agent=agent)
-        self.record = bool_option(record, "record", agent=agent)
-        #: decide at every decision (True) or follow the chosen turn's plan (search-free play); None:
-        #: by the map (:meth:`replans_on`)
-        self.replan = None if replan is None else bool_option(replan, "replan", agent=agent)
-        simulations = int_option(simulations, "simulations", 0, MAX_SIMULATIONS, agent=agent)
-        if time_per_move is not None:
-            time_per_move = float_option(
-                time_per_move, "time_per_move", 0.0, MAX_TIME_PER_MOVE, agent=agent, low_open=True
-            )
-        if prior_visits is not None:
-            prior_visits = float_option(prior_visits, "prior_visits", 0.0, MAX_PRIOR_VISITS, agent=agent, low_open=True)
-        self.simulations = simulations
-        self.time_per_move = time_per_move
-        self._search: ModelGuidedSearch | None = None
-        if simulations > 0 or time_per_move is not None:
-            if self.record or self.temperature > 0:
-                raise ValueError("record and temperature apply to the search-free agent (simulations=0)")
-            given = {"rollout": rollout, "prior_visits": prior_visits}
-            self._search = ModelGuidedSearch(
-                self.model_for,
-                seed=seed,
-                simulations=max(1, simulations),
-                time_per_move=time_per_move,
-                rollout_rounds=rollout_rounds,
-                strict=self.strict,
-                two_player={k: v for k, v in TWO_PLAYER_SEARCH.items() if given[k] is None},
-                **{k: v for k, v in given.items() if v is not None},
-            )
-        else:
-            for option, value, default in (
-                ("prior_visits", prior_visits, None),
-                ("rollout", rollout, None),
-                ("rollout_rounds", rollout_rounds, DEFAULT_ROLLOUT_ROUNDS),
-            ):
-                if value != default:
-                    raise ValueError(f"{option} applies to the search (simulations or time_per_move)")
-        self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
-        self._plan: TurnPlan | None = None
-        #: the greedy agent's decisions, compiled (``strategy.players``), made for a player count on first use
-        self._seat: SeatPlayer | None = None
-        #: (player count, replanning) the compiled player was made for
-        self._seat_table: tuple[int, bool] = (0, True)
-        self._seat_state = self.compiled_state()
-        #: (player, candidates, index played) for every decision taken, when recording
-        self.trace: list[tuple[int, Candidates, int]] = []
 
     @property
     def spec(self) -> str:
@@ -214,21 +196,63 @@ class LearnedAgent(Agent):
             _SHIPPED[count] = AfterstateModel.load(shipped_model_path(count))
         return _SHIPPED[count]
 
-    # ------------------------------------------------------------------ inside a batch (envs.opponents)
+
+class SearchFreeLearnedAgent(LearnedAgent):
+    """The learned agents without search: they score the turn options of a decision (module docstring).
+
+    ``replan``: decide at every decision (True) or follow the chosen turn's plan (False); None:
+    by the map (:meth:`replans_on`).
+    """
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        path: str | Path | None = None,
+        model: AfterstateModel | None = None,
+        replan: bool | None = None,
+        strict: bool | None = None,
+    ) -> None:
+        super().__init__(seed, path, model, strict)
+        #: decide at every decision (True) or follow the chosen turn's plan; None: by the map (:meth:`replans_on`)
+        self.replan = None if replan is None else bool_option(replan, "replan", agent=self.name)
+        #: the rules of thumb that finish every turn option (and the compiled player's weights)
+        self._rules = HeuristicAgent(draw_seed(self.rng), strict=self.strict)
+
     def replans_on(self, map_name: str | None) -> bool:
-        """Whether the search-free agent decides at every decision on this map: ``replan``, else :data:`REPLAN_MAPS`."""
+        """Whether it decides at every decision on this map: ``replan``, else :data:`REPLAN_MAPS`."""
         if self.replan is not None:
             return self.replan
         return map_name is None or map_name in REPLAN_MAPS
 
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._rules.reset(draw_seed(self.rng))
+
+
+class GreedyLearnedAgent(SearchFreeLearnedAgent):
+    """Plays the best-scored turn option, one call of the compiled player per decision (what ``learned`` is)."""
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        path: str | Path | None = None,
+        model: AfterstateModel | None = None,
+        replan: bool | None = None,
+        strict: bool | None = None,
+    ) -> None:
+        super().__init__(seed, path, model, replan, strict)
+        #: the compiled player, made for a player count and map on first use
+        self._seat: SeatPlayer | None = None
+        #: (player count, replanning) the compiled player was made for
+        self._seat_table: tuple[int, bool] = (0, True)
+        self._seat_state = self.compiled_state()
+
+    # ------------------------------------------------------------------ inside a batch (envs.opponents)
     def compiled_player(self, num_players: int, map_name: str | None = None) -> CompiledPlayer:
-        """This agent as a compiled player (:mod:`concordia_env.strategy.players`): the greedy agent only.
+        """This agent as a compiled player (:mod:`concordia_env.strategy.players`).
 
         ``map_name``: the map of the games it will play (whether it replans there, :meth:`replans_on`).
-        ``ValueError`` for a searching or sampling agent, which has no compiled twin.
         """
-        if self._search is not None or self.temperature > 0 or self.record:
-            raise ValueError(f"{self!r}: only the greedy learned agent (no search, temperature or record) is compiled")
         kind = LEARNED if self.replans_on(map_name) else LEARNED_PLANNED
         return CompiledPlayer(kind, self._rules.params, self.model_for_players(num_players).compiled)
 
@@ -238,34 +262,21 @@ class LearnedAgent(Agent):
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._rules.reset(draw_seed(self.rng))
-        self._plan = None
         self._seat = None
         self._seat_state = self.compiled_state()
-        self.trace = []
-        if self._search is not None:
-            self._search.reset(seed)
 
     def act(self, game: Game) -> int:
-        """Legal actions, then one strategy call: the search, the compiled greedy player, or Python's route.
-
-        Python's route (:meth:`_act_recording_or_sampling`) is kept for what needs Python: the
-        candidates a training run records, and a sampled choice.
-        """
-        if self._search is not None:
-            return self._search.act(game)
+        """Legal actions, then one call of the compiled player."""
         legal = game.legal_actions()
         if len(legal) == 1:
             return int(legal[0])
-        if self.record or self.temperature > 0:
-            return self._act_recording_or_sampling(game, legal)
         seat = self._seat_for(game.num_players, game.map.name)
         action, illegal = seat.act(np.array(game.state), game.map.tables, game.legal_mask())
         self._rules.report_illegal(game, illegal)
         return self.checked(game, action, legal)
 
     def _seat_for(self, num_players: int, map_name: str) -> SeatPlayer:
-        """The compiled greedy player for games of ``num_players`` on ``map_name`` (its generators carry on)."""
+        """The compiled player for games of ``num_players`` on ``map_name`` (its generators carry on)."""
         table = (num_players, self.replans_on(map_name))
         if self._seat is None or self._seat_table != table:
             if self._seat is not None:
@@ -274,16 +285,51 @@ class LearnedAgent(Agent):
             self._seat_table = table
         return self._seat
 
-    def _act_recording_or_sampling(self, game: Game, legal: np.ndarray) -> int:
-        """The decision in Python, where training needs it: the candidates kept (``record``) or a sampled choice."""
+
+class SampledLearnedAgent(SearchFreeLearnedAgent):
+    """Decides in Python: samples a turn option from the scores (``temperature``), and shows each decision.
+
+    At temperature 0 it takes the best option, as :class:`GreedyLearnedAgent` does. Its last
+    decision among candidates is :attr:`last_decision` (what :class:`RecordingAgent` keeps).
+    """
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        path: str | Path | None = None,
+        model: AfterstateModel | None = None,
+        temperature: float = 0.0,
+        epsilon: float = 1.0,
+        replan: bool | None = None,
+        strict: bool | None = None,
+    ) -> None:
+        super().__init__(seed, path, model, replan, strict)
+        #: sample from ``softmax(score / temperature)`` (0: take the best option)
+        self.temperature = float_option(temperature, "temperature", 0.0, MAX_TEMPERATURE, agent=self.name)
+        #: the share of decisions that sample (the others take the best option)
+        self.epsilon = float_option(epsilon, "epsilon", 0.0, 1.0, agent=self.name)
+        #: the turn being followed (``replan=False``)
+        self._plan: TurnPlan | None = None
+        #: the last move's decision among candidates; None after a forced or planned move
+        self.last_decision: Decision | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._plan = None
+        self.last_decision = None
+
+    def act(self, game: Game) -> int:
+        """The next action of the turn being followed, else a decision among the turn options."""
+        self.last_decision = None
+        legal = game.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
         planned = None if self._plan is None or self.replans_on(game.map.name) else self._plan.next_action(game)
         if planned is not None:
             return self.checked(game, planned, legal)
         cands = candidates(game, self._rules, self.rng)
-        scores = cands.scores(self.model_for(game))
-        choice = self._choose(scores)
-        if self.record:
-            self.trace.append((game.current_player, cands, choice))
+        choice = self._choose(cands.scores(self.model_for(game)))
+        self.last_decision = Decision(game.current_player, cands, choice)
         # the options were played on a shuffled stack: follow the chosen turn on the real game
         self._plan = follow(game, cands.plan(choice))
         return self.checked(game, self._plan.actions[0], legal)
@@ -296,79 +342,131 @@ class LearnedAgent(Agent):
         return int(np.argmax(scores))
 
 
-#: shipped models loaded so far, by player count (shared by every agent of the process)
-_SHIPPED: dict[int, AfterstateModel] = {}
+class LearnedSearchAgent(LearnedAgent):
+    """The project's MCTS over whole turns, guided by the model (:class:`ModelGuidedSearch`); module docstring.
 
-
-class ModelGuidedSearch(MCTSAgent):
-    """MCTS over whole turns whose first estimate of an option, for the player choosing it, is the model's.
-
-    The model predicts the chooser's final margin; it is squashed like every MCTS value
-    (``0.5 + 0.5·tanh(margin / value_scale)``). In a 2-player game the opponent's estimate is
-    its complement; with more players the others keep the heuristic's estimates. An option
-    that ends the game keeps its result. ``two_player`` may set ``rollout`` and
-    ``prior_visits`` for 2-player tables apart from the other options (what the ``learned``
-    agent does, :data:`TWO_PLAYER_SEARCH`); expert iteration's teacher takes its options as
-    given. The model runs inside the compiled search
-    (:func:`concordia_env.strategy.search.guided_estimates`), so a guided simulation costs
-    about what a plain one does.
+    ``simulations`` per decision, or ``time_per_move`` seconds (then ``simulations`` may be 0).
+    ``rollout`` and ``prior_visits`` not given: :data:`TWO_PLAYER_SEARCH` at a 2-player table,
+    MCTS's own elsewhere.
     """
-
-    name = "learned-search"
 
     def __init__(
         self,
-        model_for: Callable[[Game], AfterstateModel],
-        two_player: dict[str, Any] | None = None,
-        **options: object,
+        seed: int | None = None,
+        path: str | Path | None = None,
+        model: AfterstateModel | None = None,
+        simulations: int = 0,
+        time_per_move: float | None = None,
+        prior_visits: float | None = None,
+        rollout: str | None = None,
+        rollout_rounds: int | None = DEFAULT_ROLLOUT_ROUNDS,
+        strict: bool | None = None,
     ) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
-        self.model_for = model_for
-        #: ``rollout`` and ``prior_visits`` at 2-player tables where they differ from the options'
-        #: (the ``learned`` agent's :data:`TWO_PLAYER_SEARCH`); empty: the same at every table
-        self.two_player = dict(two_player or {})
-        unknown = set(self.two_player) - {"rollout", "prior_visits"}
-        if unknown:
-            raise ValueError(f"two_player sets rollout and prior_visits only, got {sorted(unknown)}")
-        if self.two_player:  # checked like the options themselves
-            MCTSAgent(simulations=1, **self.two_player)
+        super().__init__(seed, path, model, strict)
+        self.simulations = _checked_simulations(simulations)
+        self.time_per_move = _checked_time_per_move(time_per_move)
+        if not _searches(self.simulations, self.time_per_move):
+            raise ValueError("the learned search needs simulations > 0 or a time_per_move")
+        if prior_visits is not None:
+            prior_visits = float_option(
+                prior_visits, "prior_visits", 0.0, MAX_PRIOR_VISITS, agent=self.name, low_open=True
+            )
+        given = {"rollout": rollout, "prior_visits": prior_visits}
+        self._search = ModelGuidedSearch(
+            self.model_for,
+            seed=seed,
+            simulations=max(1, self.simulations),
+            time_per_move=self.time_per_move,
+            rollout_rounds=rollout_rounds,
+            strict=self.strict,
+            two_player={k: v for k, v in TWO_PLAYER_SEARCH.items() if given[k] is None},
+            **{k: v for k, v in given.items() if v is not None},
+        )
 
-    def table_options(self, num_players: int) -> tuple[str, float]:
-        rollout, prior_visits = super().table_options(num_players)
-        if num_players == 2:
-            rollout = self.two_player.get("rollout", rollout)
-            prior_visits = float(self.two_player.get("prior_visits", prior_visits))
-        return rollout, prior_visits
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._search.reset(seed)
 
-    def search_model(self, game: Game) -> ModelArrays:
-        return self.model_for(game).compiled
+    def act(self, game: Game) -> int:
+        return self._search.act(game)
 
-    def first_estimates(
-        self, game: Game, state: np.ndarray, afterstates: np.ndarray, values: np.ndarray, estimates: np.ndarray
-    ) -> None:
-        """The model's first estimates set from Python: what the compiled search computes by itself.
 
-        The search reads them only with ``guided = True`` (a pause after every expansion);
-        ``tests/strategy/test_guided_search.py`` runs it that way, without the compiled model,
-        and checks that both searches are the same. Here for checking and inspection.
-        """
-        mover = int(state[CURRENT_PLAYER])
-        remaining = strategy.remaining_fraction(state, game.map.tables)
-        model = self.model_for(game).compiled
-        scores = strategy.afterstate_scores(afterstates, game.map.tables, values, mover, remaining, model)
-        running = afterstates[:, PHASE] != PHASE_GAME_OVER
-        mine = 0.5 + 0.5 * np.tanh(scores.astype(np.float64) * MARGIN_SCALE / self.value_scale)
-        estimates[running, mover] = mine[running]
-        if game.num_players == 2:
-            estimates[running, 1 - mover] = 1.0 - mine[running]
+def _checked_simulations(simulations: int) -> int:
+    return int_option(simulations, "simulations", 0, MAX_SIMULATIONS, agent=LearnedAgent.name)
+
+
+def _checked_time_per_move(time_per_move: float | None) -> float | None:
+    if time_per_move is None:
+        return None
+    return float_option(time_per_move, "time_per_move", 0.0, MAX_TIME_PER_MOVE, agent=LearnedAgent.name, low_open=True)
+
+
+def _searches(simulations: int, time_per_move: float | None) -> bool:
+    """Whether these options ask for the search."""
+    return simulations > 0 or time_per_move is not None
+
+
+def _refuse_given(given: dict[str, tuple[Any, Any]], where: str) -> None:
+    """``ValueError`` for the first option given away from its default (``{name: (value, default)}``)."""
+    for option, (value, default) in given.items():
+        if value != default:
+            raise ValueError(f"{option} applies to {where}")
+
+
+def learned_agent(
+    seed: int | None = None,
+    path: str | Path | None = None,
+    model: AfterstateModel | None = None,
+    temperature: float = 0.0,
+    epsilon: float = 1.0,
+    record: bool = False,
+    simulations: int = 0,
+    time_per_move: float | None = None,
+    prior_visits: float | None = None,
+    rollout: str | None = None,
+    rollout_rounds: int | None = DEFAULT_ROLLOUT_ROUNDS,
+    replan: bool | None = None,
+    strict: bool | None = None,
+) -> Agent:
+    """The learned agent these options name (the ``learned`` spec; the table of the module docstring).
+
+    An option of another way of deciding than the one the options name raises ``ValueError``.
+    """
+    simulations, time_per_move = _checked_simulations(simulations), _checked_time_per_move(time_per_move)
+    temperature = float_option(temperature, "temperature", 0.0, MAX_TEMPERATURE, agent=LearnedAgent.name)
+    epsilon = float_option(epsilon, "epsilon", 0.0, 1.0, agent=LearnedAgent.name)
+    record = bool_option(record, "record", agent=LearnedAgent.name)
+    sampled = record or temperature > 0
+    if not sampled:
+        _refuse_given({"epsilon": (epsilon, 1.0)}, "a sampled choice (temperature > 0)")
+    if _searches(simulations, time_per_move):
+        search_free = {"record": (record, False), "temperature": (temperature, 0.0), "replan": (replan, None)}
+        _refuse_given(search_free, "the search-free agent (simulations=0)")
+        return LearnedSearchAgent(
+            seed, path, model, simulations, time_per_move, prior_visits, rollout, rollout_rounds, strict
+        )
+    search: dict[str, tuple[Any, Any]] = {"prior_visits": (prior_visits, None), "rollout": (rollout, None)}
+    search["rollout_rounds"] = (rollout_rounds, DEFAULT_ROLLOUT_ROUNDS)
+    _refuse_given(search, "the search (simulations or time_per_move)")
+    if not sampled:
+        return GreedyLearnedAgent(seed, path, model, replan, strict)
+    agent = SampledLearnedAgent(seed, path, model, temperature, epsilon, replan, strict)
+    return RecordingAgent(agent) if record else agent
 
 
 __all__ = [
     "DEFAULT_MODEL",
     "REPLAN_MAPS",
     "SHIPPED_MODELS",
+    "TWO_PLAYER_SEARCH",
+    "GreedyLearnedAgent",
     "LearnedAgent",
+    "LearnedSearchAgent",
     "ModelGuidedSearch",
+    "RecordingAgent",
+    "SampledLearnedAgent",
+    "SearchFreeLearnedAgent",
     "default_model_path",
+    "learned_agent",
     "shipped_model_path",
 ]

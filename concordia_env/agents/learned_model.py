@@ -75,7 +75,7 @@ from concordia_env.engine.state import MAX_PLAYERS
 from concordia_env.engine.state_check import compiled_state
 
 # the feature layout has one home, the compiled scorer's module (this numpy code is its reference)
-from concordia_env.strategy.afterstate_scorer import (
+from concordia_env.strategy import (
     BOARD_INDEX,
     FEATURE_COUNTS,
     FEATURE_WIDTHS,

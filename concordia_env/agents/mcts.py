@@ -69,9 +69,8 @@ from typing import NamedTuple
 import numpy as np
 
 from concordia_env import Game, strategy
-from concordia_env.strategy import RolloutSettings
-from concordia_env.strategy.planner import STATUS_ILLEGAL, STATUS_SIZE
-from concordia_env.strategy.search import PRIOR_VISITS as PRIOR
+from concordia_env.strategy import PRIOR_VISITS as PRIOR
+from concordia_env.strategy import STATUS_ILLEGAL, STATUS_SIZE, RolloutSettings
 
 from .base import Agent, draw_seed
 from .heuristic import HeuristicAgent, TurnPlan

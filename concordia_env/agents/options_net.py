@@ -53,7 +53,7 @@ from functools import partial
 import torch as th
 from torch import nn
 
-from concordia_env.strategy.afterstate_scorer import UTILITY_INDEX
+from concordia_env.strategy import UTILITY_INDEX
 
 #: the logit of an invalid row (the value sb3-contrib's masked distribution uses)
 MASKED_LOGIT = -1e8

@@ -70,7 +70,7 @@ with needs_extra("OptionsPolicy"):  # without the train extra: one line naming i
     from stable_baselines3.common.type_aliases import PyTorchObs, Schedule
     from torch import nn
 
-from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, UTILITY_INDEX, features_version
+from concordia_env.strategy import FEATURE_COUNTS, UTILITY_INDEX, features_version
 
 from .options_agent import OptionsAgent
 from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits, option_scores

@@ -235,7 +235,7 @@ def level_of(policy: Any, what: str) -> tuple[str, int, int]:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
     from concordia_env.engine.observation import OBS_SIZE
-    from concordia_env.strategy.afterstate_scorer import features_version
+    from concordia_env.strategy import features_version
 
     from .options_policy import options_shape
 
@@ -360,7 +360,7 @@ def _options_policy(path: Path, weights: dict[str, Any], data: dict[str, Any], k
     import gymnasium
 
     from concordia_env.envs.options_level import options_space
-    from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS
+    from concordia_env.strategy import FEATURE_COUNTS
 
     from .options_policy import OptionsPolicy, level_from_space_text, saved_level
 

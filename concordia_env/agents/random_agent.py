@@ -6,8 +6,7 @@ import numpy as np
 
 from concordia_env import Game
 from concordia_env.engine.rules import pcg64
-from concordia_env.strategy import DEFAULT_PARAMS
-from concordia_env.strategy.players import RANDOM, CompiledPlayer
+from concordia_env.strategy import DEFAULT_PARAMS, RANDOM, CompiledPlayer
 
 from .base import Agent
 

@@ -15,7 +15,8 @@ point of its own, or ``opponents.register(name, builder)`` at run time) is built
 alike: ``from_spec`` hands its spec to its builder, and ``make(name, **options)`` writes the
 options into a spec for it (``name:key=value,...``, so they must be literals). The table
 below (``_REGISTRY``) is only how this package's builder finds the class of each of its
-own names.
+own names (``learned``'s, :class:`~concordia_env.agents.learned.LearnedAgent`, builds the
+class of its options: the greedy agent, the search, the sampled one or a recording).
 
 A spec is ``name`` or ``name:options``, the options separated by commas:
 

@@ -23,6 +23,13 @@
 Times are the CPU time of this process (``time.process_time``), not the wall clock: on a
 machine shared with other work, wall time counts the turns the other processes take too.
 
+**Output.** Every line is warmed up first, outside the measurement (compiling its code on
+first use, or loading it and the agents' models, then a short warm-up of play:
+:func:`~concordia_env.benchmarks.throughput.warm_up`), and each warm-up's wall seconds are
+printed as it ends (``set-up``, also ``setup_seconds`` in ``--json``); then each line is
+printed as soon as it is measured (flushed), and the table with the ratios, which wait
+for the engine's second half, at the end. ``--no-progress`` prints the table alone.
+
 Each line prints the cost, its ratio to the engine's cost per decision and the project's
 target where there is one (2-player Italia): ``heuristic`` ≤ 17×, ``learned:replan=False``
 ≤ 25×, ``mcts`` ≤ 50× per simulation, and the default ``learned`` (deciding at every
@@ -36,27 +43,29 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Protocol, cast
 
 import numpy as np
 
 from concordia_env import Game, agents, strategy
 from concordia_env.agents.base import Agent, agent_seed
-from concordia_env.agents.learned import LearnedAgent
+from concordia_env.agents.learned import GreedyLearnedAgent
 from concordia_env.engine import maps
-from concordia_env.strategy.planner import STATUS_SIZE
-from concordia_env.strategy.turn_enumeration import turn_options
+from concordia_env.strategy import STATUS_SIZE, compiled_turn_options
 from concordia_env.tools import arguments
 
-from .throughput import engine_chunk
+from .throughput import engine_chunk, warm_up
 
 DEFAULT_AGENTS = ("heuristic", "learned", "learned:replan=False", "mcts:30")
 #: the project's targets (multiples of the bare engine's cost per decision), by agent name ...
 TARGETS = {"heuristic": 17.0, "mcts": 50.0}
 #: ... and by agent spec, where one setting of an agent has a target and its others not
 SPEC_TARGETS = {"learned:replan=False": 25.0}
+#: the line of the bare engine, the denominator of every ratio (:func:`engine`)
+ENGINE_LINE = "engine (legal_actions + step)"
 #: the line of the default ``learned`` agent's turn options alone (:func:`learned_options_floor`)
 FLOOR_LINE = "learned: its turn options alone"
 #: lines measured as multiples of another line's cost in the same run: line -> (other line, at
@@ -81,6 +90,8 @@ class Result:
     versus: str | None = None
     versus_target: float | None = None
     versus_ratio: float = float("nan")
+    #: wall seconds of the line's warm-up before any measurement (compiling or loading its code and models, then play)
+    setup_seconds: float = 0.0
 
     @property
     def missed(self) -> bool:
@@ -103,7 +114,7 @@ def engine(map_name: str, players: int, seconds: float, seed: int = 0) -> Result
         decisions += chunk()[0]
         elapsed = time.process_time() - start
         if elapsed >= seconds:
-            return Result("engine (legal_actions + step)", decisions, elapsed)
+            return Result(ENGINE_LINE, decisions, elapsed)
 
 
 class Searcher(Protocol):
@@ -159,14 +170,14 @@ def learned_options_floor(map_name: str, players: int, seconds: float, seed: int
     """The part of the default ``learned`` agent's decision that no scoring can remove: its turn options.
 
     Self-play games of ``learned`` (not timed); at every decision it takes with a choice, the
-    compiled enumeration it runs there (:func:`~concordia_env.strategy.turn_enumeration.turn_options`
+    compiled enumeration it runs there (:func:`~concordia_env.strategy.compiled_turn_options`
     on a determinized copy, every legal action played out to the end of the turn and valued)
     is timed alone. The heuristic runs the same enumeration only where a turn begins and
     follows its plan after, so this line against ``heuristic`` is the floor of ``learned``'s ratio
     to it, whatever its scoring and network cost.
     """
     seats = [agents.from_spec("learned") for _ in range(players)]
-    params = np.array(cast(LearnedAgent, seats[0]).compiled_player(players, map_name).params, dtype=np.float64)
+    params = np.array(cast(GreedyLearnedAgent, seats[0]).compiled_player(players, map_name).params, dtype=np.float64)
     noise = strategy.new_rng(seed)
     status = np.zeros(STATUS_SIZE, dtype=np.int64)
     decisions = 0
@@ -179,7 +190,7 @@ def learned_options_floor(map_name: str, players: int, seconds: float, seed: int
             sim = strategy.determinized(game.state, noise)
             remaining = strategy.remaining_fraction(sim, tables)
             start = time.process_time()
-            turn_options(sim, tables, params, remaining, status)
+            compiled_turn_options(sim, tables, params, remaining, status)
             spent += time.process_time() - start
             decisions += 1
         game.step(seats[game.current_player].act(game))
@@ -192,23 +203,45 @@ def target_of(spec: str, name: str) -> float | None:
 
 
 def run(specs: Sequence[str], map_name: str, players: int, seconds: float, progress: bool = True) -> list[Result]:
-    """The engine (before and after, pooled) and every agent; ratios to the engine's cost per decision."""
-    bar = _progress_bar(len(specs) + 2) if progress else None
-    for spec in specs:  # load compiled code and models outside the timed part
-        agent_cost(spec, map_name, players, min(WARMUP_SECONDS, seconds))
+    """The engine (before and after, pooled) and every agent; ratios to the engine's cost per decision.
+
+    Every line is warmed up before the first measurement (:func:`~concordia_env.benchmarks.throughput.warm_up`,
+    its wall seconds the line's ``setup_seconds``). ``progress``: print each warm-up and each
+    line as soon as it ends (flushed).
+    """
+    warmup = min(WARMUP_SECONDS, seconds)
+    warmups: dict[str, Callable[[float], object]] = {
+        spec: partial(agent_cost, spec, map_name, players) for spec in specs
+    }
     if "learned" in specs:
-        learned_options_floor(map_name, players, min(WARMUP_SECONDS, seconds))
-    engine(map_name, players, min(WARMUP_SECONDS, seconds))
-    base = engine(map_name, players, seconds / 2)
-    _advance(bar, "engine")
+        warmups[FLOOR_LINE] = partial(learned_options_floor, map_name, players)
+    warmups[ENGINE_LINE] = partial(engine, map_name, players)
+    if progress:
+        print("set-up (compiling or loading each line's code, then a warm-up; not measured):", flush=True)
+    setup = {}
+    for name, play in warmups.items():  # load compiled code and models outside the timed part
+        start = time.perf_counter()
+        warm_up(play, warmup)
+        setup[name] = time.perf_counter() - start
+        if progress:
+            print(f"  {name:<36} {setup[name]:8.1f} s", flush=True)
+    if progress:
+        print(f"{'measured (ratios in the table at the end)':<38} {'µs':>10} {'per':>11} {'CPU s':>8}", flush=True)
+
+    def shown(result: Result, name: str | None = None) -> Result:
+        result.setup_seconds = setup[result.name]
+        if progress:
+            label = name or result.name
+            print(f"{label:<38} {result.microseconds:10.1f} {result.unit:>11} {result.seconds:8.2f}", flush=True)
+        return result
+
+    base = shown(engine(map_name, players, seconds / 2))
     results = [base]
     for spec in specs:
-        results.append(agent_cost(spec, map_name, players, seconds))
-        _advance(bar, spec)
+        results.append(shown(agent_cost(spec, map_name, players, seconds)))
         if spec == "learned":
-            results.append(learned_options_floor(map_name, players, seconds))
-    again = engine(map_name, players, seconds / 2, seed=1)
-    _advance(bar, "engine again")
+            results.append(shown(learned_options_floor(map_name, players, seconds)))
+    again = shown(engine(map_name, players, seconds / 2, seed=1), name=f"{ENGINE_LINE}, again")
     base.count += again.count
     base.seconds += again.seconds
     for r in results:
@@ -218,23 +251,9 @@ def run(specs: Sequence[str], map_name: str, players: int, seconds: float, progr
         if r.name in RELATIVE_TARGETS and RELATIVE_TARGETS[r.name][0] in by_name:
             r.versus, r.versus_target = RELATIVE_TARGETS[r.name]
             r.versus_ratio = r.microseconds / by_name[r.versus].microseconds
-    if bar is not None:
-        bar.close()
+    if progress:
+        print()
     return results
-
-
-def _progress_bar(total: int):
-    try:
-        from tqdm import tqdm
-    except ImportError:  # the bench extra brings tqdm; without it the run is silent
-        return None
-    return tqdm(total=total, unit="measurement", leave=False)
-
-
-def _advance(bar, label: str) -> None:
-    if bar is not None:
-        bar.set_postfix_str(label)
-        bar.update(1)
 
 
 def table(results: Sequence[Result], map_name: str, players: int) -> str:
@@ -275,7 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), help="agent specs to measure")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--check", action="store_true", help="exit with status 1 if a target is missed")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="print the table alone (not each set-up and line as it ends)"
+    )
     args = parser.parse_args(argv)
     refuse_unmeasurable(parser, args)
 

@@ -5,8 +5,10 @@
     concordia bench throughput [--seconds 3] [--maps imperium italia] [--batch 256] [--envs 64] [--json out.json]
 
 Every measurement plays uniformly random legal moves for the learner (or every player) for
-about ``--seconds`` of wall time (after a short warm-up that loads the compiled rules) and
-counts steps per second:
+about ``--seconds`` of wall time and counts steps per second. Before it, the line's env is
+built and warmed up (:func:`ready`): compiling its code on first use, or loading it, then
+a short warm-up of play, repeated while it still compiles (:func:`warm_up`); that time is
+the line's *set-up*, reported apart and never in its steps per second:
 
 * ``connect_four_v3`` (the peer): PettingZoo's AEC loop, ``env.last()`` then
   ``env.step(action)`` with a random legal action of ``obs["action_mask"]``; every
@@ -38,14 +40,20 @@ counts steps per second:
   per row (``action_space.sample()``); learner steps per second, against the flat vector env
   of the same run (the two measured in turn and pooled, :func:`measure_interleaved`).
 
+**Output.** Each line is printed as soon as it is measured (flushed): its steps per
+second, the seconds measured and its set-up seconds, so that on first use, when compiling
+takes minutes, the run shows where the time goes. The table with the ratios follows at
+the end, with the set-up and measured seconds of the whole run (``--json`` writes every
+line's ``setup_seconds`` beside its ``seconds``).
+
 The peer is measured at the start and again at the end of the run (half the time each)
-and pooled, so that a change of machine load during the run biases the ratios less.
-Each result is printed with its ratio to the peer and, where the project has one, its
-target: a ratio to the peer (engine ≥ 20×, AEC ≥ 3×, VectorGame(256) ≥ 30×) or to another
-line of the same run (2 threads ≥ 1.7× one thread; the vector env ≥ 10× the
-``SubprocVecEnv``); the options level's is absolute, ≥ 5,000 learner steps/s, with its ratio
-to the flat vector env printed beside it. Machines differ; the ratios are what to compare.
-``--check`` exits with status 1 if a target is missed.
+and pooled, so that a change of machine load during the run biases the ratios less (which
+is why the ratios wait for the table). Each result in the table is printed with its ratio
+to the peer and, where the project has one, its target: a ratio to the peer (engine ≥ 20×,
+AEC ≥ 3×, VectorGame(256) ≥ 30×) or to another line of the same run (2 threads ≥ 1.7× one
+thread; the vector env ≥ 10× the ``SubprocVecEnv``); the options level's is absolute,
+≥ 5,000 learner steps/s, with its ratio to the flat vector env printed beside it. Machines
+differ; the ratios are what to compare. ``--check`` exits with status 1 if a target is missed.
 
 **A busy machine.** Every line also records the CPU time this process got while it ran.
 When a line got less than ``BUSY_SHARE`` of the CPUs it uses (one, or both threads'), or
@@ -64,6 +72,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from functools import partial
 
 import gymnasium
 import numpy as np
@@ -75,7 +84,15 @@ from concordia_env.tools import arguments
 
 #: how many steps between two looks at the clock (keeps timing overhead out of the loops)
 CLOCK_EVERY = 64
+#: the warm-up's play before a line is measured (a round of it; :func:`warm_up`)
 WARMUP_SECONDS = 0.3
+#: a warm-up round that took more CPU seconds than ``SETTLED_FACTOR`` times its length plus
+#: ``SETTLED_SLACK`` compiled or loaded code (a second thread, or the untimed work around a
+#: timed part, stays under it; a compile takes seconds)
+SETTLED_FACTOR = 4.0
+SETTLED_SLACK = 1.0
+#: the most warm-up rounds before a line is measured anyway
+WARMUP_ROUNDS = 5
 ENGINE_PLAYERS = 4
 #: targets as ratios to the peer
 TARGETS = {"engine": 20.0, "aec": 3.0, "vector": 30.0}
@@ -92,6 +109,8 @@ THREADS = 2
 SUBPROC_ENVS = 2
 #: a line that got less than this share of the CPUs it uses ran beside other work
 BUSY_SHARE = 0.8
+#: the line that pools the engine's lines of every map
+ENGINE_TOTAL = "engine, all maps"
 
 
 @dataclass
@@ -109,6 +128,9 @@ class Result:
     #: work runs in other processes, so this process's CPU time says nothing of the load)
     cpu_seconds: float = 0.0
     threads: int = 1
+    #: wall seconds before the measurement (not in ``seconds``): building the line's env,
+    #: compiling or loading its compiled code, the warm-up (:func:`ready`)
+    setup_seconds: float = 0.0
 
     @property
     def cpu_share(self) -> float | None:
@@ -282,8 +304,6 @@ def subproc_runner(
     processes: int = SUBPROC_ENVS, opponent: str = "heuristic", seed: int = 0
 ) -> tuple[Runner, Callable[[], None]]:
     """SB3's SubprocVecEnv of SingleAgentEnv (2-player Italia): learner steps of every process; and its close."""
-    from functools import partial
-
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
     from concordia_env import SingleAgentEnv
@@ -307,27 +327,63 @@ def subproc_runner(
     return (lambda seconds: timed(seconds, chunk)), venv.close
 
 
-# --------------------------------------------------------------------------- report
-def measure(name: str, runner: Runner, seconds: float, threads: int = 1) -> Result:
-    runner(min(WARMUP_SECONDS, seconds))
+# --------------------------------------------------------------------------- set-up and measurement
+def warm_up(play: Callable[[float], object], seconds: float) -> None:
+    """Call ``play(seconds)`` until a round runs without compiling code (at most ``WARMUP_ROUNDS``).
+
+    The first round compiles the code the line calls, or loads it; a path first reached
+    later (a game's end, a rare decision) compiles in a later round. A round whose CPU time
+    passed ``SETTLED_FACTOR * seconds + SETTLED_SLACK`` did such work, so another follows; on
+    a warm cache the first round is the only one. Shared with ``concordia bench agent_speed``.
+    """
+    for _ in range(WARMUP_ROUNDS):
+        cpu = time.process_time()
+        play(seconds)
+        if time.process_time() - cpu <= SETTLED_FACTOR * seconds + SETTLED_SLACK:
+            return
+
+
+def ready(make_runner: Callable[[], Runner], warmup: float = WARMUP_SECONDS) -> tuple[Runner, float]:
+    """Build a line's runner and warm it up (:func:`warm_up`): the runner, and the wall seconds of both (its set-up)."""
+    start = time.perf_counter()
+    runner = make_runner()
+    warm_up(runner, warmup)
+    return runner, time.perf_counter() - start
+
+
+def measure(name: str, runner: Runner, seconds: float, threads: int = 1, setup_seconds: float = 0.0) -> Result:
+    """``runner`` (built and warmed up: :func:`ready`) for about ``seconds``: the steps, games, wall and CPU time."""
     cpu = time.process_time()
     steps, games, elapsed = runner(seconds)
     cpu = time.process_time() - cpu
-    return Result(name=name, steps=steps, seconds=elapsed, games=games, cpu_seconds=cpu, threads=threads)
+    return Result(
+        name=name,
+        steps=steps,
+        seconds=elapsed,
+        games=games,
+        cpu_seconds=cpu,
+        threads=threads,
+        setup_seconds=setup_seconds,
+    )
 
 
-def measure_interleaved(lines: Sequence[tuple[str, Runner, int]], seconds: float, rounds: int = ROUNDS) -> list[Result]:
-    """Lines that are compared with each other, measured in turn ``rounds`` times and pooled.
+def measure_interleaved(
+    lines: Sequence[tuple[str, Callable[[], Runner], int]], seconds: float, rounds: int = ROUNDS
+) -> list[Result]:
+    """Lines compared with each other (name, its runner's maker, threads), measured in turn ``rounds`` times, pooled.
 
     A line measured only after another meets whatever the machine does meanwhile; taking
     turns in short slices gives both the same conditions (a line on two threads needs both
-    cores, so a background job on a 2-core machine moves it most).
+    cores, so a background job on a 2-core machine moves it most). Every line is built and
+    warmed up (:func:`ready`) before the first slice.
     """
     results = [Result(name=name, steps=0, seconds=0.0, threads=threads) for name, _, threads in lines]
-    for _, runner, _ in lines:
-        runner(WARMUP_SECONDS)
+    runners = []
+    for result, (_, make_runner, _) in zip(results, lines, strict=True):
+        runner, result.setup_seconds = ready(make_runner)
+        runners.append(runner)
     for _ in range(rounds):
-        for result, (_, runner, _) in zip(results, lines, strict=True):
+        for result, runner in zip(results, runners, strict=True):
             cpu = time.process_time()
             steps, games, elapsed = runner(seconds / rounds)
             result.cpu_seconds += time.process_time() - cpu
@@ -337,60 +393,94 @@ def measure_interleaved(lines: Sequence[tuple[str, Runner, int]], seconds: float
     return results
 
 
-def run(seconds: float, map_names: Sequence[str], batch: int, envs: int = 64) -> list[Result]:
-    """All measurements; the peer is measured first and last (half the time each) and pooled."""
-    peer_runner = connect_four()
-    peer = measure("connect_four_v3 (AEC)", peer_runner, seconds / 2)
+def run(
+    seconds: float,
+    map_names: Sequence[str],
+    batch: int,
+    envs: int = 64,
+    report: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """All measurements; the peer is measured first and last (half the time each) and pooled.
+
+    ``report`` is called with each line as soon as it is measured (before the ratios, which
+    wait for the peer's second half); the peer's second half is reported as its own line.
+    """
+
+    def shown(*measured: Result) -> None:
+        for result in measured:
+            if report is not None:
+                report(result)
+
+    def line(name: str, make_runner: Callable[[], Runner], seconds: float, threads: int = 1) -> Result:
+        runner, setup = ready(make_runner, min(WARMUP_SECONDS, seconds))
+        result = measure(name, runner, seconds, threads, setup)
+        shown(result)
+        return result
+
+    peer_runner, setup = ready(connect_four, min(WARMUP_SECONDS, seconds / 2))
+    peer = measure("connect_four_v3 (AEC)", peer_runner, seconds / 2, setup_seconds=setup)
+    shown(peer)
     results = [peer]
-    engine_total = Result("engine, all maps", steps=0, seconds=0.0, target=TARGETS["engine"])
+    engine_total = Result(ENGINE_TOTAL, steps=0, seconds=0.0, target=TARGETS["engine"])
     for name in map_names:
-        r = measure(f"engine {name} {ENGINE_PLAYERS}p", engine_runner(name), seconds / len(map_names))
+        r = line(f"engine {name} {ENGINE_PLAYERS}p", partial(engine_runner, name), seconds / len(map_names))
         engine_total.steps += r.steps
         engine_total.seconds += r.seconds
         engine_total.games += r.games
         engine_total.cpu_seconds += r.cpu_seconds
+        engine_total.setup_seconds += r.setup_seconds
         results.append(r)
     results.append(engine_total)
-    results.append(measure(f"AEC env {map_names[0]} {ENGINE_PLAYERS}p", concordia_aec(map_names[0]), seconds))
+    shown(engine_total)
+    results.append(line(f"AEC env {map_names[0]} {ENGINE_PLAYERS}p", partial(concordia_aec, map_names[0]), seconds))
     results[-1].target = TARGETS["aec"]
-    results.append(measure("Gymnasium SingleAgentEnv italia 2p", gym_runner(), seconds))
+    results.append(line("Gymnasium SingleAgentEnv italia 2p", gym_runner, seconds))
     label = f"VectorGame({batch}) {map_names[0]} {ENGINE_PLAYERS}p"
-    results.append(measure(f"{label}, no obs", vector_runner(batch, map_names[0], observe=False), seconds))
+    results.append(line(f"{label}, no obs", partial(vector_runner, batch, map_names[0], observe=False), seconds))
     one_thread, two = measure_interleaved(
         [
-            (label, vector_runner(batch, map_names[0]), 1),
-            (f"{label}, {THREADS} threads", vector_runner(batch, map_names[0], threads=THREADS), THREADS),
+            (label, partial(vector_runner, batch, map_names[0]), 1),
+            (f"{label}, {THREADS} threads", partial(vector_runner, batch, map_names[0], threads=THREADS), THREADS),
         ],
         seconds,
     )
+    shown(one_thread, two)
     if batch == 256:
         one_thread.target = TARGETS["vector"]
     two.target, two.versus = THREADS_TARGET, one_thread.name
     results += [one_thread, two]
     if envs > 0:
         if importlib.util.find_spec("stable_baselines3") is not None:
-            subproc, close = subproc_runner()
-            baseline = measure(f"SubprocVecEnv({SUBPROC_ENVS}) heuristic italia 2p", subproc, seconds, threads=0)
-            close()
+            closes: list[Callable[[], None]] = []
+
+            def subproc() -> Runner:
+                runner, close = subproc_runner()
+                closes.append(close)
+                return runner
+
+            baseline = line(f"SubprocVecEnv({SUBPROC_ENVS}) heuristic italia 2p", subproc, seconds, threads=0)
+            closes[0]()
             results.append(baseline)
         name = f"vector env({envs}) heuristic italia 2p"
         vector_env, options = measure_interleaved(
             [
-                (name, vector_env_runner(envs), THREADS),
-                (f"{name}, options", vector_env_runner(envs, level="options"), THREADS),
+                (name, partial(vector_env_runner, envs), THREADS),
+                (f"{name}, options", partial(vector_env_runner, envs, level="options"), THREADS),
             ],
             2 * seconds,
         )
+        shown(vector_env, options)
         if results[-1].name.startswith("SubprocVecEnv"):
             vector_env.target, vector_env.versus = VECTOR_ENV_TARGET, results[-1].name
         options.min_steps, options.versus = OPTIONS_STEPS_TARGET, vector_env.name
         results += [vector_env, options]
-    again = measure("connect_four_v3 (AEC)", peer_runner, seconds / 2)
-    peer.steps, peer.games, peer.seconds, peer.cpu_seconds = (
+    again = line("connect_four_v3 (AEC), again", lambda: peer_runner, seconds / 2)
+    peer.steps, peer.games, peer.seconds, peer.cpu_seconds, peer.setup_seconds = (
         peer.steps + again.steps,
         peer.games + again.games,
         peer.seconds + again.seconds,
         peer.cpu_seconds + again.cpu_seconds,
+        peer.setup_seconds + again.setup_seconds,
     )
     by_name = {r.name: r for r in results}
     for r in results:
@@ -411,6 +501,27 @@ def missed(r: Result) -> bool:
     if r.min_steps is not None:
         return r.steps_per_second < r.min_steps
     return r.target is not None and not achieved(r) >= r.target
+
+
+PROGRESS_HEADER = (
+    f"{'measured (ratios in the table at the end)':<46} {'steps/s':>12} {'games/s':>9} {'measured':>9} {'set-up':>9}"
+)
+
+
+def progress_line(r: Result) -> str:
+    """A line as soon as it is measured: steps (and games) per second, its measured seconds and its set-up seconds."""
+    games = f"{r.games_per_second:9.2f}" if r.games else " " * 9
+    return f"{r.name:<46} {r.steps_per_second:12,.0f} {games} {r.seconds:8.2f}s {r.setup_seconds:8.1f}s"
+
+
+def time_note(results: Sequence[Result], wall: float) -> str:
+    """Where the run's wall time went: the lines' set-up and their measurement (the engine's total counted once)."""
+    lines = [r for r in results if r.name != ENGINE_TOTAL]
+    setup, measured = sum(r.setup_seconds for r in lines), sum(r.seconds for r in lines)
+    return (
+        f"time: {wall:.1f} s in all, of which {measured:.1f} s measured and {setup:.1f} s set-up "
+        "(building the envs, compiling or loading their code, warm-up)"
+    )
 
 
 def table(results: Sequence[Result]) -> str:
@@ -479,8 +590,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     arguments.refuse_unwritable(parser, "--json", args.json)  # before the measurements, not after them
 
-    results = run(args.seconds, args.maps, args.batch, args.envs)
+    print(PROGRESS_HEADER, flush=True)
+    start = time.perf_counter()
+    results = run(args.seconds, args.maps, args.batch, args.envs, report=lambda r: print(progress_line(r), flush=True))
+    wall = time.perf_counter() - start
+    print()
     print(table(results))
+    print(time_note(results, wall))
     if args.json:
         rows = [
             asdict(r) | {"steps_per_second": r.steps_per_second, "games_per_second": r.games_per_second}

@@ -8,13 +8,14 @@ codes into Python errors. ``clone()`` is an array copy.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 from numba import types
 
 from . import actions as A
+from . import defaults
 from .cards import (
     CARD_KIND,
     COLONISTS_PER_PLAYER,
@@ -26,14 +27,15 @@ from .cards import (
     NUM_CARD_TYPES,
     NUM_GOODS,
     NUM_KINDS,
+    NUM_SALE_CARDS,
 )
 from .describe import describe, explain_illegal
 from .errors import ArgumentTypeError, IllegalActionError, integer_argument, seat_argument, short_repr
 from .maps import Map, load
-from .observation import observe
+from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, fill_observation
 from .position_codec import parse_position, position_text, read_position, write_position
 from .rules import entry_points, facts
-from .rules.entry_points import CACHE_LEGAL, CACHE_MASK, STEP_OK, legal_into_cache, new_cache
+from .rules.entry_points import CACHE_LEGAL, CACHE_MASK, STEP_OK, legal_into_cache, new_cache, play_plan
 from .rules.hidden import shuffle_hidden_stack
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, ranking, score_parts, score_totals
 from .rules.setup import new_state
@@ -68,6 +70,7 @@ from .state import (
     PHASE_NAMES,
     PLAYED_KIND,
     PRAEFECTUS_MAGNUS,
+    STACK,
     STACK_SIZE,
     STEPS_LEFT,
     TRADED_GOODS,
@@ -127,9 +130,11 @@ class Game:
     runs, so calls from several threads run one after another (:mod:`concordia_env.engine.serial`).
     A step that another thread's step made illegal is refused (``IllegalActionError``).
 
-    Inside the package, code that advances a game with compiled functions in place (the
-    strategy core's rollouts on a clone, the OpenSpiel bridge's chance outcomes) writes the
-    game's own array, ``game._state``; nothing outside the package should.
+    The package's code outside the engine never touches the game's own array (``tests/test_layering.py``
+    keeps it so): what it needs is a method here that checks its input first, such as
+    :meth:`play_plan` (a turn plan of the strategy core), :meth:`observation` with ``out``
+    (an environment's own buffer) and :meth:`lay_out_cards` (the OpenSpiel bridge's chance
+    draws).
     """
 
     # The legal mask of the pending decision is computed once per position: ``_mask`` holds
@@ -197,9 +202,9 @@ class Game:
     @classmethod
     def new(
         cls,
-        map: str = "imperium",
-        num_players: int = 4,
-        seed: int | None = 0,
+        map: str = defaults.MAP,
+        num_players: int = defaults.NUM_PLAYERS,
+        seed: int | None = defaults.ENGINE_SEED,
         *,
         intermediate_scoring: bool = False,
         display_costs: str = "standard",
@@ -208,7 +213,8 @@ class Game:
         """A new game after setup (docs/rules.md §2).
 
         ``seed`` (``None`` or an integer >= 0) fixes the city tokens, the stack and the
-        start player; ``intermediate_scoring`` (a bool) turns on docs/rules.md §8;
+        start player (0 unless told: the same position every time; the defaults of every
+        form are in :mod:`concordia_env.engine.defaults`); ``intermediate_scoring`` (a bool) turns on docs/rules.md §8;
         ``display_costs`` picks the ``"standard"`` or ``"alternative"`` display slot costs;
         ``start_player`` (``None`` or a seat) fixes the start player instead of drawing it.
 
@@ -312,6 +318,32 @@ class Game:
                 raise IllegalActionError(a, reason, describe(self._state, self._map, a))
         finally:
             lock.release()
+
+    def play_plan(self, actions: Sequence[int] | np.ndarray) -> int:
+        """Play ``actions`` in order while each is legal and the mover's own; returns how many were played.
+
+        A turn plan of the strategy core (a row of ``TurnOptions.plans``, what
+        ``strategy.plan_turn`` returns) names one player's decisions to the end of the turn.
+        The game may stop it sooner: the turn ends, another player chooses what to keep of
+        an overflowing storehouse, the game ends, or an action is no longer legal. The rest
+        is left unplayed, in one compiled call (no Python round trip per decision).
+
+        ``actions`` is a 1-D sequence or array of action indices (``ArgumentTypeError`` for
+        anything but integers, ``ValueError`` for an index outside ``0..NUM_ACTIONS-1``).
+        The first one must be legal now: otherwise ``IllegalActionError``, as :meth:`step`,
+        and nothing changes. An empty plan plays nothing.
+        """
+        plan = _action_array(actions)
+        if len(plan) == 0:
+            return 0
+        legal_into_cache(self._state, self._tables, self._cache)
+        mask = self._mask.copy()  # the compiled loop leaves the reached position's mask in it
+        first = int(plan[0])
+        if not mask[first]:
+            raise IllegalActionError(
+                first, explain_illegal(self._state, self._map, first), describe(self._state, self._map, first)
+            )
+        return int(play_plan(self._state, self._tables, int(self._state[CURRENT_PLAYER]), plan, len(plan), mask))
 
     def describe_action(self, action: int) -> str:
         """The action in words, for this position (e.g. "Architect: build a house in Massilia ...")."""
@@ -653,6 +685,42 @@ class Game:
         shuffle_hidden_stack(game._state, rng.random(int(game._state[STACK_SIZE])))
         return game
 
+    def lay_out_cards(self, display: Sequence[int] | np.ndarray, stack: Sequence[int] | np.ndarray) -> None:
+        """Lay the cards of the display and the face-down stack out anew: the same cards, moved or reordered.
+
+        ``display``: the card type in each of the ``DISPLAY_SLOTS`` slots, -1 for an empty
+        one; ``stack``: the stack's card types bottom first (its top card, drawn next, is
+        the last). Together they must hold exactly the cards the display and the stack hold
+        now, so no card appears or disappears. This is a chance move, not a rule: a game
+        that draws every card at an explicit chance node (the OpenSpiel bridge,
+        :mod:`concordia_env.integrations.openspiel`) keeps the stack in a canonical order
+        that says nothing about the next card, empties the slots the rules just refilled,
+        and fills a slot with the card chance draws.
+
+        ``ArgumentTypeError`` for values that are not integers; ``ValueError`` for a display
+        of the wrong length, a card type outside ``0..NUM_CARD_TYPES-1``, a stack longer than
+        there are cards for sale, or other cards than the game holds there; nothing changes then.
+        """
+        new_display = _integer_array(display, "display")
+        new_stack = _integer_array(stack, "stack")
+        if len(new_display) != DISPLAY_SLOTS:
+            raise ValueError(f"display lists the {DISPLAY_SLOTS} display slots, got {len(new_display)} entries")
+        if len(new_stack) > NUM_SALE_CARDS:
+            raise ValueError(f"the stack holds at most {NUM_SALE_CARDS} cards, got {len(new_stack)}")
+        if ((new_display < -1) | (new_display >= NUM_CARD_TYPES)).any() or (
+            (new_stack < 0) | (new_stack >= NUM_CARD_TYPES)
+        ).any():
+            raise ValueError(f"a card type is in 0..{NUM_CARD_TYPES - 1} (-1: an empty display slot)")
+        s, size = self._state, int(self._state[STACK_SIZE])
+        held = np.concatenate([s[DISPLAY : DISPLAY + DISPLAY_SLOTS], s[STACK : STACK + size]])
+        given = np.concatenate([new_display, new_stack])
+        if not np.array_equal(np.sort(held[held >= 0]), np.sort(given[given >= 0])):
+            raise ValueError("display and stack must hold the cards the display and the stack hold now")
+        s[DISPLAY : DISPLAY + DISPLAY_SLOTS] = new_display
+        s[STACK : STACK + NUM_SALE_CARDS] = -1
+        s[STACK : STACK + len(new_stack)] = new_stack
+        s[STACK_SIZE] = len(new_stack)
+
     # ------------------------------------------------------------------ serialisation
     def to_json(self, indent: int | None = 1) -> str:
         """The position as JSON text (``docs/position-format.md``); ``indent=None`` gives one line."""
@@ -673,9 +741,29 @@ class Game:
         state, m = read_position(d)
         return cls._wrap(state, m)  # read_position has checked the state
 
-    def observation(self, player: int) -> np.ndarray:
-        """Flat float32 vector from ``player``'s point of view (see :mod:`concordia_env.engine.observation`)."""
-        return observe(self, player)
+    def observation(
+        self, player: int, version: int = OBSERVATION_VERSION, *, out: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Flat float32 vector from ``player``'s point of view (see :mod:`concordia_env.engine.observation`).
+
+        ``version`` picks the layout (``observation.OBSERVATION_VERSIONS``). ``out``, if
+        given, is filled and returned instead of a new array: a writable, C-contiguous
+        float32 array of length ``OBS_SIZES[version]`` (an environment's own buffer);
+        ``ValueError`` for any other (``ArgumentTypeError`` for one that is no float32 array).
+        """
+        p = self._check_player(player)
+        size = OBS_SIZES[check_observation_version(version)]
+        if out is None:
+            out = np.empty(size, dtype=np.float32)
+        elif not isinstance(out, np.ndarray) or out.dtype != np.float32:
+            raise ArgumentTypeError(f"out must be a float32 array, got {short_repr(out)}")
+        elif out.shape != (size,) or not out.flags.c_contiguous or not out.flags.writeable:
+            raise ValueError(
+                f"out must be a writable, C-contiguous float32 array of shape ({size},) "
+                f"(observation version {version}), got shape {out.shape}"
+            )
+        fill_observation(self._state, self._tables, p, out)
+        return out
 
     # ------------------------------------------------------------------ misc
     def _check_player(self, player: int) -> int:
@@ -802,3 +890,29 @@ def action_index(action: Any) -> int:
             raise IllegalActionError(a, outside)
         raise IllegalActionError(-1, outside, given=short_repr(a))
     return a
+
+
+def _integer_array(values: Any, what: str) -> np.ndarray:
+    """``values`` as a 1-D int64 array (C-contiguous); ``ArgumentTypeError`` unless they are integers."""
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError, OverflowError):
+        raise ArgumentTypeError(f"{what} must be a sequence of integers, got {short_repr(values)}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{what} must be one-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype == np.bool_ or arr.dtype.kind not in "iu":
+        raise ArgumentTypeError(f"{what} must be integers (int64), got {short_repr(values)}")
+    if arr.dtype.kind == "u" and arr.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{what} holds a value beyond int64")
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def _action_array(actions: Any) -> np.ndarray:
+    """``actions`` as a 1-D int64 array of action indices (checked: the compiled rules index masks with them)."""
+    plan = _integer_array(actions, "actions")
+    if plan.size and (plan.min() < 0 or plan.max() >= NUM_ACTIONS):
+        bad = int(plan[(plan < 0) | (plan >= NUM_ACTIONS)][0])
+        raise ValueError(f"an action is in 0..{NUM_ACTIONS - 1}, got {bad}")
+    return plan

@@ -32,7 +32,9 @@ Options
   a place at the table, not a place in the turn order: the game's seed draws the start
   player unless the game option ``start_player=k`` fixes it.
 * ``map``, ``num_players``, ``reward``, ``render_mode``, ``seed`` and the engine's game
-  options (``intermediate_scoring``, ``display_costs``, ``start_player``).
+  options (``intermediate_scoring``, ``display_costs``, ``start_player``). Unless told:
+  2-player Italia against ``"random"``, a fresh seed, the defaults of every form
+  (:mod:`concordia_env.engine.defaults`).
 * ``max_turns``: optional cap on the game's turns; the episode is then *truncated*
   (a policy that never builds nor buys could otherwise play forever). ``None`` (default):
   games end by the rules only; through ``gymnasium.make`` the registered
@@ -165,6 +167,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
+from concordia_env.engine import defaults
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import IllegalActionError, OpponentError, ResetNeededError, short_repr
 from concordia_env.engine.game import Game
@@ -175,7 +178,7 @@ from concordia_env.engine.observation import (
     observation_bounds,
     observe,
 )
-from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
+from concordia_env.strategy import FEATURES_VERSION
 
 from .env_checks import (
     RENDER_FPS,
@@ -204,13 +207,13 @@ class SingleAgentEnv(gymnasium.Env, EzPickle):
 
     def __init__(
         self,
-        opponents: OpponentSpec | Sequence[OpponentSpec] = "random",
+        opponents: OpponentSpec | Sequence[OpponentSpec] = defaults.OPPONENTS,
         seat: int | str = "random",
-        map: str = "italia",
-        num_players: int = 2,
+        map: str = defaults.MAP,
+        num_players: int = defaults.NUM_PLAYERS,
         reward: str = "win",
         render_mode: str | None = None,
-        seed: int | None = None,
+        seed: int | None = defaults.SEED,
         max_turns: int | None = None,
         illegal_action: str = "raise",
         observation_version: int = OBSERVATION_VERSION,

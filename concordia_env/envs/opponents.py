@@ -58,10 +58,18 @@ from concordia_env.engine.errors import short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.rules import pcg64
 from concordia_env.engine.state import STATE_SIZE
-from concordia_env.strategy import NUM_PARAMS
-from concordia_env.strategy.afterstate_scorer import ModelArrays
-from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
-from concordia_env.strategy.players import LEARNED_KINDS, SEED_BOUND, CompiledPlayer, compiled_model, play_rows
+from concordia_env.strategy import (
+    LEARNED_KINDS,
+    MAX_TURN_DECISIONS,
+    NUM_PARAMS,
+    SEED_BOUND,
+    STATUS_ILLEGAL,
+    STATUS_SIZE,
+    CompiledPlayer,
+    ModelArrays,
+    compiled_model,
+    play_rows,
+)
 
 #: the entry-point group that names agent builders (see the module docstring)
 ENTRY_POINT_GROUP = "concordia_env.agents"
@@ -224,7 +232,7 @@ class CompiledOpponents:
         if not isinstance(agent, CompiledOpponent):
             raise ValueError(
                 f"{short_repr(agent)} cannot play inside a batch: the opponents of a batch are compiled agents "
-                "(random, heuristic, learned)"
+                "(random, heuristic, and the greedy learned: no search, temperature or record)"
             )
         player = agent.compiled_player(num_players, map_name)
         if not isinstance(player, CompiledPlayer):

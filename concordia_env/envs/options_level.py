@@ -99,23 +99,27 @@ import numpy as np
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.engine.rules import njit, njit_parallel
-from concordia_env.engine.rules.entry_points import apply_checked
 from concordia_env.engine.rules.pcg64 import integers
 from concordia_env.engine.state import CURRENT_PLAYER, NUM_PLAYERS, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy import DEFAULT_PARAMS, new_rng
-from concordia_env.strategy.afterstate_scorer import (
+from concordia_env.strategy import (
+    DEFAULT_PARAMS,
     FEATURE_COUNTS,
     FEATURES_VERSION,
+    MAX_FIRST,
+    MAX_TURN_DECISIONS,
     OBSERVATION_COLUMNS,
+    P_OPPONENT_WEIGHT,
+    SEED_BOUND,
+    STATUS_ILLEGAL,
+    STATUS_SIZE,
     check_features_version,
+    compiled_remaining_fraction,
+    compiled_turn_options,
+    compiled_utility,
+    determinize,
+    new_rng,
     option_features,
 )
-from concordia_env.strategy.determinization import determinize
-from concordia_env.strategy.evaluation import remaining_fraction, utility
-from concordia_env.strategy.params import P_OPPONENT_WEIGHT
-from concordia_env.strategy.planner import MAX_TURN_DECISIONS, STATUS_ILLEGAL, STATUS_SIZE
-from concordia_env.strategy.players import SEED_BOUND
-from concordia_env.strategy.turn_enumeration import MAX_FIRST, turn_options
 
 #: the environments' levels: one of NUM_ACTIONS actions, or one of the turn options
 LEVELS = ("flat", "options")
@@ -138,7 +142,6 @@ __all__ = [
     "check_max_options",
     "fill_options",
     "options_space",
-    "play_turn",
 ]
 
 
@@ -197,7 +200,7 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
     """The kept turn options of the pending decision of ``s`` into the output arrays; returns their count.
 
     ``noise`` (a strategy generator state, ``strategy.new_rng``) determinizes a copy of ``s``;
-    the options (``turn_options``) are played on that copy, the K = ``features.shape[0]`` of
+    the options (``compiled_turn_options``) are played on that copy, the K = ``features.shape[0]`` of
     best utility for the chooser kept (``params``' opponent weight), best first (see "Which
     options, in what order"). Row k of ``features`` gets kept option k's afterstate
     features (``features.shape[1]`` entries: the version), ``first[k]`` its first actions
@@ -211,12 +214,12 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
     n = s[NUM_PLAYERS]
     sim = s.copy()
     determinize(sim, noise)
-    remaining = remaining_fraction(sim, m)
-    starts, afterstates, vals, all_plans, all_lengths = turn_options(sim, m, params, remaining, status)
+    remaining = compiled_remaining_fraction(sim, m)
+    starts, afterstates, vals, all_plans, all_lengths = compiled_turn_options(sim, m, params, remaining, status)
     count = starts.shape[0]
     scores = np.empty(count)
     for k in range(count):
-        scores[k] = -utility(vals[k], player, n, params[P_OPPONENT_WEIGHT])
+        scores[k] = -compiled_utility(vals[k], player, n, params[P_OPPONENT_WEIGHT])
     order = np.argsort(scores, kind="mergesort")  # best first; equal utilities keep the core's order
     kept = min(count, features.shape[0])
     chosen = order[:kept]
@@ -235,23 +238,6 @@ def fill_options(s, m, params, noise, columns, features, mask, first, plans, len
         lengths[j] = all_lengths[k]
         plans[j] = all_plans[k]
     return kept
-
-
-@njit
-def play_turn(s, m, learner, plan, length, mask):
-    """Take ``plan[:length]`` on ``s`` while each action is legal and ``learner``'s decision; returns how many.
-
-    ``mask`` holds the legal mask of ``s`` on entry and of the position reached on return
-    (``apply_checked``). The first action is the chosen option's, legal by construction.
-    """
-    taken = 0
-    for i in range(length):
-        a = plan[i]
-        if s[PHASE] == PHASE_GAME_OVER or s[CURRENT_PLAYER] != learner or not mask[a]:
-            break
-        apply_checked(s, m, a, mask)
-        taken += 1
-    return taken
 
 
 @njit
@@ -389,8 +375,7 @@ class OptionSet:
         if granularity == "decision":
             game.step(self.first_action(k))
             return
-        mask = game.legal_mask()
-        play_turn(game._state, game.map.tables, game.current_player, self.plans[k], int(self.lengths[k]), mask)
+        game.play_plan(self.plans[k, : int(self.lengths[k])])
 
     def observation(self, flat: np.ndarray) -> dict[str, np.ndarray]:
         """The options level's observation around the flat one (the arrays are this decision's own)."""

@@ -133,6 +133,8 @@ Options
 ``display_costs="alternative"``, ``start_player=k``). ``env.unwrapped.game`` is the engine
 :class:`~concordia_env.Game` (its ``state`` is read-only: see ``Game``, "Who owns the state").
 ``level``, ``max_options``, ``granularity`` and ``features_version`` (see "Options level").
+Unless told: 2-player Italia and a fresh seed, the defaults of every form
+(:mod:`concordia_env.engine.defaults`).
 ``reset(options={"position": p})`` starts the game from a copy of position ``p`` (a ``Game``,
 its JSON text or dict), at both levels; one of another map or player count, of a finished
 game, or a ``Game`` whose state fails the state check (built with ``with_state(state,
@@ -179,6 +181,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel_wrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
+from concordia_env.engine import defaults
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, ResetNeededError, short_repr
 from concordia_env.engine.game import Game
@@ -186,11 +189,10 @@ from concordia_env.engine.observation import (
     OBS_SIZES,
     OBSERVATION_VERSION,
     check_observation_version,
-    fill_observation,
     observation_bounds,
 )
 from concordia_env.engine.state import STATE_SIZE
-from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, FEATURES_VERSION
+from concordia_env.strategy import FEATURE_COUNTS, FEATURES_VERSION
 
 from .env_checks import (
     RENDER_FPS,
@@ -222,11 +224,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     def __init__(
         self,
-        map: str = "imperium",
-        num_players: int = 4,
+        map: str = defaults.MAP,
+        num_players: int = defaults.NUM_PLAYERS,
         render_mode: str | None = None,
         reward: str = "win",
-        seed: int | None = None,
+        seed: int | None = defaults.SEED,
         illegal_action: str = "raise",
         observation_version: int = OBSERVATION_VERSION,
         max_cycles: int | None = None,
@@ -263,7 +265,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
         self._option_rng = np.random.default_rng(0)  # reseeded by every reset
         self.illegal_action = check_illegal_action(illegal_action)
         self.observation_version = check_observation_version(observation_version)
-        self._obs_size = OBS_SIZES[self.observation_version]
         self.max_cycles = check_cap("max_cycles", max_cycles)
         self.max_turns = check_cap("max_turns", max_turns)
         self.metadata = {**raw_env.metadata, "name": f"concordia_v{self.observation_version}"}
@@ -464,13 +465,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming convention)
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        # a new array each time (callers keep observations); the version was checked by the
-        # constructor and a known agent's seat is valid, so the compiled observation is called as is
+        # a new array each time (callers keep observations)
         seat = self._seat.get(agent) if isinstance(agent, str) else None
         if seat is None:
-            self._agent_name(agent)  # raises the error that says what is wrong
-        observation = np.empty(self._obs_size, dtype=np.float32)
-        fill_observation(self.game._state, self.game.map.tables, seat, observation)
+            seat = self._seat[self._agent_name(agent)]  # _agent_name raises the error that says what is wrong
+        observation = self.game.observation(seat, self.observation_version)
         mask = self._mask_of(agent)
         if self.options is None:
             return {"observation": observation, "action_mask": mask}
@@ -515,11 +514,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 def env(
-    map: str = "imperium",
-    num_players: int = 4,
+    map: str = defaults.MAP,
+    num_players: int = defaults.NUM_PLAYERS,
     render_mode: str | None = None,
     reward: str = "win",
-    seed: int | None = None,
+    seed: int | None = defaults.SEED,
     illegal_action: str = "raise",
     observation_version: int = OBSERVATION_VERSION,
     max_cycles: int | None = None,

@@ -5,7 +5,7 @@ over its rows that calls one per-row function: the legal masks (``legal_row``), 
 (``apply_checked``, then the compiled opponents' ``play_row``, then ``end_row``: a finished game's
 result kept and the row's next game set up, then ``fill_observation``),
 the observations, the scores, the random actions, and at the options level the learner's
-whole turn (``play_turn``, :func:`step_rows_turn`) and every row's options
+whole turn (``rules.entry_points.play_plan``, :func:`step_rows_turn`) and every row's options
 (:mod:`.options_level`, whose twins live beside their per-row function). Each loop exists twice: the serial one
 (``threads=1``; the one ``Game`` and the tests use) and, here, its twin whose ``numba.prange``
 loop numba runs on its own pool of threads (:func:`~concordia_env.engine.rules.njit_parallel`).
@@ -40,13 +40,11 @@ import numba
 from concordia_env.engine.errors import integer_argument
 from concordia_env.engine.observation import fill_observation
 from concordia_env.engine.rules import njit, njit_parallel
-from concordia_env.engine.rules.entry_points import apply_checked, legal_row, sample_row
+from concordia_env.engine.rules.entry_points import apply_checked, legal_row, play_plan, sample_row
 from concordia_env.engine.rules.scoring import ranking, score_totals
 from concordia_env.engine.rules.setup import start_game
 from concordia_env.engine.state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER
-from concordia_env.strategy.players import play_row
-
-from .options_level import play_turn
+from concordia_env.strategy import play_row
 
 #: more threads than this is a mistake (a machine with more cores still gains nothing past the rows)
 MAX_THREADS = 256
@@ -195,10 +193,10 @@ def step_row_turn(
     """:func:`step_row_playing` where the learner plays ``plan[:length]`` (the options level's ``"turn"``).
 
     The learner takes the plan's actions while they are legal and its own decisions
-    (:func:`~concordia_env.envs.options_level.play_turn`; the first one is checked by the
+    (:func:`~concordia_env.engine.rules.entry_points.play_plan`; the first one is checked by the
     caller), then its opponents play up to its next decision, as after a single action.
     """
-    play_turn(s, m, learner, plan, length, mask)
+    play_plan(s, m, learner, plan, length, mask)
     play_row(s, m, learner, mask, kinds, params, model, rng, noise, pos_state, pos, actions, plan_len, status)
     end_row(s, m, mask, i, ends, starts, setup)
     observe_row(s, m, observe, out)

@@ -26,8 +26,10 @@ Options
   ``"heuristic:opponent_weight=0.5"``, ``"learned:path/to/model.npz"``), agent objects of
   those kinds, or a list with one per other seat. Only agents with a compiled twin play
   inside a batch (``ValueError`` otherwise; see :mod:`concordia_env.envs.opponents`).
+  ``"random"`` unless told, as in ``SingleAgentEnv``.
 * ``map``, ``num_players``, ``reward``, ``observation_version`` and the engine's game options,
-  as in ``SingleAgentEnv``.
+  as in ``SingleAgentEnv`` (2-player Italia unless told; every form's defaults are in
+  :mod:`concordia_env.engine.defaults`).
 * ``threads``: rows are stepped, played and observed on this many threads (results do not
   depend on it).
 * ``max_turns``: a row whose game has completed this many turns is *truncated* and starts
@@ -132,12 +134,13 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from concordia_env.engine import defaults
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import integer_argument, short_repr
 from concordia_env.engine.observation import OBSERVATION_VERSION, observation_bounds
 from concordia_env.engine.rules.entry_points import sample_rows
 from concordia_env.engine.state import DECISION_COUNT, TURN_COUNT
-from concordia_env.strategy.afterstate_scorer import FEATURES_VERSION
+from concordia_env.strategy import FEATURES_VERSION
 
 from .env_checks import check_cap, check_reset_options
 from .options_level import DEFAULT_MAX_OPTIONS, OptionsBatch, check_options_arguments, options_space
@@ -189,11 +192,11 @@ class ConcordiaVectorEnv(gymnasium.vector.VectorEnv):
     def __init__(
         self,
         num_envs: int = 16,
-        opponents: Any = "heuristic",
-        map: str = "italia",
-        num_players: int = 2,
+        opponents: Any = defaults.OPPONENTS,
+        map: str = defaults.MAP,
+        num_players: int = defaults.NUM_PLAYERS,
         reward: str = "win",
-        seed: int | None = None,
+        seed: int | None = defaults.SEED,
         threads: int = 1,
         max_turns: int | None = None,
         observation_version: int = OBSERVATION_VERSION,

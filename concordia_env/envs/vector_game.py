@@ -80,8 +80,9 @@ Seeds
 -----
 Row i's k-th game (k = 0, 1, ...) is ``Game.new(map, num_players, seed=seed + i + k * n,
 **game_options)``: all games of a batch have distinct seeds, and a row's sequence does not
-depend on how fast the other rows finish. ``seed=None`` picks a random base seed
-(``self.seed`` tells which). A base seed is at most ``MAX_SEED`` (2**62; ``ValueError`` above):
+depend on how fast the other rows finish. ``seed=None`` (the default, as in every env; the
+map and player count default to 2-player Italia: :mod:`concordia_env.engine.defaults`) picks
+a random base seed (``self.seed`` tells which). A base seed is at most ``MAX_SEED`` (2**62; ``ValueError`` above):
 the compiled step sets up the rows' next games from int64 seeds.
 
 Illegal actions
@@ -120,6 +121,7 @@ from typing import Any
 
 import numpy as np
 
+from concordia_env.engine import defaults
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.errors import ArgumentTypeError, IllegalActionError, integer_argument, short_repr
 from concordia_env.engine.game import Game
@@ -136,7 +138,7 @@ from concordia_env.engine.rules.setup import setup_args, start_game
 from concordia_env.engine.serial import serialized
 from concordia_env.engine.state import CURRENT_PLAYER, DECISION_COUNT, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from concordia_env.engine.state_check import read_only_view
-from concordia_env.strategy.players import play_rows
+from concordia_env.strategy import play_rows
 
 from .env_checks import start_position
 from .opponents import CompiledOpponents
@@ -179,9 +181,9 @@ class VectorGame:
     def __init__(
         self,
         n: int,
-        map: str = "imperium",
-        num_players: int = 4,
-        seed: int | None = 0,
+        map: str = defaults.MAP,
+        num_players: int = defaults.NUM_PLAYERS,
+        seed: int | None = defaults.SEED,
         reward: str = "win",
         observation_version: int = OBSERVATION_VERSION,
         threads: int = 1,
@@ -453,7 +455,7 @@ class VectorGame:
 
         The options level's ``granularity="turn"`` (:mod:`.options_level`): each row's
         learner takes the plan's actions while they are legal and its own decisions
-        (``options_level.play_turn``), then the opponents play up to its next decision. The
+        (``rules.entry_points.play_plan``), then the opponents play up to its next decision. The
         first action of every plan is checked as :meth:`step` checks actions (nothing changes
         if one is refused); the returns are :meth:`step`'s.
         """

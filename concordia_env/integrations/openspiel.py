@@ -44,8 +44,8 @@ Parameters
 ----------
 | parameter | default | meaning |
 | --- | --- | --- |
-| ``map`` | ``"imperium"`` | ``imperium``, ``italia``, ``aegyptus``, ``creta`` |
-| ``players`` | 4 | 2–5, as the map allows |
+| ``map`` | ``"italia"`` | ``imperium``, ``italia``, ``aegyptus``, ``creta`` |
+| ``players`` | 2 | 2–5, as the map allows (the envs' ``num_players``; see :mod:`concordia_env.engine.defaults`) |
 | ``intermediate_scoring`` | ``False`` | the intermediate scoring variant (docs/rules.md §8) |
 | ``display_costs`` | ``"standard"`` | ``"standard"`` or ``"alternative"`` display slot costs |
 | ``max_game_length`` | 3000 | turn cap in player decisions (OpenSpiel's ``max_game_length``) |
@@ -135,7 +135,7 @@ except ImportError as e:  # pragma: no cover - depends on the installed extras
         "pip install 'concordia-env[openspiel]' (open_spiel>=2.0.2)"
     ) from e
 
-from concordia_env.engine import maps, position
+from concordia_env.engine import defaults, maps, position
 from concordia_env.engine.actions import NUM_ACTIONS
 from concordia_env.engine.cards import (
     CARD_DECK,
@@ -147,7 +147,6 @@ from concordia_env.engine.cards import (
     NUM_CARD_TYPES,
     NUM_SALE_CARDS,
 )
-from concordia_env.engine.describe import describe
 from concordia_env.engine.errors import IllegalActionError, short_repr
 from concordia_env.engine.game import Game, action_index
 from concordia_env.engine.maps import Map
@@ -170,8 +169,8 @@ DOCUMENT_FORMAT = "concordia-openspiel/1"
 UTILITIES: tuple[str, ...] = ("win", "vp_share")
 #: the game parameters and their defaults (OpenSpiel infers each parameter's type from its default)
 DEFAULT_PARAMETERS: dict[str, Any] = {
-    "map": "imperium",
-    "players": 4,
+    "map": defaults.MAP,
+    "players": defaults.NUM_PLAYERS,  # OpenSpiel's name for a game's player count
     "intermediate_scoring": False,
     "display_costs": "standard",
     "max_game_length": 3000,
@@ -300,17 +299,22 @@ class Config:
 
 
 # =========================================================================== the stack, without its order
-def _write_stack(s: np.ndarray, cards: Sequence[int] | np.ndarray) -> None:
-    """Store ``cards`` as the stack in canonical order: lower decks on top, by card type within a deck.
+def _canonical_stack(cards: Sequence[int] | np.ndarray) -> list[int]:
+    """``cards`` as a stack in canonical order, bottom first: lower decks on top, by card type within a deck.
 
     The order carries no information (every card is drawn at a chance node), and it keeps
     the array a valid engine state: the top card is one of the current deck.
     """
     top_first = sorted((int(CARD_DECK[t]), int(t)) for t in cards)
-    size = len(top_first)
+    return [t for _, t in reversed(top_first)]
+
+
+def _write_stack(s: np.ndarray, cards: Sequence[int] | np.ndarray) -> None:
+    """Store ``cards`` as the stack of the raw state ``s`` (a setup being built), in canonical order."""
+    stack = _canonical_stack(cards)
     s[STACK : STACK + NUM_SALE_CARDS] = -1
-    s[STACK : STACK + size] = [t for _, t in reversed(top_first)]  # stored bottom first
-    s[STACK_SIZE] = size
+    s[STACK : STACK + len(stack)] = stack
+    s[STACK_SIZE] = len(stack)
 
 
 def _stack_cards(s: np.ndarray) -> list[int]:
@@ -449,11 +453,12 @@ class Board:
         self.undrawn = tuple(range(DISPLAY_SLOTS))
 
     def _draw(self, card: int) -> None:
-        s = self.dealt._state  # the bridge writes the game's own array (Game, "Who owns the state")
-        cards = _stack_cards(s)
+        game = self.dealt
+        cards = _stack_cards(game.state)
         cards.remove(card)
-        _write_stack(s, cards)
-        s[DISPLAY + self.undrawn[0]] = card
+        display = game.display()
+        display[self.undrawn[0]] = card
+        game.lay_out_cards(display, _canonical_stack(cards))
         self.undrawn = self.undrawn[1:]
 
     # ------------------------------------------------------------------ player actions
@@ -480,12 +485,13 @@ class Board:
         The engine refills the display left to right after closing the gaps, so the cards
         it drew are the last ``count`` filled slots.
         """
-        s = self.dealt._state  # the bridge writes the game's own array (Game, "Who owns the state")
-        filled = [slot for slot in range(DISPLAY_SLOTS) if s[DISPLAY + slot] >= 0]
+        game = self.dealt
+        display = game.display()
+        filled = [slot for slot in range(DISPLAY_SLOTS) if display[slot] >= 0]
         slots = tuple(filled[-count:])
-        cards = _stack_cards(s) + [int(s[DISPLAY + slot]) for slot in slots]
-        s[DISPLAY + np.array(slots)] = -1
-        _write_stack(s, cards)
+        cards = _stack_cards(game.state) + [int(display[slot]) for slot in slots]
+        display[list(slots)] = -1
+        game.lay_out_cards(display, _canonical_stack(cards))
         self.undrawn = slots
 
     # ------------------------------------------------------------------ outcome
@@ -516,10 +522,8 @@ class Board:
         return (scores / total).tolist() if total > 0 else [1.0 / n] * n
 
     # ------------------------------------------------------------------ views
-    def view(self) -> np.ndarray:
-        """A state array to observe: the game's, or during the setup an empty board with the tokens drawn."""
-        if self.game is not None:
-            return self.game._state  # for the compiled observation, which is compiled for writable arrays
+    def setup_state(self) -> np.ndarray:
+        """During the setup, a state array to observe: an empty board with the city tokens drawn so far."""
         c = self.config
         if not self.tokens:
             return c.setup_view  # OpenSpiel observes a new initial state to learn the tensor sizes, often
@@ -529,7 +533,11 @@ class Board:
         return s
 
     def observe(self, player: int, out: np.ndarray) -> None:
-        fill_observation(self.view(), self.config.map.tables, int(player), out)
+        """Fill ``out`` (the observer's tensor, ``OBS_SIZES[observation_version]``) with ``player``'s observation."""
+        if self.game is not None:
+            self.game.observation(int(player), self.config.observation_version, out=out)
+        else:
+            fill_observation(self.setup_state(), self.config.map.tables, int(player), out)
 
     def text(self) -> str:
         """The position as the project's text board, with the chance event under way (cached)."""
@@ -575,7 +583,7 @@ class Board:
             return f"chance outcome {action}"
         if self.game is None:
             return f"action {action}"
-        return describe(self.game._state, self.config.map, action)  # the compiled rules read the writable array
+        return self.game.describe_action(action)
 
     # ------------------------------------------------------------------ the JSON document
     def document(self) -> dict[str, Any]:
@@ -667,7 +675,7 @@ class Board:
         game = position.from_dict(d)
         config.check_position(game)
         board = cls(config, game)
-        _write_stack(game._state, _stack_cards(game.state))
+        game.lay_out_cards(game.display(), _canonical_stack(_stack_cards(game.state)))
         if slots:
             board._undraw(len(slots))
             if board.undrawn != slots:  # pragma: no cover - the display check of from_dict guarantees it
@@ -681,7 +689,7 @@ class Board:
             raise ValueError(f"expected a concordia_env.Game, got {type(game).__name__}")
         config.check_position(game)
         game = game.clone()
-        _write_stack(game._state, _stack_cards(game.state))
+        game.lay_out_cards(game.display(), _canonical_stack(_stack_cards(game.state)))
         return cls(config, game)
 
 
@@ -917,7 +925,7 @@ class AgentBot(pyspiel.Bot):
         return int(self.agent.act(state.position()))
 
 
-def load(map: str = "imperium", players: int = 4, **params: Any) -> ConcordiaGame:
+def load(map: str = defaults.MAP, players: int = defaults.NUM_PLAYERS, **params: Any) -> ConcordiaGame:
     """``pyspiel.load_game("python_concordia", {...})`` with keyword arguments.
 
     The parameters are checked first (``ValueError`` naming the bad one), so a value that

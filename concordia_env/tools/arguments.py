@@ -27,6 +27,8 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from concordia_env.engine import defaults
+
 #: the highest TCP port
 MAX_PORT = 65535
 
@@ -78,6 +80,30 @@ def number_above_zero(what: str) -> Callable[[str], float]:
 seconds = number_above_zero("a number of seconds")
 #: a scale or a share
 positive_number = number_above_zero("a number")
+
+
+def add_table(parser: argparse.ArgumentParser, *, players: bool = True, seed_help: str = "") -> None:
+    """``--map``, ``--players`` and ``--seed`` with the defaults every form of the game shares.
+
+    The defaults are :mod:`concordia_env.engine.defaults`' (2-player Italia; the measuring
+    commands' seed 0, so that a report is reproduced by its command line). ``players=False``
+    leaves ``--players`` out, for a command whose player count is its list of agents
+    (``replay --play``). The values are checked by ``Game.new`` before anything is played.
+    """
+    parser.add_argument("--map", default=defaults.MAP, help=f"the map (default {defaults.MAP})")
+    if players:
+        parser.add_argument(
+            "--players",
+            type=count,
+            default=defaults.NUM_PLAYERS,
+            help=f"players at every table (default {defaults.NUM_PLAYERS})",
+        )
+    parser.add_argument(
+        "--seed",
+        type=seed,
+        default=defaults.COMMAND_SEED,
+        help=seed_help or f"the seed (default {defaults.COMMAND_SEED})",
+    )
 
 
 def add_quiet(parser: argparse.ArgumentParser) -> None:

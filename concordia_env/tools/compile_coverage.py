@@ -12,7 +12,10 @@ at both levels. ``tests/fuzz/test_no_recompilation.py`` checks that nothing the 
 Python code calls is left out, and that nothing the README's commands run compiles after it.
 
 :data:`PARTS` lists them in the order they run; each is independent of the others (any
-subset may run in any process), which lets ``concordia warmup`` run them on several cores.
+subset may run in any process, compiling whatever it calls that is not compiled yet), which
+lets ``concordia warmup`` run them on several cores. Each part also names the parts whose
+compiled code it calls (``needs``): run after them, it loads their code instead of compiling
+its own copy, and :func:`concordia_env.tools.warmup.schedule` runs the parts in stages by it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import contextlib
 import inspect
 import itertools
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -88,7 +92,7 @@ def describe_every_action() -> None:
         encoder = getattr(A, name)
         encoder(*([0] * len(inspect.signature(encoder.py_func).parameters)))
     A.buy_card(0), A.buy_card(0, 0), A.buy_card_variant(0, 0), A.tribune_colonist(0)
-    state = Game.new("italia", 2, seed=0)._state  # what a refused Diplomat's words read (a rare refusal)
+    state = Game.new("italia", 2, seed=0).state.copy()  # what a refused Diplomat's words read (a rare refusal)
     legal.copyable_top(state, legal.diplomat_target(state, 0, 0))
     for map_name in MAPS:
         game = Game.new(map_name, 3, seed=0)
@@ -201,17 +205,17 @@ def strategy_calls(state, tables, params, remaining, rng) -> None:
     strategy.random_rollout(np.array(state, dtype=np.int32), np.asarray(tables), 2, rng)
     for rollout, pause in (("heuristic", False), ("random", True)):
         settings = strategy.search_settings(0.1, 30, rollout, 2, "heuristic", pause=pause)
-        tree = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+        tree = strategy.search_tree(state, strategy.new_tree(nodes=2, states=1, plan_entries=2, after=1))
         strategy.simulate(tree, tables, params, params, settings, rng, 3)
     model = AfterstateModel.heuristic_only((4,)).compiled
-    guided = strategy.search_tree(state, strategy.search.new_tree(nodes=2, states=1, plan_entries=2, after=1))
+    guided = strategy.search_tree(state, strategy.new_tree(nodes=2, states=1, plan_entries=2, after=1))
     strategy.simulate(guided, tables, params, params, settings, rng, 3, model=model)
     player = int(options.values.shape[1]) - 1
     strategy.afterstate_features(options.afterstates, tables, options.values, player, 0.5)
 
 
 def vector_game() -> None:
-    """``VectorGame``: every reward, observations, and every compiled opponent on one thread and two."""
+    """``VectorGame`` without opponents: every reward, observations, one thread and two (the rules alone)."""
     from concordia_env.engine.observation import observe_batch
     from concordia_env.envs.vector_game import VectorGame
 
@@ -227,20 +231,29 @@ def vector_game() -> None:
         vec.observations(np.zeros(2, dtype=np.int64))
         vec.legal_masks(), vec.current_players, vec.game(0)
         observe_batch(vec.states, vec.map.tables, np.ones(2, dtype=np.int64))
-    for opponents, threads in itertools.product((None, "random", "heuristic", "learned"), (1, 2)):
-        vec = VectorGame(2, "italia", 2, seed=0, opponents=opponents, threads=threads)
-        buffer = np.empty((2, vec.obs_size), dtype=np.float32)
-        for _ in range(10):
-            vec.step(vec.sample_actions(), observe_into=buffer)
-            vec.step(vec.sample_actions())
-        vec.scores(), vec.observations(), vec.legal_masks()
-        vec.close()
+    _vector_game_steps(None, threads=1)
+    _vector_game_steps(None, threads=2)
 
 
-def vector_envs() -> None:
-    """The vector env with compiled opponents inside, at both levels, on one thread and two."""
+def _vector_game_steps(opponents: str | None, threads: int) -> None:
+    """Ten steps of a ``VectorGame`` of two rows with ``opponents`` on ``threads`` threads, observed both ways."""
+    from concordia_env.envs.vector_game import VectorGame
+
+    vec = VectorGame(2, "italia", 2, seed=0, opponents=opponents, threads=threads)
+    buffer = np.empty((2, vec.obs_size), dtype=np.float32)
+    for _ in range(10):
+        vec.step(vec.sample_actions(), observe_into=buffer)
+        vec.step(vec.sample_actions())
+    vec.scores(), vec.observations(), vec.legal_masks()
+    vec.close()
+
+
+def batch_opponents() -> None:
+    """``VectorGame`` with every compiled opponent, and the vector env at both levels, on one thread and two."""
     from concordia_env.envs.vector_env import ConcordiaVectorEnv
 
+    for opponents, threads in itertools.product(("random", "heuristic", "learned"), (1, 2)):
+        _vector_game_steps(opponents, threads)
     for opponents in ("heuristic", "learned"):
         flat = ConcordiaVectorEnv(4, opponents=opponents, map="italia", num_players=2, threads=2)
         flat.reset(seed=0)
@@ -275,17 +288,28 @@ def single_envs() -> None:
     gym.step(int(np.flatnonzero(gym.action_masks())[0]))
 
 
-#: (what is compiled, how), in the order ``concordia warmup`` runs them: the first :data:`FOUNDATION` parts
-#: are what every later part calls (the rules, and the strategy core the heuristic plays with)
-PARTS: tuple[tuple[str, Callable[[], None]], ...] = (
-    ("the rules (Game)", rules),
-    ("the heuristic", heuristic),
-    ("VectorGame", vector_game),
-    ("MCTS", mcts),
-    ("the vector env with compiled opponents, both levels", vector_envs),
-    ("the learned agent and its search", learned),
-    ("the options level of SingleAgentEnv, and PettingZoo", single_envs),
-    ("the strategy core's entry points", strategy_core),
+class Part(NamedTuple):
+    """One part of the compiled code: what it is, how it is compiled, what it builds on and what that costs."""
+
+    #: what is compiled, in words
+    name: str
+    #: ordinary use of it (compiles or loads it)
+    run: Callable[[], None]
+    #: the indices in :data:`PARTS` of the parts whose compiled code it calls
+    needs: tuple[int, ...]
+    #: its compile after those, in seconds on the 2-core development machine (docs/engine.md): how
+    #: ``concordia warmup`` deals a stage's parts out among its processes
+    seconds: float
+
+
+#: every part, in the order one process runs them (each after the parts it needs)
+PARTS: tuple[Part, ...] = (
+    Part("the rules (Game)", rules, (), 32),
+    Part("the heuristic", heuristic, (0,), 54),
+    Part("VectorGame", vector_game, (0,), 26),
+    Part("MCTS", mcts, (1,), 36),
+    Part("the vector env at both levels, and VectorGame with compiled opponents", batch_opponents, (1, 2), 60),
+    Part("the learned agent and its search", learned, (1,), 3),
+    Part("the options level of SingleAgentEnv, and PettingZoo", single_envs, (1,), 6),
+    Part("the strategy core's entry points", strategy_core, (1,), 1),
 )
-#: how many of the first parts the others build on: run before them, so that no process compiles them twice
-FOUNDATION = 2

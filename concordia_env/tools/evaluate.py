@@ -96,6 +96,7 @@ import numpy as np
 
 from concordia_env import agents
 from concordia_env.agents.policy import PolicyAgent
+from concordia_env.engine import defaults
 from concordia_env.engine.errors import integer_argument, short_repr
 from concordia_env.engine.game import Game
 from concordia_env.envs.opponents import resolve
@@ -416,9 +417,9 @@ def evaluate(
     opponents: str | Sequence[str] = DEFAULT_OPPONENTS,
     games: int | None = None,
     *,
-    map: str = "italia",
-    num_players: int = 2,
-    seed: int = 0,
+    map: str = defaults.MAP,
+    num_players: int = defaults.NUM_PLAYERS,
+    seed: int = defaults.COMMAND_SEED,
     max_turns: int | None = DEFAULT_MAX_TURNS,
     workers: int = 1,
     progress: bool | None = None,
@@ -502,9 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a sequential test against one --vs that stops when it decides: elo0=0 elo1=50 (or p0=0.5 p1=0.6), "
         "alpha=0.05 beta=0.05 (the defaults)",
     )
-    p.add_argument("--map", default="italia")
-    p.add_argument("--players", type=arguments.count, default=2)
-    p.add_argument("--seed", type=arguments.seed, default=0, help="the games' seed (default 0)")
+    arguments.add_table(p, seed_help=f"the games' seed (default {defaults.COMMAND_SEED})")
     p.add_argument("--workers", type=arguments.count, default=1, help="parallel games (default 1)")
     p.add_argument("--max-turns", type=arguments.count, default=DEFAULT_MAX_TURNS, help="turn cap of a game")
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")

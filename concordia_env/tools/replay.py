@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TextIO
 
 from concordia_env import Game, IllegalActionError
+from concordia_env.engine import defaults
 from concordia_env.engine.describe import money_text
 from concordia_env.tools import arguments
 from concordia_env.tools.store import GameRecord, MissingGameError, Store, StoreError
@@ -222,7 +223,7 @@ def _stdin_pause(out: TextIO) -> Callable[[], bool]:
     return pause
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="concordia replay", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "db",
@@ -234,12 +235,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--play", nargs="+", metavar="SPEC", default=None, help="play a new game between these agents (one per seat)"
     )
-    parser.add_argument("--map", default="imperium", help="map of the --play game")
-    parser.add_argument("--seed", type=arguments.seed, default=0, help="setup seed of the --play game")
+    arguments.add_table(  # the --play game's seats are its agents, one each
+        parser, players=False, seed_help=f"setup seed of the --play game (default {defaults.COMMAND_SEED})"
+    )
     parser.add_argument("--step", action="store_true", help="wait for Enter after every turn")
     parser.add_argument("--png-dir", type=Path, default=None, help="save a board PNG at the start of every turn")
     parser.add_argument("--until", type=arguments.index, default=None, help="stop after this many actions")
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     out = sys.stdout
     arguments.refuse_unwritable(parser, "--html", args.html)  # before any game is played or replayed

@@ -4,6 +4,11 @@
 
     concordia tournament --agents random heuristic mcts:200 --map imperium --players 4 --games 400
 
+The map, player count and seed default to 2-player Italia and seed 0, as in ``concordia
+evaluate`` and every environment (:mod:`concordia_env.engine.defaults`): two agents listed
+play one seat each; more play every pairing at 2-player tables, unless ``--players`` says
+otherwise.
+
 **Seating.** The ``--agents`` list is a list of *entries*; the same spec may be listed
 several times (``heuristic random random random`` puts one heuristic against three
 random agents). Seats are filled from a periodic schedule whose period (a *block*) seats
@@ -96,6 +101,7 @@ import numpy as np
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent, agent_seed
+from concordia_env.engine import defaults
 from concordia_env.tools import arguments
 from concordia_env.tools.progress import Progress, show_progress
 from concordia_env.tools.report import print_summary, report_console, summarize, wilson_interval, write_reports
@@ -116,10 +122,10 @@ class TournamentConfig:
     """What to play. Everything but ``games`` decides the games and so the tournament id."""
 
     agents: tuple[str, ...]
-    map: str = "imperium"
-    players: int = 4
+    map: str = defaults.MAP
+    players: int = defaults.NUM_PLAYERS
     games: int = 100
-    seed: int = 0
+    seed: int = defaults.COMMAND_SEED
     intermediate_scoring: bool = False
     display_costs: str = "standard"
     #: stop a game after this many turns and score it as it stands (None: play every game to its end)
@@ -692,10 +698,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="agent specs (random, heuristic, mcts:200, mcts:time_per_move=1.0); list a spec several times to "
         "give it several seats",
     )
-    p.add_argument("--map", default="imperium")
-    p.add_argument("--players", type=arguments.count, default=4)
+    arguments.add_table(p, seed_help=f"the tournament's seed (default {defaults.COMMAND_SEED})")
     p.add_argument("--games", type=arguments.count, default=100)
-    p.add_argument("--seed", type=arguments.seed, default=0)
     p.add_argument("--intermediate-scoring", action="store_true", help="docs/rules.md §8 intermediate scoring")
     p.add_argument("--display-costs", choices=("standard", "alternative"), default="standard")
     p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite results file (default {DEFAULT_DB})")

@@ -12,12 +12,14 @@ first call. A platform wheel ships them compiled (``concordia_env/_compiled``, s
 compile and this command only checks that, in seconds. Otherwise (an install from source,
 another numba or Python, another architecture) every part pays its compile on first use: this
 command pays them all at once. The parts (:data:`~concordia_env.tools.compile_coverage.PARTS`)
-run in order: the rules here first (every other part calls them; when they compiled nothing
-the cache is warm and the rest runs here too), then the others shared out among processes,
-one per core, which load the rules from the cache. Each process keeps what it compiles in a
-folder of its own (two processes writing one function's cache index at once could lose an
-entry); the folders are then merged into the user's cache, and a last pass here runs those
-parts again: it loads everything, and compiles (and keeps) anything a worker missed.
+run in stages (:func:`schedule`): the rules here first (every other part calls them; when they
+compiled nothing the cache is warm and the rest runs here too), then the parts that need only
+the rules (the heuristic, ``VectorGame``), then the parts that need those, each stage shared
+out among processes, one per core, which load the earlier stages' code from the cache. Each
+process keeps what it compiles in a folder of its own (two processes writing one function's
+cache index at once could lose an entry); the folders are merged into the user's cache after
+each stage, and a last pass here runs the parts again: it loads everything, and compiles (and
+keeps) anything a worker missed.
 
 Run it after installing (``make run`` and CI do). Where nothing can be written (a read-only
 install and ``HOME``, no ``NUMBA_CACHE_DIR``) it says so in one line and exits 1: the code it
@@ -50,7 +52,7 @@ from numba.core import event as numba_event
 
 from concordia_env.engine.rules import compiled_cache as compiled
 from concordia_env.tools import arguments
-from concordia_env.tools.compile_coverage import FOUNDATION, PARTS
+from concordia_env.tools.compile_coverage import PARTS
 
 
 class CompileCount(numba_event.Listener):
@@ -74,47 +76,62 @@ def run_parts(indices: Sequence[int], out: Callable[[str], object] = print) -> i
     numba_event.register("numba:compile", counter)
     try:
         for index in indices:
-            name, run = PARTS[index]
+            part = PARTS[index]
             start, before = time.perf_counter(), counter.count
-            run()
-            out(f"  {name}: {time.perf_counter() - start:.1f} s, {counter.count - before} compiled")
+            part.run()
+            out(f"  {part.name}: {time.perf_counter() - start:.1f} s, {counter.count - before} compiled")
     finally:
         numba_event.unregister("numba:compile", counter)
     return counter.count
 
 
-def share_out(parts: Sequence[int], jobs: int) -> list[list[int]]:
-    """The parts' indices dealt among ``jobs`` processes, round robin (the order of :data:`PARTS` puts ``VectorGame``
-    and the vector env, which compile the same batch functions, in one process, and balances two)."""
-    return [list(parts[k::jobs]) for k in range(min(jobs, len(parts)))]
+def schedule(jobs: int) -> list[list[list[int]]]:
+    """The parts' indices in stages, each stage's parts dealt among at most ``jobs`` processes.
+
+    A part runs in the stage after the last of the parts it needs, so that it loads their
+    compiled code instead of compiling its own copy; within a stage the parts go, longest first,
+    to the process with the least work so far (by their measured seconds).
+    """
+    stage_of: list[int] = []
+    for part in PARTS:
+        stage_of.append(1 + max((stage_of[need] for need in part.needs), default=-1))
+    stages = []
+    for stage in range(max(stage_of) + 1):
+        members = sorted((i for i, s in enumerate(stage_of) if s == stage), key=lambda i: -PARTS[i].seconds)
+        groups: list[list[int]] = [[] for _ in range(min(jobs, len(members)))]
+        loads = [0.0] * len(groups)
+        for index in members:
+            least = loads.index(min(loads))
+            groups[least].append(index)
+            loads[least] += PARTS[index].seconds
+        stages.append([sorted(group) for group in groups])
+    return stages
 
 
-def _worker_env(into: Path, portable: bool, scratch: Path, foundation: Path | None = None) -> dict[str, str]:
+def _worker_env(into: Path, portable: bool, scratch: Path, shipped: Path | None = None) -> dict[str, str]:
     """A worker's environment: compiles kept in ``into``; for the portable build the generic CPU, no user cache
-    (``NUMBA_CACHE_DIR`` an empty folder) and, as the shipped code, only the ``foundation`` folder (or none)."""
+    (``NUMBA_CACHE_DIR`` an empty folder) and, as the shipped code, only the ``shipped`` folder (or none)."""
     env = {**os.environ, compiled.COMPILE_INTO_ENV: str(into), "CONCORDIA_COMPILE_NOTICE": "0"}
     if portable:
         env.update(NUMBA_CPU_NAME=compiled.PORTABLE_CPU, NUMBA_CPU_FEATURES="", NUMBA_CACHE_DIR=str(scratch))
-        env[compiled.SHIPPED_ENV] = str(foundation) if foundation is not None else "0"
+        env[compiled.SHIPPED_ENV] = str(shipped) if shipped is not None else "0"
     return env
 
 
 def compile_in_workers(
-    parts: Sequence[int],
-    jobs: int,
+    groups: Sequence[Sequence[int]],
     folder: Path,
     portable: bool,
     out: Callable[[str], object],
-    foundation: Path | None = None,
+    shipped: Path | None = None,
     name: str = "worker",
 ) -> list[Path]:
-    """Run ``parts`` in ``jobs`` processes, each keeping its compiles in its own folder under ``folder``."""
-    groups = share_out(parts, jobs)
+    """Run each group of parts in a process of its own, each keeping its compiles in its own folder under ``folder``."""
     into = [folder / f"{name}-{k}" for k in range(len(groups))]
     procs = []
     for group, target in zip(groups, into, strict=True):
         cmd = [sys.executable, "-m", "concordia_env.tools.warmup", "--parts", ",".join(map(str, group))]
-        env = _worker_env(target, portable, folder / "empty-user-cache", foundation)
+        env = _worker_env(target, portable, folder / "empty-user-cache", shipped)
         procs.append(subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     lock = threading.Lock()
     errors: list[list[str]] = [[] for _ in procs]
@@ -212,19 +229,22 @@ def nowhere_to_keep() -> str | None:
 def warm_up(jobs: int = 1, out: Callable[[str], object] = print) -> tuple[float, int]:
     """Compile (or load) every part into the user's cache; returns the seconds and how many functions compiled.
 
-    The foundation (the rules, the strategy core) comes first, here: every other part calls it,
-    so the workers then load it instead of each compiling its own copy. When it compiled nothing
-    the cache is warm, and the rest runs here too (loading is quicker than starting processes).
+    The first stage (the rules) runs here: every other part calls it. When it compiled nothing
+    the cache is warm, and the rest runs here too (loading is quicker than starting processes);
+    else each later stage runs in processes (:func:`schedule`), merged into the user's cache
+    before the next, and every part then runs here once more, from the cache.
     """
     start = time.perf_counter()
-    compiled_count = run_parts(range(FOUNDATION), out)
-    rest = list(range(FOUNDATION, len(PARTS)))
+    first, *later = schedule(jobs)
+    compiled_count = run_parts([i for group in first for i in group], out)
+    rest = sorted(i for stage in later for group in stage for i in group)
     if jobs > 1 and compiled_count:
         with tempfile.TemporaryDirectory(prefix="concordia-warmup-") as tmp:
-            folders = compile_in_workers(rest, jobs, Path(tmp), False, out)
-            destination = _into_user_cache()
-            for folder in folders:
-                compiled_count += merge(folder, destination)
+            for number, groups in enumerate(later, start=1):
+                folders = compile_in_workers(groups, Path(tmp), False, out, name=f"stage{number}")
+                destination = _into_user_cache()
+                for folder in folders:
+                    compiled_count += merge(folder, destination)
         out("  the other parts again in this process, from the cache:")
     compiled_count += run_parts(rest, out)
     return time.perf_counter() - start, compiled_count
@@ -238,20 +258,21 @@ def _write_manifest(folder: Path) -> None:
 def build_portable(folder: Path, jobs: int, out: Callable[[str], object] = print) -> float:
     """Build the shipped compiled code into ``folder`` (replaced): every part for the generic CPU, and the manifest.
 
-    In fresh processes that read no cache: the foundation first (one process), then the other
-    parts in ``jobs`` processes that read the foundation's folder as their shipped code; all
-    folders merged, then every part run once more from the merged code (anything missing is
+    In fresh processes that read no cache, stage by stage (:func:`schedule`): each stage's
+    processes read what the earlier stages compiled as their shipped code, and what they compile
+    is merged into it; then every part runs once more from the merged code (anything missing is
     compiled into it).
     """
     start = time.perf_counter()
     folder = folder.resolve()
     with tempfile.TemporaryDirectory(prefix="concordia-portable-") as tmp:
         staging = Path(tmp) / "compiled"
-        (base,) = compile_in_workers(range(FOUNDATION), 1, Path(tmp), True, out, name="foundation")
-        _write_manifest(base)
-        rest = range(FOUNDATION, len(PARTS))
-        for worker in [base, *compile_in_workers(rest, max(1, jobs), Path(tmp), True, out, foundation=base)]:
-            merge(worker, _into_folder(staging))
+        staging.mkdir()
+        for number, groups in enumerate(schedule(max(1, jobs))):
+            read = staging if number else None
+            for worker in compile_in_workers(groups, Path(tmp), True, out, shipped=read, name=f"stage{number}"):
+                merge(worker, _into_folder(staging))
+            _write_manifest(staging)
         out("  every part again, from the merged code:")
         check = subprocess.run(
             [sys.executable, "-m", "concordia_env.tools.warmup", "--parts", ",".join(map(str, range(len(PARTS))))],

@@ -3,7 +3,7 @@
 * ``concordia train expert --config expert_quick`` (``make run``): expert iteration, the
   ``learned`` agent's network taught by the tree search (:mod:`concordia_env.training.expert_iteration`;
   ``docs/training.md``).
-* ``concordia train afterstate --config afterstate_long``: afterstate value iteration, the same
+* ``concordia train afterstate --config docs/reports/afterstate_long/config.yaml``: afterstate value iteration, the same
   network learned from the games' outcomes (:mod:`concordia_env.training.afterstate_learning`).
   Both are methods of one training loop, :mod:`concordia_env.training.loop` (play, fit,
   checkpoint, evaluate, report), around one network, :mod:`.afterstate_net`.

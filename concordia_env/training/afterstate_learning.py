@@ -3,7 +3,7 @@
 Usage::
 
     concordia train afterstate --config afterstate_quick     # 11 minutes (make run before expert_quick)
-    concordia train afterstate --config afterstate_long      # the first shipped 2-player model
+    concordia train afterstate --config docs/reports/afterstate_long/config.yaml      # the first shipped 2-player model
     concordia train afterstate --resume runs/afterstate_quick-20260101-120000 [--iterations 20]
     concordia train afterstate --help        # every config key is also an option
 
@@ -67,7 +67,7 @@ import torch
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent
-from concordia_env.agents.learned import LearnedAgent
+from concordia_env.agents.learned import RecordingAgent, SampledLearnedAgent
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, AfterstateModel, rollout_value
 
 from .config import _f
@@ -144,8 +144,9 @@ def play_training_game(task: GameTask) -> dict[str, np.ndarray]:
     for p in range(task.num_players):
         if p in task.learner_seats:
             seats.append(
-                LearnedAgent(int(seeds[p + 1]), model=_model(task.model_path), temperature=task.temperature,
-                             epsilon=task.epsilon, record=True, replan=task.replan)
+                RecordingAgent(SampledLearnedAgent(int(seeds[p + 1]), model=_model(task.model_path),
+                                                   temperature=task.temperature, epsilon=task.epsilon,
+                                                   replan=task.replan))
             )  # fmt: skip
         else:
             agent = agents.from_spec(task.opponent)

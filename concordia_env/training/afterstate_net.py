@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from concordia_env.agents.learned_model import NUM_FEATURES, UTILITY_INDEX, AfterstateModel
-from concordia_env.strategy.afterstate_scorer import features_version
+from concordia_env.strategy import features_version
 
 
 class AfterstateNet(nn.Module):

@@ -290,7 +290,8 @@ def overrides_from_args(args: argparse.Namespace, cls: type[ConfigBase] = TrainC
     return {name: given[name] for name in field_names(cls) if name in given}
 
 
-#: the configs shipped with the package (``--config NAME`` finds ``NAME.yaml`` here)
+#: the configs shipped with the package (``--config NAME`` finds ``NAME.yaml`` here): those of the shipped
+#: models and the quick and tiny ones; the configs of other runs stay beside their reports in the checkout
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
 
 
@@ -303,7 +304,10 @@ def find_config(name: str | Path) -> Path:
         if path.parent == Path(".") and candidate.is_file():
             return candidate
     known = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
-    raise FileNotFoundError(f"no config file {name}; the shipped configs are: {known}")
+    raise FileNotFoundError(
+        f"no config file {name}; give the path of a YAML file (the configs of the runs in docs/reports/ "
+        f"are beside their reports), or one of the shipped configs: {known}"
+    )
 
 
 def read_config(name: str | Path | None) -> dict[str, Any]:

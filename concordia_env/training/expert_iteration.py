@@ -4,8 +4,9 @@ Usage::
 
     concordia train expert --config expert_quick          # make run: from scratch, ~12 minutes on 2 cores
     concordia train expert --config expert_italia2l       # the shipped 2-player model's last run
-    concordia train expert --config expert_italia2 --backend ray --address auto   # on a Ray cluster
-    concordia train expert --resume runs/expert_italia2-20260101-120000 [--iterations 12]
+    concordia train expert --config expert_quick --backend ray --address auto   # on a Ray cluster
+    concordia train expert --config docs/reports/expert_italia2f/config.yaml   # a run kept in docs/reports
+    concordia train expert --resume runs/expert_quick-20260101-120000 [--iterations 12]
     concordia train expert --help        # every config key is also an option
 
 The method (``docs/training.md`` has the why and the numbers)
@@ -114,7 +115,7 @@ import torch
 
 from concordia_env import Game, agents
 from concordia_env.agents.base import Agent
-from concordia_env.agents.learned import LearnedAgent, ModelGuidedSearch
+from concordia_env.agents.learned import GreedyLearnedAgent, ModelGuidedSearch, RecordingAgent, SampledLearnedAgent
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, UTILITY_INDEX, AfterstateModel, Candidates
 from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.tools.evaluate import play_duel
@@ -327,9 +328,9 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
     while not game.is_over():
         p = game.current_player
         seat = seats[p]
-        before = len(seat.trace) if isinstance(seat, LearnedAgent) else 0
+        before = len(seat.trace) if isinstance(seat, RecordingAgent) else 0
         action = seat.act(game)
-        if isinstance(seat, LearnedAgent) and len(seat.trace) > before:
+        if isinstance(seat, RecordingAgent) and len(seat.trace) > before:
             # one draw and one search seed per decision, whether labelled or not: the labels of
             # a game do not depend on the label share of its other decisions
             draw, seed = rng.random(), int(rng.integers(SEED_BOUND))
@@ -350,13 +351,14 @@ def seat_players(spec: GameSpec, s: dict[str, Any], model: AfterstateModel, seed
     for p in range(s["num_players"]):
         if p in spec.learner_seats:
             seats.append(
-                LearnedAgent(
-                    int(seeds[p + 1]),
-                    model=model,
-                    temperature=s["temperature"],
-                    epsilon=s["epsilon"],
-                    record=True,
-                    replan=s["replan"],
+                RecordingAgent(
+                    SampledLearnedAgent(
+                        int(seeds[p + 1]),
+                        model=model,
+                        temperature=s["temperature"],
+                        epsilon=s["epsilon"],
+                        replan=s["replan"],
+                    )
                 )
             )
         else:
@@ -617,11 +619,11 @@ class ExpertRun(Run):
         c = self.config
         start = time.perf_counter()
         self.net.load_state_dict(snapshots[0])
-        incumbent = LearnedAgent(model=self.current_model(), replan=c.replan)
+        incumbent = GreedyLearnedAgent(model=self.current_model(), replan=c.replan)
         results = []
         for epoch in range(1, len(snapshots)):
             self.net.load_state_dict(snapshots[epoch])
-            candidate = LearnedAgent(model=self.current_model(), replan=c.replan)
+            candidate = GreedyLearnedAgent(model=self.current_model(), replan=c.replan)
             result, _ = play_duel(
                 candidate,
                 GATE_CANDIDATE,
@@ -660,9 +662,10 @@ class ExpertRun(Run):
         """Label one decision here, so that forked workers inherit the compiled search instead of each compiling it."""
         c = self.config
         game = Game.new(c.map, c.num_players, 0)
-        student = LearnedAgent(0, model=self.current_model(), record=True)
+        model = self.current_model()
+        student = RecordingAgent(SampledLearnedAgent(0, model=model))
         student.act(game)
-        teacher = make_teacher(c.teacher, c.teacher_options, student.model_for(game), 2, 0)
+        teacher = make_teacher(c.teacher, c.teacher_options, model, 2, 0)
         search_label(teacher, game, student.trace[-1][1], 0)
 
     def open_pool(self) -> contextlib.AbstractContextManager[Any]:
@@ -776,9 +779,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Expert iteration over turn options for Concordia (docs/training.md).",
         "expert_*.yaml",
         [
-            "concordia train expert --config expert_italia2",
-            "concordia train expert --config expert_italia2 --backend ray --address auto",
-            "concordia train expert --resume runs/expert_italia2-20260101-120000 --iterations 12",
+            "concordia train expert --config expert_quick",
+            "concordia train expert --config expert_quick --backend ray --address auto",
+            "concordia train expert --config docs/reports/expert_italia2f/config.yaml",
+            "concordia train expert --resume runs/expert_quick-20260101-120000 --iterations 12",
         ],
     )
 

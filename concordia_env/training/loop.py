@@ -68,9 +68,9 @@ import torch
 from tqdm import tqdm
 
 from concordia_env import Game, agents
-from concordia_env.agents.learned import LearnedAgent
+from concordia_env.agents.learned import GreedyLearnedAgent
 from concordia_env.agents.learned_model import FEATURE_COUNTS, AfterstateModel
-from concordia_env.strategy.afterstate_scorer import check_features_version
+from concordia_env.strategy import check_features_version
 from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.tournament import duel, run_tournament
 
@@ -546,7 +546,7 @@ class Run:
             max_turns=c.eval_max_turns,
             given_version=weights_digest(model.compiled),  # games of another model are not read back
         )
-        learner = LearnedAgent(model=model, replan=c.replan)
+        learner = GreedyLearnedAgent(model=model, replan=c.replan)
         played = run_tournament(config, db=self.run_dir / self.EVAL_DB, workers=c.workers, given={LEARNER: learner})
         seconds = time.perf_counter() - start
         self.state.eval_seconds += seconds

@@ -42,7 +42,7 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 
 from concordia_env.agents.options_net import OptionsNet
 from concordia_env.integrations.rllib import ACTION_MASK, OBSERVATIONS, OPTIONS
-from concordia_env.strategy.afterstate_scorer import features_version
+from concordia_env.strategy import features_version
 
 from .run_evaluation import OptionsAgent
 

@@ -49,7 +49,7 @@ import torch as th
 
 from concordia_env.agents.options_net import UTILITY_PRIOR, OptionsNet
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
-from concordia_env.strategy.afterstate_scorer import features_version
+from concordia_env.strategy import features_version
 from concordia_env.tools.arguments import mistake_text
 
 from .config import (

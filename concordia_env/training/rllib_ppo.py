@@ -5,7 +5,7 @@ on one machine or on a cluster, and its learner updates one policy shared by eve
 
 Run
 ---
-``concordia train rllib --config rllib`` starts a local Ray (``num_cpus`` CPUs, by default
+``concordia train rllib --config docs/configs/rllib.yaml`` starts a local Ray (``num_cpus`` CPUs, by default
 one per env runner) and writes ``<runs_dir>/<name>-<timestamp>/`` with
 ``config.yaml``, ``checkpoints/iter_NNNN/`` (every ``checkpoint_every`` iterations and at
 the end), ``progress.jsonl`` (one line per iteration), ``actor.npz`` (the shared policy's

@@ -22,7 +22,7 @@ How a run works
   compiled inside the batch on ``env_threads`` threads, seats rotating across rows and games.
   No snapshots then (a past network does not run in compiled code); the reward scale and the
   margin shaping are applied per row (:class:`VecScaleReward`, :class:`VecMarginShaping`).
-  ``configs/vector_heuristic.yaml`` is the 2-hour run of ``docs/training.md``.
+  ``docs/reports/vector_heuristic/config.yaml`` is the 2-hour run of ``docs/training.md``.
 * Between PPO updates (so that the network on disk is always a trained one) a callback
   takes snapshots, runs the periodic evaluation (:mod:`concordia_env.training.run_evaluation`), writes
   checkpoints and enforces ``time_limit_minutes``.

@@ -44,7 +44,7 @@ import numba
 from numba.core import caching
 from numba.core import event as numba_event
 
-from .compiled_cache import SHIPPED, CompiledCache
+from .compiled_cache import SHIPPED, SUPPORTED, CompiledCache
 
 #: attribute set on the Python functions compiled here, so our cache locators pick only them
 _MARK = "__concordia_compiled__"
@@ -158,7 +158,7 @@ def _stamped_locators() -> list[type]:
     found = [getattr(caching, name, None) for name in ("UserProvidedCacheLocator", "InTreeCacheLocator")]
     found.append(getattr(caching, "UserWideCacheLocator", None))
     bases = [base for base in found if isinstance(base, type)]
-    if len(bases) < len(found) or not hasattr(caching, "IndexDataCacheFile"):
+    if len(bases) < len(found) or not SUPPORTED:
         return []
     return [type(f"Concordia{base.__name__}", (_PackageStampMixin, base), {}) for base in bases]
 

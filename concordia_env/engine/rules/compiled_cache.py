@@ -55,6 +55,16 @@ PORTABLE_CPU = "generic"
 COMPILE_INTO_ENV = "CONCORDIA_COMPILE_INTO"
 #: "0": do not read the shipped code; a folder: read that one instead (the portable build's stages)
 SHIPPED_ENV = "CONCORDIA_SHIPPED_CODE"
+#: numba's cache classes this module builds on: not public API, present in every numba the package allows
+#: (0.59 to 0.68); a numba without one of them gets numba's own cache from ``_jit`` and no shipped code
+NUMBA_CACHE_CLASSES = ("_CacheLocator", "CompileResultCacheImpl", "_Cache", "Cache", "IndexDataCacheFile")
+#: whether this numba has every class of :data:`NUMBA_CACHE_CLASSES`
+SUPPORTED = all(isinstance(getattr(caching, name, None), type) for name in NUMBA_CACHE_CLASSES)
+
+
+def _numba_class(name: str) -> type:
+    """numba's cache class ``name``, or ``object`` on a numba without it (the class built on it is then unused)."""
+    return getattr(caching, name) if SUPPORTED else object
 
 
 @functools.cache
@@ -100,6 +110,8 @@ class ShippedCode:
 def _shipped_code(folder: Path = SHIPPED_DIR) -> ShippedCode:
     """The shipped folder when its manifest matches this process, else the reason it is skipped."""
     chosen = os.environ.get(SHIPPED_ENV)
+    if not SUPPORTED:
+        return ShippedCode(None, f"numba {numba.__version__} lacks the cache classes it is read with")
     if chosen == "0":
         return ShippedCode(None, f"{SHIPPED_ENV}=0")
     flag = changed_codegen_flag()
@@ -160,7 +172,7 @@ def unwritable_places(source: str) -> str:
                                    if not given else ""]))  # fmt: skip
 
 
-class FolderLocator(caching._CacheLocator):
+class FolderLocator(_numba_class("_CacheLocator")):  # type: ignore[misc]  # a base chosen at import
     """A source file's functions in a folder laid out as the shipped code: ``<folder>/<its folder in the package>``."""
 
     def __init__(self, py_func: Any, relative_dir: Path, folder: Path, stamp: Any) -> None:
@@ -186,7 +198,7 @@ def cache_file(folder: Path, filename_base: str, stamp: Any) -> Any:
     return caching.IndexDataCacheFile(cache_path=str(folder), filename_base=filename_base, source_stamp=stamp)
 
 
-class _Place(caching.CompileResultCacheImpl):
+class _Place(_numba_class("CompileResultCacheImpl")):  # type: ignore[misc]
     """One place of a function's compiled code: numba's serialisation of a compile result, with our locator."""
 
     def __init__(self, py_func: Any, locator: Any) -> None:  # numba's __init__ searches its own locators
@@ -202,7 +214,7 @@ class _Place(caching.CompileResultCacheImpl):
         return None if data is None else self.rebuild(target_context, data)
 
 
-class CompiledCache(caching._Cache):
+class CompiledCache(_numba_class("_Cache")):  # type: ignore[misc]
     """A function's compiled code: loaded from the user's cache or the shipped code, saved to the user's cache.
 
     ``user_locators``: numba's locator classes stamped with our content digest (``_jit``), tried in
@@ -265,7 +277,7 @@ class CompiledCache(caching._Cache):
 
     def _key(self, sig: Any, codegen: Any, cpu: tuple[str, str, str] | None = None) -> tuple:
         """numba's index key (signature, CPU, bytecode digest), with ``cpu`` in place of this process's."""
-        key = caching.Cache._index_key(self, sig, codegen)  # type: ignore[arg-type]  # reads _py_func only
+        key = caching.Cache._index_key(self, sig, codegen)  # numba's key reads only _py_func
         return key if cpu is None else (key[0], cpu, *key[2:])
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import NUM_ACTIONS
-from ..state import PHASE, PHASE_GAME_OVER, STATE_SIZE
+from ..state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
 from ._jit import njit
 from .effects import apply_action, end_action
 from .legal import fill_legal, only_done_is_legal
@@ -227,6 +227,26 @@ def apply_batch(states, m, actions, masks):
     """
     for i in range(states.shape[0]):
         apply_checked(states[i], m, actions[i], masks[i])
+
+
+@njit
+def play_plan(s, m, player, plan, length, mask):
+    """Take ``plan[:length]`` on ``s`` while each action is legal and ``player``'s decision; returns how many.
+
+    A turn plan of the strategy core names one player's decisions to the end of the turn;
+    the game may stop it sooner (the turn ends, another player chooses what to keep of an
+    overflowing storehouse, the game ends). ``mask`` holds the legal mask of ``s`` on entry
+    and of the position reached on return (:func:`apply_checked`). ``Game.play_plan`` calls
+    it on a game, a batched environment on its rows.
+    """
+    taken = 0
+    for i in range(length):
+        a = plan[i]
+        if s[PHASE] == PHASE_GAME_OVER or s[CURRENT_PLAYER] != player or not mask[a]:
+            break
+        apply_checked(s, m, a, mask)
+        taken += 1
+    return taken
 
 
 @njit
