@@ -7,6 +7,10 @@ say nothing about strength (docs/training.md, "The options level", has the measu
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +88,95 @@ def test_the_script_s_time_guard_says_it_cut_the_run_short(tmp_path: Path, capsy
     report = ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])
     assert report["cut_short"] is True and report["timesteps"] == 16
     assert "time guard: stopped after 0 minutes, 16 of 64 steps" in capsys.readouterr().out
+    resumed = ppo_options.main(["--resume", report["run_dir"], "--minutes", "60"])  # more minutes: it goes on
+    assert resumed["cut_short"] is False and resumed["timesteps"] == 64
+
+
+def _run_record(run: Path) -> tuple[list[dict], dict[str, th.Tensor], dict]:
+    """What a run ended with, its timings left out: the progress lines, the network's weights, the evaluation."""
+    lines = [json.loads(x) for x in (run / "progress.jsonl").read_text().splitlines()]
+    for line in lines:
+        del line["seconds"], line["steps_per_s"]
+    report = json.loads((run / "eval.json").read_text())
+    return lines, th.load(run / "model.pt")["state_dict"], {k: report[k] for k in ("wins", "mean_vp", "timesteps")}
+
+
+def test_a_run_stopped_after_its_checkpoint_and_resumed_ends_as_an_uninterrupted_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tiny = ["--num_envs", "2", "--num_steps", "16", "--total_steps", "128", "--eval_games", "2", "--seed", "4"]
+    tiny += ["--save_every", "2"]  # 4 updates: checkpoints after the 2nd and the 4th
+    ppo_options.main([*tiny, "--runs_dir", str(tmp_path / "straight")])
+    collect, calls = ppo_options.collect, [0]
+
+    def stopped_collect(*args: object, **kwargs: object) -> None:
+        calls[0] += 1
+        if calls[0] == 4:  # in the 4th update: the 3rd is done, after the checkpoint of the 2nd
+            raise KeyboardInterrupt
+        collect(*args, **kwargs)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ppo_options, "collect", stopped_collect)
+        with pytest.raises(SystemExit) as exit_info:
+            ppo_options.main([*tiny, "--runs_dir", str(tmp_path / "stopped")])
+    assert exit_info.value.code == 130
+    (run,) = (tmp_path / "stopped").iterdir()
+    assert len((run / "progress.jsonl").read_text().splitlines()) == 3 and not (run / "eval.json").exists()
+    ppo_options.main(["--resume", str(run), "--eval_games", "2"])
+    (straight,) = (tmp_path / "straight").iterdir()
+    (lines, weights, report), (lines_b, weights_b, report_b) = _run_record(straight), _run_record(run)
+    assert [x["update"] for x in lines_b] == [1, 2, 3, 4]  # the 3rd update's line, played again, once
+    assert lines == lines_b and report == report_b
+    assert weights.keys() == weights_b.keys() and all(th.equal(weights[k], weights_b[k]) for k in weights)
+    assert not (run / "writer.lock").exists()  # the lock goes with the command
+
+
+def test_a_run_stopped_in_its_first_update_resumes_from_its_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tiny = ["--num_envs", "1", "--num_steps", "16", "--total_steps", "32", "--eval_games", "2", "--seed", "2"]
+    ppo_options.main([*tiny, "--runs_dir", str(tmp_path / "straight")])
+    with monkeypatch.context() as patch:
+        patch.setattr(ppo_options, "collect", lambda *args: (_ for _ in ()).throw(KeyboardInterrupt))
+        with pytest.raises(SystemExit):
+            ppo_options.main([*tiny, "--runs_dir", str(tmp_path / "stopped")])
+    (run,) = (tmp_path / "stopped").iterdir()
+    ppo_options.main(["--resume", str(run)])  # from the checkpoint of update 0
+    (straight,) = (tmp_path / "straight").iterdir()
+    (lines, weights, report), (lines_b, weights_b, report_b) = _run_record(straight), _run_record(run)
+    assert lines == lines_b and report == report_b and all(th.equal(weights[k], weights_b[k]) for k in weights)
+
+
+def test_a_resume_refuses_a_change_the_run_cannot_follow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tiny = ["--num_envs", "1", "--num_steps", "16", "--total_steps", "16", "--eval_games", "0"]
+    ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])
+    (run,) = tmp_path.iterdir()
+    with pytest.raises(SystemExit) as exit_info:
+        ppo_options.main(["--resume", str(run), "--learning_rate", "0.1", "--num_envs", "1"])
+    assert exit_info.value.code == 2
+    assert "learning_rate cannot change when resuming; changeable: minutes, " in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_the_script_in_one_line_and_keeps_its_checkpoint(tmp_path: Path) -> None:
+    argv = ["--num_envs", "2", "--num_steps", "16", "--total_steps", "10000000", "--save_every", "1"]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "concordia_env.training.ppo_options", *argv, "--runs_dir", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert run.stdout is not None
+    for _ in range(2):  # two updates done (each prints its line after its checkpoint is due)
+        assert json.loads(run.stdout.readline())["update"] >= 1
+    os.kill(run.pid, signal.SIGINT)
+    _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130, stderr[-3000:]
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr[-3000:]
+    (folder,) = tmp_path.iterdir()
+    assert stderr.splitlines()[-1] == f"interrupted; continue with: concordia train ppo_options --resume {folder}"
+    assert th.load(folder / "checkpoint.pt", weights_only=False)["progress"]["update"] >= 1
+    assert not (folder / "writer.lock").exists()
 
 
 @pytest.mark.parametrize(
@@ -91,14 +184,16 @@ def test_the_script_s_time_guard_says_it_cut_the_run_short(tmp_path: Path, capsy
     [
         (["--num_envs", "0"], "num_envs must be positive, got 0"),
         (["--total_steps", "0"], "total_steps must be positive, got 0"),
-        (["--anneal_lr", "maybe"], "argument --anneal_lr: expected true or false, got 'maybe'"),
+        (["--anneal_lr", "maybe"], "anneal_lr must be true or false, got 'maybe'"),
         (["--gamma", "2"], "gamma must be in 0..1, got 2.0"),
         (["--minutes", "-1"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
         (["--minutes", "nan"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
         (["--num_minibatches", "5000"], "num_minibatches (5000) exceeds a rollout's 128 x 8 steps"),
         (["--opponents", "bogus"], "unknown agent 'bogus'"),
         (["--map", "nowhere"], "unknown map 'nowhere'"),
-        (["--learning_rate", "fast"], "argument --learning_rate: invalid float value: 'fast'"),
+        (["--learning_rate", "fast"], "learning_rate must be a number, got 'fast'"),
+        (["--option_hidden", "[128, 0]"], "option_hidden and observation_hidden must be positive layer sizes"),
+        (["--bogus_key", "1"], "unrecognized arguments: --bogus_key 1"),
     ],
 )
 def test_a_script_mistake_is_one_line_and_writes_nothing(

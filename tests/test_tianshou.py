@@ -13,7 +13,7 @@ from concordia_env.training import tianshou_dqn
 #: testing (no numba-compiled VectorReplayBuffer), games cut at 100 decisions
 TINY = [
     *["--epochs", "1", "--epoch_steps", "150", "--collect_steps", "10", "--updates_per_step", "0.1"],
-    *["--batch_size", "16", "--hidden", "16", "--max_cycles", "100"],
+    *["--batch_size", "16", "--hidden", "[16]", "--max_cycles", "100"],
     *["--train_envs", "1", "--test_envs", "1", "--test_episodes", "2"],
     # one unmasked action of the exploring learner, its greedy test play or the random
     # opponent would fail the run

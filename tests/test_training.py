@@ -9,6 +9,7 @@ then serves the masking test.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -105,7 +106,23 @@ def test_command_line_overrides_parse_as_yaml_and_cover_every_key():
     assert config.total_timesteps == 20000 and isinstance(config.total_timesteps, int)
     assert config.net_arch == [64, 64] and config.progress is False
     help_text = parser.format_help()
-    assert all(f"--{name}" in help_text for name in field_names())
+    spelled = {"num_players": "players"}  # as concordia evaluate spells it
+    assert all(f"--{spelled.get(name, name)} " in help_text for name in field_names())
+
+
+@pytest.mark.parametrize("script", ["afterstate", "expert", "selfplay", "ppo_options", "rllib"])
+def test_training_commands_take_players_as_evaluate_does_and_num_players_still_with_a_warning(script, capsys):
+    from concordia_env.tools.cli import SCRIPTS
+
+    if script == "rllib":
+        pytest.importorskip("ray.rllib")
+    module = importlib.import_module(SCRIPTS["train"][script].module)
+    parser = module.build_parser()
+    assert parser.parse_args(["--players", "3"]).num_players in (3, "3")
+    assert "deprecated" not in capsys.readouterr().err
+    assert parser.parse_args(["--num_players", "4"]).num_players in (4, "4")
+    assert capsys.readouterr().err == f"{parser.prog}: --num_players is deprecated; use --players\n"
+    assert "--players" in parser.format_help() and "--num_players" not in parser.format_help()
 
 
 def test_imperium4_config_is_four_player_imperium():
@@ -389,7 +406,8 @@ def test_time_limit_stops_at_an_update_with_one_environment(tmp_path):
     assert summary["timesteps"] % TINY["n_steps"] == 0 and summary["timesteps"] < TINY["total_timesteps"]
     state = json.loads((run_dir / CHECKPOINT_DIR / STATE_FILE).read_text())
     assert state["timesteps"] == summary["timesteps"]
-    assert summary["stop_reason"].startswith("time limit")
+    assert summary["stop_reason"].startswith("CUT SHORT by the time limit of 0.0001 minutes at timestep ")
+    assert summary["stop_reason"].endswith(f"continue with concordia train selfplay --resume {run_dir}")
     assert (run_dir / "report.md").exists()
 
 
@@ -453,3 +471,17 @@ def test_a_tiny_run_trains_through_the_vector_env(tmp_path):
     assert summary["timesteps"] == 2048 and summary["games"] > 0
     assert not (run_dir / "pool").exists() or not any((run_dir / "pool").iterdir()), "no snapshots"
     assert [r["opponent"] for r in summary["final"]] == ["random"]
+
+
+def test_no_training_function_is_over_80_lines():
+    """The training functions read in one screen: none is over 80 lines (the fit skeleton, the play, PPO)."""
+    import ast
+
+    long = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "concordia_env" / "training").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1  # type: ignore[operator]
+                if lines > 80:
+                    long.append(f"{path.name}:{node.name} ({lines} lines)")
+    assert not long, long

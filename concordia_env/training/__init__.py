@@ -12,7 +12,8 @@
 * ``concordia train rllib``: multi-agent PPO on RLlib / Ray (:mod:`concordia_env.training.rllib_ppo`).
 
 Shared modules: :mod:`.config` (configs and their command line; ``--config NAME`` finds a shipped
-config in ``configs/``), :mod:`.workers` (the process pools that play a run's games: local or Ray,
+config in ``configs/``), :mod:`.run_folder` (a run's folder: made fresh, one writer at a time,
+files written whole), :mod:`.workers` (the process pools that play a run's games: local or Ray,
 and what a lost worker does), :mod:`.pool` (opponent pool), :mod:`.run_evaluation` (evaluation with Wilson
 intervals), :mod:`.policy_net` (the flat policy network), :mod:`.run_report` (learning curve and report).
 """

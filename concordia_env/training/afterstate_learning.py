@@ -58,7 +58,7 @@ import argparse
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,8 +70,8 @@ from concordia_env.agents.base import Agent
 from concordia_env.agents.learned import RecordingAgent, SampledLearnedAgent
 from concordia_env.agents.learned_model import MARGIN_SCALE, NUM_FEATURES, AfterstateModel, rollout_value
 
-from .config import ConfigBase, _f
-from .loop import HOLDOUT_EVERY, SELF, Run, check_loop_config, command_parser, run_command
+from .config import _f
+from .loop import LoopConfig, Run, check_loop_config, command_parser, run_command
 
 #: SeedSequence tag of the training games (evaluations are seeded by ``run_evaluation.eval_seed``)
 TRAIN_TAG = 0xAF7E
@@ -79,61 +79,13 @@ TRAIN_TAG = 0xAF7E
 
 # ---------------------------------------------------------------------- config
 @dataclass
-class AfterstateConfig(ConfigBase):
-    """Everything an afterstate run needs; see each field's help text."""
+class AfterstateConfig(LoopConfig):
+    """Everything an afterstate run needs: the loop's keys (:class:`.loop.LoopConfig`) and the targets'."""
 
-    name: str = _f("afterstate", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
-    runs_dir: str = _f("runs", "where run directories are created")
-    seed: int = _f(0, "seed of the games, the exploration, the network and the evaluation")
-    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
-    num_players: int = _f(2, "players per game")
-    workers: int = _f(2, "processes that play the games (and the evaluation games)")
-    torch_threads: int = _f(1, "torch threads while fitting")
-    progress: bool = _f(True, "show a progress bar")
-
-    iterations: int = _f(10, "play-and-fit iterations")
-    time_limit_minutes: float | None = _f(None, "stop after the iteration that crosses this budget (null: none)")
-    games_per_iteration: int = _f(200, "games played with the current model per iteration")
-    opponent_shares: dict = field(
-        default_factory=lambda: {SELF: 0.5, "heuristic": 0.5},
-        metadata={"help": "share of training games against each opponent: 'self' (the learner) or an agent spec"},
-    )
-    temperature: float = _f(0.05, "exploration softmax temperature, in units of MARGIN_SCALE VP")
     rollout_samples: int = _f(8, "rollouts per candidate for the dense targets (0: outcomes only)")
     rollout_rounds: int = _f(1, "rounds each target rollout plays before the position is scored")
     outcome_weight: float = _f(1.0, "weight of the outcome (lambda-return) loss beside the rollout loss")
-    epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
-    replan: bool = _f(
-        False,
-        "the learner decides at every decision (the learned agent's default) instead of "
-        "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
-    )
-
-    hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
-    features_version: int = _f(1, "the feature version the model reads (agents.learned_model.FEATURE_COUNTS)")
-    init_model: str | None = _f(
-        None,
-        "start from this saved model instead of the heuristic's ranking (a warm start, e.g. the shipped "
-        "concordia_env/agents/models/learned-italia-2p.npz for another map or player count; "
-        "its layers must match 'hidden'; a model of an older features_version is widened)",
-    )
-    learning_rate: float = _f(1e-3, "AdamW learning rate")
-    weight_decay: float = _f(1e-4, "AdamW weight decay")
-    batch_size: int = _f(512, "minibatch size")
-    epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
-    buffer_games: int = _f(4000, "the fit uses the decisions of the last this many games")
     td_lambda: float = _f(1.0, "lambda of the lambda-return targets (1: the final margin)")
-
-    eval_every: int = _f(1, "iterations between evaluations (0: none)")
-    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
-    eval_opponents: list = field(
-        default_factory=lambda: ["heuristic"], metadata={"help": "agent specs to evaluate against"}
-    )
-    final_eval_games: dict = field(
-        default_factory=lambda: {"random": 200, "heuristic": 200},
-        metadata={"help": "games per opponent spec in the final evaluation"},
-    )
-    eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
 
     def validate(self) -> None:
         if self.rollout_samples < 0 or self.rollout_rounds <= 0 or self.outcome_weight < 0:
@@ -255,6 +207,22 @@ def lambda_returns(model_values: np.ndarray, final: np.ndarray, trajectory: np.n
     return out
 
 
+def predict(net: torch.nn.Module, x: torch.Tensor, rows: np.ndarray) -> np.ndarray:
+    """The network's scores of the feature rows ``rows`` of ``x``, in chunks, without gradients."""
+    out = []
+    with torch.no_grad():
+        for b in range(0, len(rows), 8192):
+            out.append(net(x[torch.as_tensor(rows[b : b + 8192])].float()).numpy())
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+
+def group_centred(values: torch.Tensor, group: torch.Tensor, groups: int) -> torch.Tensor:
+    """``values`` less the mean of their group (a decision's candidates): what ranks the candidates."""
+    sums = torch.zeros(groups).index_add(0, group, values)
+    counts = torch.zeros(groups).index_add(0, group, torch.ones_like(values))
+    return values - (sums / counts)[group]
+
+
 # ---------------------------------------------------------------------- the run
 class AfterstateRun(Run):
     """The loop's run (:mod:`.loop`) with afterstate value iteration's play and fit."""
@@ -297,92 +265,58 @@ class AfterstateRun(Run):
         """
         c = self.config
         start = time.perf_counter()
-        torch.manual_seed(c.seed * 1_000_003 + iteration)
-        rng = np.random.default_rng([c.seed, iteration])
-        data = self.buffer(iteration)
+        data, decisions, rng = self.fit_start(iteration)
         x = torch.as_tensor(data["features"])  # float16; rows are converted per minibatch
-        key = (data["game"].astype(np.int64) * 8 + data["player"]) * 100_000 + data["step"]
-        first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])  # rows of a decision are consecutive
-        lengths = np.diff(np.r_[first, len(key)])
         chosen = np.flatnonzero(data["chosen"])  # in trajectory order: game, player, step
         trajectory = data["game"][chosen].astype(np.int64) * 8 + data["player"][chosen]
         rollout = np.nan_to_num(data["rollout"], nan=0.0).astype(np.float32)
         has_rollout = torch.as_tensor(~np.isnan(data["rollout"]))
         played = torch.as_tensor(data["chosen"])
-        held = data["game"][first] % HOLDOUT_EVERY == 0
-        train_decisions, held_decisions = np.flatnonzero(~held), np.flatnonzero(held)
-
-        def rows_of(decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """The rows of these decisions and, for each row, its decision's position in the batch."""
-            lens = lengths[decisions]
-            offsets = np.repeat(np.cumsum(lens) - lens, lens)
-            rows = np.repeat(first[decisions], lens) + np.arange(lens.sum()) - offsets
-            return rows, np.repeat(np.arange(len(decisions)), lens)
-
-        def predict(rows: np.ndarray) -> np.ndarray:
-            out = []
-            with torch.no_grad():
-                for b in range(0, len(rows), 8192):
-                    out.append(self.net(x[torch.as_tensor(rows[b : b + 8192])].float()).numpy())
-            return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+        ranking = bool(has_rollout.any())  # outcome targets only (rollout_samples 0): no ranking term to compute
 
         def outcome_targets() -> torch.Tensor:
             """lambda-returns of the played candidates, scattered to all rows (0 elsewhere)."""
-            returns = lambda_returns(predict(chosen), data["margin"][chosen], trajectory, c.td_lambda)
-            out = torch.zeros(len(key))
+            returns = lambda_returns(predict(self.net, x, chosen), data["margin"][chosen], trajectory, c.td_lambda)
+            out = torch.zeros(len(played))
             out[torch.as_tensor(chosen)] = torch.as_tensor(returns)
             return out
 
-        def group_centred(values: torch.Tensor, group: torch.Tensor, groups: int) -> torch.Tensor:
-            sums = torch.zeros(groups).index_add(0, group, values)
-            counts = torch.zeros(groups).index_add(0, group, torch.ones_like(values))
-            return values - (sums / counts)[group]
-
-        ranking = bool(has_rollout.any())  # outcome targets only (rollout_samples 0): no ranking term to compute
-
-        def loss_of(decisions: np.ndarray, outcome: torch.Tensor) -> torch.Tensor:
-            rows_np, group_np = rows_of(decisions)
+        def loss_of(batch: np.ndarray) -> torch.Tensor:
+            rows_np, group_np, _ = decisions.rows(batch)
             rows, group = torch.as_tensor(rows_np), torch.as_tensor(group_np)
             pred = self.net(x[rows].float())
             loss = torch.zeros(())
             if ranking:
                 target = torch.as_tensor(rollout[rows_np])
-                err = group_centred(pred, group, len(decisions)) - group_centred(target, group, len(decisions))
-                loss = (err**2 * has_rollout[rows]).sum() / len(decisions)
+                err = group_centred(pred, group, len(batch)) - group_centred(target, group, len(batch))
+                loss = (err**2 * has_rollout[rows]).sum() / len(batch)
             if c.outcome_weight > 0:
-                mine = played[rows]
-                loss = loss + c.outcome_weight * ((pred - outcome[rows]) ** 2 * mine).sum() / len(decisions)
+                loss = loss + c.outcome_weight * ((pred - outcome[rows]) ** 2 * played[rows]).sum() / len(batch)
             return loss
 
-        def held_error(outcome: torch.Tensor) -> float:
+        def held_error() -> float:
             with torch.no_grad():
-                return float(loss_of(held_decisions, outcome)) if len(held_decisions) else 0.0
+                return float(loss_of(decisions.held_out)) if len(decisions.held_out) else 0.0
 
         outcome = outcome_targets()
-        best = (held_error(outcome), 0, {k: v.clone() for k, v in self.net.state_dict().items()})
+        best = (held_error(), 0, self.weights())
         errors = [best[0]]
-        decisions_per_batch = max(1, c.batch_size // max(1, int(lengths.mean())))
-        for epoch in range(1, c.epochs + 1):
-            self.net.train()
-            order = rng.permutation(train_decisions)
-            for b in range(0, len(order), decisions_per_batch):
-                loss = loss_of(order[b : b + decisions_per_batch], outcome)
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-            self.net.eval()
+
+        def after_epoch() -> None:
+            nonlocal outcome, best
             outcome = outcome_targets()
-            error = held_error(outcome)
-            errors.append(error)
-            if error < best[0]:
-                best = (error, epoch, {k: v.clone() for k, v in self.net.state_dict().items()})
+            errors.append(held_error())
+            if errors[-1] < best[0]:
+                best = (errors[-1], len(errors) - 1, self.weights())
+
+        self.fit_epochs(decisions, rng, loss_of, after_epoch)
         self.net.load_state_dict(best[2])
         seconds = time.perf_counter() - start
         self.state.fit_seconds += seconds
         return {
             "iteration": iteration,
-            "rows": int(lengths[train_decisions].sum()),
-            "held_rows": int(lengths[held_decisions].sum()),
+            "rows": int(decisions.lengths[decisions.train].sum()),
+            "held_rows": int(decisions.lengths[decisions.held_out].sum()),
             "held_error": errors,
             "best_epoch": best[1],
             "a": float(self.net.a.detach()),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -223,18 +224,49 @@ class TrainConfig(ConfigBase):
         return self.n_steps * self.n_envs
 
 
+class DeprecatedOption(argparse.Action):
+    """An old spelling of an option: it still works, with one line on stderr that names the new one."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.new = new
+
+    def __call__(
+        self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option: str | None = None
+    ) -> None:
+        print(f"{parser.prog}: {option} is deprecated; use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_players_option(parser: Any, **options: Any) -> None:
+    """``--players N`` (the config's ``num_players``), as ``concordia evaluate`` spells it; ``--num_players`` warns.
+
+    ``parser``: a parser or an argument group; ``options``: ``type``, ``default``, ``help``...
+    of the option, the same for both spellings.
+    """
+    parser.add_argument("--players", dest="num_players", **options)
+    hidden = {**options, "help": argparse.SUPPRESS}
+    parser.add_argument("--num_players", dest="num_players", action=DeprecatedOption, new="--players", **hidden)
+
+
 def add_override_arguments(parser: argparse.ArgumentParser, cls: type[ConfigBase] = TrainConfig) -> None:
-    """One ``--<field>`` option per config field; values are parsed as YAML (``--net_arch "[64, 64]"``)."""
+    """One ``--<field>`` option per config field; values are parsed as YAML (``--net_arch "[64, 64]"``).
+
+    The field ``num_players`` is ``--players`` (:func:`add_players_option`).
+    """
     group = parser.add_argument_group("config overrides (each replaces the config file's value)")
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]
         default = _default(f)
-        group.add_argument(
-            f"--{f.name}",
-            type=_parse_value,
-            default=argparse.SUPPRESS,  # absent options stay absent, so "--key null" can override to None
-            metavar=type(default).__name__.upper() if default is not None else "VALUE",
-            help=f"{f.metadata['help']} (default: {default})",
-        )
+        options: dict[str, Any] = {
+            "type": _parse_value,
+            "default": argparse.SUPPRESS,  # absent options stay absent, so "--key null" can override to None
+            "metavar": type(default).__name__.upper() if default is not None else "VALUE",
+            "help": f"{f.metadata['help']} (default: {default})".replace("%", "%%"),  # argparse formats with %
+        }
+        if f.name == "num_players":
+            add_players_option(group, **options)
+        else:
+            group.add_argument(f"--{f.name}", **options)
 
 
 def _default(f: dataclasses.Field) -> Any:

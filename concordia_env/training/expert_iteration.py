@@ -121,12 +121,13 @@ from concordia_env.agents.mcts import MCTSAgent
 from concordia_env.tools.evaluate import play_duel
 from concordia_env.tools.tournament import check_ray_address
 
-from .config import ConfigBase, _f, check_positive
+from .config import _f, check_positive
 from .loop import (
-    HOLDOUT_EVERY,
     RESUMABLE,
     SEED_BOUND,
     SELF,
+    Decisions,
+    LoopConfig,
     Run,
     RunState,
     check_loop_config,
@@ -150,36 +151,30 @@ GATE_EVAL_INDEX = 2_000_000
 
 # ---------------------------------------------------------------------- config
 @dataclass
-class ExpertConfig(ConfigBase):
-    """Everything an expert-iteration run needs; see each field's help text."""
+class ExpertConfig(LoopConfig):
+    """Everything an expert-iteration run needs: the loop's keys (:class:`.loop.LoopConfig`, some with
+    other defaults here), where the games are played, the teacher's labels and the gate."""
 
     name: str = _f("expert", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
-    runs_dir: str = _f("runs", "where run directories are created")
-    seed: int = _f(0, "seed of the games, the labels, the network and the evaluation")
-    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
-    num_players: int = _f(2, "players per game")
-    backend: str = _f("multiprocessing", "pool of the self-play and labelling: multiprocessing or ray")
-    address: str | None = _f(None, "Ray cluster to join ('auto', 'host:6379'; null: a local Ray instance)")
     workers: int = _f(2, "pool processes (Ray: tasks in flight) that play and label; also the evaluation's processes")
-    games_per_task: int = _f(4, "games per pool task (each task carries the model once)")
-    torch_threads: int = _f(1, "torch threads while fitting")
-    progress: bool = _f(True, "show a progress bar")
-
-    iterations: int = _f(10, "play-label-fit iterations")
-    time_limit_minutes: float | None = _f(None, "stop after the iteration that crosses this budget (null: none)")
-    games_per_iteration: int = _f(200, "games played by the student per iteration")
     opponent_shares: dict = field(
         default_factory=lambda: {SELF: 0.7, "heuristic": 0.3},
         metadata={"help": "share of games against each opponent: 'self' (the student in every seat) or an agent spec"},
     )
-    temperature: float = _f(0.05, "the student's exploration softmax temperature, in units of MARGIN_SCALE VP")
-    epsilon: float = _f(0.3, "probability that a student decision samples from the softmax instead of the best")
-    replan: bool = _f(
-        False,
-        "the student decides at every decision (the learned agent's default) instead of "
-        "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
+    hidden: list = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layer sizes of the MLP"})
+    learning_rate: float = _f(5e-4, "AdamW learning rate")
+    buffer_games: int = _f(2000, "the fit uses the decisions of the last this many games")
+    eval_opponents: list = field(
+        default_factory=lambda: ["heuristic", "mcts:150"], metadata={"help": "agent specs to evaluate against"}
+    )
+    final_eval_games: dict = field(
+        default_factory=lambda: {"heuristic": 400, "mcts:150": 200},
+        metadata={"help": "games per opponent spec in the final evaluation"},
     )
 
+    backend: str = _f("multiprocessing", "pool of the self-play and labelling: multiprocessing or ray")
+    address: str | None = _f(None, "Ray cluster to join ('auto', 'host:6379'; null: a local Ray instance)")
+    games_per_task: int = _f(4, "games per pool task (each task carries the model once)")
     teacher: str = _f("learned", "the labelling search: 'learned' (the current network as first estimate) or 'mcts'")
     teacher_options: dict = field(
         default_factory=dict,
@@ -196,19 +191,6 @@ class ExpertConfig(ConfigBase):
         "weight of the value loss: each labelled option's score against the search's value, weighted by the "
         "listwise target's probability (0: none; what the network's scores are worth to a search that reads them)",
     )
-
-    hidden: list = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layer sizes of the MLP"})
-    features_version: int = _f(1, "the feature version the model reads (agents.learned_model.FEATURE_COUNTS)")
-    init_model: str | None = _f(
-        None,
-        "start from this saved model (e.g. a shipped one); its layers must match 'hidden'; "
-        "a model of an older features_version is widened (zero weights on the new features)",
-    )
-    learning_rate: float = _f(5e-4, "AdamW learning rate")
-    weight_decay: float = _f(1e-4, "AdamW weight decay")
-    batch_size: int = _f(512, "minibatch size in rows (whole decisions)")
-    epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
-    buffer_games: int = _f(2000, "the fit uses the decisions of the last this many games")
     gate_games: int = _f(
         0,
         "0: keep the epoch with the lowest held-out loss; N: every epoch's network plays a search-free match of N "
@@ -216,17 +198,6 @@ class ExpertConfig(ConfigBase):
         "at least gate_share of them, else the network stays as it was",
     )
     gate_share: float = _f(0.55, "the share of the gate's games a new network must win (the equal share is 1/players)")
-
-    eval_every: int = _f(1, "iterations between evaluations (0: none)")
-    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
-    eval_opponents: list = field(
-        default_factory=lambda: ["heuristic", "mcts:150"], metadata={"help": "agent specs to evaluate against"}
-    )
-    final_eval_games: dict = field(
-        default_factory=lambda: {"heuristic": 400, "mcts:150": 200},
-        metadata={"help": "games per opponent spec in the final evaluation"},
-    )
-    eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
 
     def validate(self) -> None:
         check_positive(self, ("games_per_task", "label_simulations"))
@@ -346,23 +317,7 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
     n = s["num_players"]
     seeds = np.random.SeedSequence([spec.seed, EXPERT_TAG]).generate_state(n + 3)
     game = Game.new(s["map"], n, int(seeds[0]))
-    seats: list[Agent] = []
-    for p in range(n):
-        if p in spec.learner_seats:
-            seats.append(
-                RecordingAgent(
-                    SampledLearnedAgent(
-                        int(seeds[p + 1]),
-                        model=model,
-                        temperature=s["temperature"],
-                        epsilon=s["epsilon"],
-                        replan=s["replan"],
-                    )
-                )
-            )
-        else:
-            seats.append(agents.from_spec(spec.opponent))
-            seats[p].reset(int(seeds[p + 1]))
+    seats = seat_players(spec, s, model, seeds)
     full = make_teacher(s["teacher"], s["teacher_options"], model, s["label_simulations"], 0)
     cheap = None
     if s["cheap_simulations"]:
@@ -386,6 +341,39 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
                 label_seconds += time.perf_counter() - start
                 labels[(p, before)] = (targets, visits, weight)
         game.step(action)
+    columns = decision_rows(spec, seats, labels, game)
+    return {**columns, "decisions": game.decision_count, "label_seconds": label_seconds}
+
+
+def seat_players(spec: GameSpec, s: dict[str, Any], model: AfterstateModel, seeds: np.ndarray) -> list[Agent]:
+    """The game's players: the recording student in ``spec.learner_seats``, ``spec.opponent`` elsewhere."""
+    seats: list[Agent] = []
+    for p in range(s["num_players"]):
+        if p in spec.learner_seats:
+            seats.append(
+                RecordingAgent(
+                    SampledLearnedAgent(
+                        int(seeds[p + 1]),
+                        model=model,
+                        temperature=s["temperature"],
+                        epsilon=s["epsilon"],
+                        replan=s["replan"],
+                    )
+                )
+            )
+        else:
+            seats.append(agents.from_spec(spec.opponent))
+            seats[p].reset(int(seeds[p + 1]))
+    return seats
+
+
+def decision_rows(
+    spec: GameSpec,
+    seats: list[Agent],
+    labels: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, float]],
+    game: Game,
+) -> dict[str, np.ndarray]:
+    """The finished game's rows (:func:`play_game`'s columns): the student's decisions, labelled or not."""
     scores = game.final_scores().astype(np.float64)
     winner = game.winner()
     rows: dict[str, list] = {key: [] for key in COLUMNS}
@@ -416,9 +404,40 @@ def play_game(spec: GameSpec, s: dict[str, Any], model: AfterstateModel) -> dict
         "player": np.asarray(rows["player"], dtype=np.int8),
         "step": np.asarray(rows["step"], dtype=np.int16),
         "game": np.full(count, spec.game_id, dtype=np.int32),
-        "decisions": game.decision_count,
-        "label_seconds": label_seconds,
     }
+
+
+def expert_loss(
+    net: torch.nn.Module,
+    x: torch.Tensor,
+    data: dict[str, np.ndarray],
+    decisions: Decisions,
+    batch: np.ndarray,
+    c: ExpertConfig,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The fit's loss per decision over the decisions ``batch`` (the module docstring's), and the sum of its value term.
+
+    ``x``: the buffer's feature rows; ``data``: its columns.
+    """
+    tau = c.label_temperature
+    rows, group, slot = decisions.rows(batch)
+    pred = net(x[torch.as_tensor(rows)].float())
+    target = torch.as_tensor(np.nan_to_num(data["target"][rows]))
+    weight = torch.as_tensor(data["weight"][decisions.first[batch]])
+    size = (len(batch), int(slot.max()) + 1)
+    g, k = torch.as_tensor(group), torch.as_tensor(slot)
+    scores = torch.full(size, -torch.inf).index_put((g, k), pred / tau)
+    wanted = torch.full(size, -torch.inf).index_put((g, k), target / tau)
+    log_q = torch.log_softmax(scores, dim=1)[g, k]
+    p = torch.softmax(wanted, dim=1)[g, k]
+    listwise = -(p * log_q * weight[g]).sum()
+    played = torch.as_tensor(data["chosen"][rows])
+    outcome = ((pred - torch.as_tensor(data["margin"][rows])) ** 2 * played).sum()
+    value = (p * (pred - target) ** 2 * weight[g]).sum()
+    loss = listwise + c.outcome_weight * outcome
+    if c.value_weight:  # zero: the loss of the runs before, bit for bit
+        loss = loss + c.value_weight * value
+    return loss / len(batch), value
 
 
 # ---------------------------------------------------------------------- the run
@@ -526,37 +545,14 @@ class ExpertRun(Run):
         """
         c = self.config
         start, start_cpu = time.perf_counter(), cpu_seconds()
-        torch.manual_seed(c.seed * 1_000_003 + iteration)
-        rng = np.random.default_rng([c.seed, iteration])
-        data = self.buffer(iteration)
-        decisions = Decisions(data)
-        held = data["game"][decisions.first] % HOLDOUT_EVERY == 0
-        train, held_out = np.flatnonzero(~held), np.flatnonzero(held)
+        data, decisions, rng = self.fit_start(iteration)
+        train, held_out = decisions.train, decisions.held_out
         graded = held_out[data["weight"][decisions.first[held_out]] >= 1.0]  # full labels: the agreement's decisions
         x = torch.as_tensor(data["features"])  # float16; rows are converted per minibatch
         labelled_held = int((data["weight"][decisions.first[held_out]] > 0).sum())  # the value error's decisions
-        tau = c.label_temperature
 
         def loss_of(batch: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-            """The loss per decision over the decisions ``batch``, and the sum of their value term."""
-            rows, group, slot = decisions.rows(batch)
-            pred = self.net(x[torch.as_tensor(rows)].float())
-            target = torch.as_tensor(np.nan_to_num(data["target"][rows]))
-            weight = torch.as_tensor(data["weight"][decisions.first[batch]])
-            size = (len(batch), int(slot.max()) + 1)
-            g, k = torch.as_tensor(group), torch.as_tensor(slot)
-            scores = torch.full(size, -torch.inf).index_put((g, k), pred / tau)
-            wanted = torch.full(size, -torch.inf).index_put((g, k), target / tau)
-            log_q = torch.log_softmax(scores, dim=1)[g, k]
-            p = torch.softmax(wanted, dim=1)[g, k]
-            listwise = -(p * log_q * weight[g]).sum()
-            played = torch.as_tensor(data["chosen"][rows])
-            outcome = ((pred - torch.as_tensor(data["margin"][rows])) ** 2 * played).sum()
-            value = (p * (pred - target) ** 2 * weight[g]).sum()
-            loss = listwise + c.outcome_weight * outcome
-            if c.value_weight:  # zero: the loss of the runs before, bit for bit
-                loss = loss + c.value_weight * value
-            return loss / len(batch), value
+            return expert_loss(self.net, x, data, decisions, batch, c)
 
         def held_scores() -> tuple[float, float]:
             """The held-out loss, and the value error: the value term per labelled held-out decision."""
@@ -575,27 +571,19 @@ class ExpertRun(Run):
                 pred = self.net(x[torch.as_tensor(rows)].float()).numpy()
             return decisions.agreement(graded, pred, data["target"][rows])
 
-        self.net.eval()
-        heuristic = self.heuristic_agreement(decisions, data, graded)
-        snapshots = [{k: v.clone() for k, v in self.net.state_dict().items()}]  # epoch 0: the network that played
-        held_loss, error = held_scores()
-        losses, value_errors, agreements = [held_loss], [error], [agreement()]
-        rows_per_decision = max(1, int(decisions.lengths.mean()))
-        per_batch = max(1, c.batch_size // rows_per_decision)
-        for _ in range(c.epochs):
-            self.net.train()
-            order = rng.permutation(train)
-            for b in range(0, len(order), per_batch):
-                batch_loss, _ = loss_of(order[b : b + per_batch])
-                self.optimizer.zero_grad()
-                batch_loss.backward()
-                self.optimizer.step()
-            self.net.eval()
+        def after_epoch() -> None:
             held_loss, error = held_scores()
             losses.append(held_loss)
             value_errors.append(error)
             agreements.append(agreement())
-            snapshots.append({k: v.clone() for k, v in self.net.state_dict().items()})
+            snapshots.append(self.weights())
+
+        self.net.eval()
+        heuristic = self.heuristic_agreement(decisions, data, graded)
+        snapshots = [self.weights()]  # epoch 0: the network that played
+        held_loss, error = held_scores()
+        losses, value_errors, agreements = [held_loss], [error], [agreement()]
+        self.fit_epochs(decisions, rng, lambda batch: loss_of(batch)[0], after_epoch)
         lowest = int(np.argmin(losses))  # the first of equal losses: epoch 0 unless an epoch lowers the loss
         gate = self.gate(iteration, snapshots) if c.gate_games else []
         kept = lowest if not gate else pick_gated(gate, c.gate_share)
@@ -782,32 +770,6 @@ def pick_gated(gate: list[EvalResult], share: float) -> int:
     rates = [result.win_rate for result in gate]
     best = int(np.argmax(rates))
     return best + 1 if rates[best] >= share else 0
-
-
-class Decisions:
-    """The decisions of a buffer: each one's consecutive rows (a decision's key is game, player and step)."""
-
-    def __init__(self, data: dict[str, np.ndarray]) -> None:
-        key = (data["game"].astype(np.int64) * 8 + data["player"]) * 100_000 + data["step"]
-        #: the first row and the number of rows of every decision
-        self.first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        self.lengths = np.diff(np.r_[self.first, len(key)])
-
-    def rows(self, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The rows of these decisions; for each row its decision's place in ``decisions`` and its place in it."""
-        lens = self.lengths[decisions]
-        offsets = np.repeat(np.cumsum(lens) - lens, lens)
-        slot = np.arange(lens.sum()) - offsets
-        return np.repeat(self.first[decisions], lens) + slot, np.repeat(np.arange(len(decisions)), lens), slot
-
-    def agreement(self, decisions: np.ndarray, scores: np.ndarray, targets: np.ndarray) -> float:
-        """Share of ``decisions`` whose best score (rows in :meth:`rows` order) is the best target."""
-        lens = self.lengths[decisions]
-        starts = np.cumsum(lens) - lens
-        same = [
-            np.argmax(scores[a : a + n]) == np.argmax(targets[a : a + n]) for a, n in zip(starts, lens, strict=True)
-        ]
-        return float(np.mean(same))
 
 
 # ---------------------------------------------------------------------- command line

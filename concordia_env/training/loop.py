@@ -18,11 +18,17 @@ seats rotated, 95% Wilson intervals, every game stored in ``evaluations.db``), w
 the **report** (:meth:`Run.finish`): the loop's sections, and the method's own
 (:meth:`Run.report_sections`).
 
-A method is a subclass of :class:`Run` that names its config and state classes, its command
-and its words for the report, and supplies its games (``tasks`` from :meth:`Run.draw_games`,
-the ``worker`` that plays one, ``iteration_data``), ``fit`` and ``report_sections`` (and, if
-it needs them, ``games_in``, ``count_play``, ``warm_up``, ``open_pool``, ``preflight`` and
-``summary_extras``). :func:`run_command` is every method's ``main``.
+A method is a subclass of :class:`Run` that names its config (a :class:`LoopConfig`, the keys
+every method shares, with its own) and state classes, its command and its words for the
+report, and supplies its games (``tasks`` from :meth:`Run.draw_games`, the ``worker`` that
+plays one, ``iteration_data``), ``fit`` and ``report_sections`` (and, if it needs them,
+``games_in``, ``count_play``, ``warm_up``, ``open_pool``, ``preflight`` and
+``summary_extras``). Every ``fit`` has one skeleton: :meth:`Run.fit_start` (torch seeded for
+the iteration, the buffer, its :class:`Decisions` with every ``HOLDOUT_EVERY``-th game held
+out) and :meth:`Run.fit_epochs` (shuffled minibatches of whole decisions), the method
+supplying the loss and what it measures after each epoch. :func:`run_command` is every
+method's ``main``; it holds the run folder's lock (:class:`.run_folder.RunLock`) from the
+folder's first file to its end.
 
 Reproducibility, the rule: **a resume reads only the checkpoint**. ``checkpoint.pt``
 (network, optimizer and run state) is written in one atomic step at the end of every
@@ -47,16 +53,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import io
 import json
-import os
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn
 
@@ -74,6 +77,7 @@ from concordia_env.tools.tournament import duel, run_tournament
 from .afterstate_net import AfterstateNet
 from .config import (
     ConfigBase,
+    _f,
     add_override_arguments,
     check_positive,
     check_time_limit,
@@ -81,8 +85,9 @@ from .config import (
     resolve,
     resume_overrides,
 )
-from .run_evaluation import EvalResult, eval_result, eval_seed, weights_digest
-from .run_report import plot_learning_curve
+from .run_evaluation import EvalHistory, EvalResult, eval_result, eval_seed, weights_digest
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic
+from .run_report import cut_short_text, final_table, plot_learning_curve, write_eval_csv
 from .workers import WorkerLostError, open_pool
 
 #: the opponent share of games the learner plays against itself (every seat learns)
@@ -112,6 +117,66 @@ RESUMABLE = ("iterations", "time_limit_minutes", "workers", "torch_threads", "pr
              "eval_opponents", "final_eval_games", "eval_max_turns")  # fmt: skip
 
 
+@dataclass
+class LoopConfig(ConfigBase):
+    """The keys every method of the loop has, declared once (a method's config adds its own, and may
+    give some of these another default): the run, the game, the iterations, the exploration of the
+    network's player (the learner, the student), the network and its fit, the evaluations."""
+
+    name: str = _f("afterstate", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the games, the exploration, the network and the evaluation")
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game")
+    workers: int = _f(2, "processes that play the games (and the evaluation games)")
+    torch_threads: int = _f(1, "torch threads while fitting")
+    progress: bool = _f(True, "show a progress bar")
+
+    iterations: int = _f(10, "iterations of the loop (play, fit, evaluate)")
+    time_limit_minutes: float | None = _f(None, "stop after the iteration that crosses this budget (null: none)")
+    games_per_iteration: int = _f(200, "games played with the current network per iteration")
+    opponent_shares: dict = field(
+        default_factory=lambda: {SELF: 0.5, "heuristic": 0.5},
+        metadata={"help": "share of training games against each opponent: 'self' (the network in every seat) "
+                          "or an agent spec"},
+    )  # fmt: skip
+    temperature: float = _f(0.05, "exploration softmax temperature, in units of MARGIN_SCALE VP")
+    epsilon: float = _f(0.3, "probability that a decision samples from the softmax instead of taking the best turn")
+    replan: bool = _f(
+        False,
+        "the network's player decides at every decision (the learned agent's default) instead of "
+        "following its chosen turn's plan (what the runs before played; false keeps them reproducible)",
+    )
+
+    hidden: list = field(default_factory=lambda: [64, 64], metadata={"help": "hidden layer sizes of the MLP"})
+    features_version: int = _f(1, "the feature version the model reads (agents.learned_model.FEATURE_COUNTS)")
+    init_model: str | None = _f(
+        None,
+        "start from this saved model (a warm start, e.g. the shipped "
+        "concordia_env/agents/models/learned-italia-2p.npz for another map or player count); "
+        "its layers must match 'hidden'; a model of an older features_version is widened",
+    )
+    learning_rate: float = _f(1e-3, "AdamW learning rate")
+    weight_decay: float = _f(1e-4, "AdamW weight decay")
+    batch_size: int = _f(512, "minibatch size in rows (whole decisions)")
+    epochs: int = _f(4, "passes over the buffer per iteration (the best held-out epoch is kept)")
+    buffer_games: int = _f(4000, "the fit uses the decisions of the last this many games")
+
+    eval_every: int = _f(1, "iterations between evaluations (0: none)")
+    eval_games: int = _f(100, "games per opponent in each periodic evaluation")
+    eval_opponents: list = field(
+        default_factory=lambda: ["heuristic"], metadata={"help": "agent specs to evaluate against"}
+    )
+    final_eval_games: dict = field(
+        default_factory=lambda: {"random": 200, "heuristic": 200},
+        metadata={"help": "games per opponent spec in the final evaluation"},
+    )
+    eval_max_turns: int = _f(1000, "evaluation games still running after this many turns are scored as they stand")
+
+    def validate(self) -> None:
+        check_loop_config(self)
+
+
 def check_loop_config(config: Any) -> None:
     """The checks every method's config shares (sizes, exploration, evaluation, network, opponents, game).
 
@@ -136,25 +201,37 @@ def check_loop_config(config: Any) -> None:
     Game.new(config.map, config.num_players, 0)
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that the file is the old one or the new one, whole, whenever the run stops."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+class Decisions:
+    """The decisions of a buffer: each one's consecutive rows (a decision's key is game, player and step)."""
 
+    def __init__(self, data: dict[str, np.ndarray]) -> None:
+        key = (data["game"].astype(np.int64) * 8 + data["player"]) * 100_000 + data["step"]
+        #: the first row and the number of rows of every decision
+        self.first = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        self.lengths = np.diff(np.r_[self.first, len(key)])
+        #: the decisions fitted and those held out to choose the epoch (every HOLDOUT_EVERY-th game)
+        held = data["game"][self.first] % HOLDOUT_EVERY == 0
+        self.train, self.held_out = np.flatnonzero(~held), np.flatnonzero(held)
 
-def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> None:
-    """``np.savez`` of ``arrays`` to ``path``, atomically (:func:`write_atomic`)."""
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    write_atomic(path, buffer.getvalue())
+    def rows(self, decisions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of these decisions; for each row its decision's place in ``decisions`` and its place in it."""
+        lens = self.lengths[decisions]
+        offsets = np.repeat(np.cumsum(lens) - lens, lens)
+        slot = np.arange(lens.sum()) - offsets
+        return np.repeat(self.first[decisions], lens) + slot, np.repeat(np.arange(len(decisions)), lens), slot
+
+    def agreement(self, decisions: np.ndarray, scores: np.ndarray, targets: np.ndarray) -> float:
+        """Share of ``decisions`` whose best score (rows in :meth:`rows` order) is the best target."""
+        lens = self.lengths[decisions]
+        starts = np.cumsum(lens) - lens
+        same = [
+            np.argmax(scores[a : a + n]) == np.argmax(targets[a : a + n]) for a, n in zip(starts, lens, strict=True)
+        ]
+        return float(np.mean(same))
 
 
 @dataclass
-class RunState:
+class RunState(EvalHistory):
     """What ``state.json`` carries between sessions (a method's state class may add fields)."""
 
     iteration: int = 0
@@ -165,11 +242,7 @@ class RunState:
     fit_seconds: float = 0.0
     eval_seconds: float = 0.0
     sessions: int = 0
-    history: list[dict[str, Any]] = field(default_factory=list)
     fits: list[dict[str, Any]] = field(default_factory=list)
-
-    def results(self) -> list[EvalResult]:
-        return [EvalResult.from_dict(r) for r in self.history]
 
 
 class Run:
@@ -206,18 +279,20 @@ class Run:
         self.wall_start = time.perf_counter()
 
     @classmethod
-    def create(cls, config: Any) -> Run:
+    def create(cls, config: Any, held: contextlib.ExitStack | None = None) -> Run:
+        """A new run of ``config`` in a new run directory, checkpointed at iteration 0.
+
+        ``held``: the command's stack of what it holds for the run's life; the new folder's
+        :class:`.run_folder.RunLock` enters it as soon as the folder exists, before any file.
+        """
         # a missing or mismatched warm-start model is refused before anything is written
         init = None if config.init_model is None else AfterstateModel.load(config.init_model)
         if init is not None:
             AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version]).load_model(init)
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
-        suffix = 1
-        while run_dir.exists():
-            run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
-            suffix += 1
-        (run_dir / "data").mkdir(parents=True)
+        run_dir = new_run_dir(config.runs_dir, config.name)
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
+        (run_dir / "data").mkdir()
         config.save(run_dir / cls.CONFIG)
         torch.manual_seed(config.seed)
         run = cls(run_dir, config, cls.STATE_CLASS())
@@ -227,8 +302,11 @@ class Run:
         return run
 
     @classmethod
-    def open(cls, run_dir: Path, overrides: dict[str, Any]) -> Run:
+    def open(cls, run_dir: Path, overrides: dict[str, Any], held: contextlib.ExitStack | None = None) -> Run:
         """The run in ``run_dir`` as its last checkpoint left it, with ``overrides`` (resumable keys).
+
+        ``held`` (as for :meth:`create`): the folder's lock is taken there before anything is
+        read or written, so a second writer is refused (:class:`.run_folder.RunFolderBusyError`).
 
         Everything is read from the checkpoint (``checkpoint.pt``: network, optimizer and run
         state, written in one step), never from a file written after it: ``model.npz`` and
@@ -239,6 +317,8 @@ class Run:
         run_dir = Path(run_dir)
         if not run_dir.is_dir():
             raise FileNotFoundError(f"{run_dir} is not a run directory: nothing to resume")
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
         if not (run_dir / cls.CHECKPOINT).is_file():
             raise FileNotFoundError(
                 f"{run_dir} has no {cls.CHECKPOINT}: not a run directory, or one stopped before its first "
@@ -389,6 +469,43 @@ class Run:
         """The method's: fit the network to :meth:`buffer`; returns the fit's record (the report's row)."""
         raise NotImplementedError
 
+    # the fit's skeleton, the same in every method: the buffer's whole decisions, held-out games, epochs
+    def fit_start(self, iteration: int) -> tuple[dict[str, np.ndarray], Decisions, np.random.Generator]:
+        """A fit's first steps: torch seeded for the iteration; the buffer, its decisions, the shuffling generator."""
+        torch.manual_seed(self.config.seed * 1_000_003 + iteration)
+        rng = np.random.default_rng([self.config.seed, iteration])
+        data = self.buffer(iteration)
+        return data, Decisions(data), rng
+
+    def fit_epochs(
+        self,
+        decisions: Decisions,
+        rng: np.random.Generator,
+        batch_loss: Callable[[np.ndarray], torch.Tensor],
+        after_epoch: Callable[[], None],
+    ) -> None:
+        """``epochs`` passes over the training decisions, shuffled, in minibatches of whole decisions.
+
+        A minibatch holds about ``batch_size`` rows (as many decisions as the mean decision's
+        rows allow); ``batch_loss`` is the loss of a minibatch's decisions; ``after_epoch``
+        measures the network (in eval mode) after each pass.
+        """
+        per_batch = max(1, self.config.batch_size // max(1, int(decisions.lengths.mean())))
+        for _ in range(self.config.epochs):
+            self.net.train()
+            order = rng.permutation(decisions.train)
+            for b in range(0, len(order), per_batch):
+                loss = batch_loss(order[b : b + per_batch])
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+            self.net.eval()
+            after_epoch()
+
+    def weights(self) -> dict[str, torch.Tensor]:
+        """A copy of the network's weights (an epoch's, to keep the best)."""
+        return {k: v.clone() for k, v in self.net.state_dict().items()}
+
     def report_fit(self, iteration: int, fit: dict[str, Any]) -> None:
         """What to print after a fit (the report has every fit): nothing unless the method says."""
 
@@ -464,15 +581,12 @@ class Run:
                         self.state.history.append(result.to_dict())
                         print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
                 self.checkpoint()
-                self.write_eval_csv()
+                write_eval_csv(self.run_dir, self.state.history)
                 print(self.progress_line(), file=sys.stderr)
                 limit = c.time_limit_minutes
                 if limit is not None and self.training_seconds() >= 60 * limit and self.state.iteration < c.iterations:
-                    reason = (
-                        f"CUT SHORT by the time limit of {limit:g} minutes after iteration {k + 1} of "
-                        f"{c.iterations}: not the config's result (a slow or busy machine); "
-                        f"continue with --resume {self.run_dir}"
-                    )
+                    where = f"after iteration {k + 1} of {c.iterations}"
+                    reason = cut_short_text(limit, where, f"--resume {self.run_dir}")
                     break
         return reason
 
@@ -486,13 +600,6 @@ class Run:
     def training_seconds(self) -> float:
         """Time spent playing, fitting and evaluating, all sessions together (what the time limit counts)."""
         return self.state.play_seconds + self.state.fit_seconds + self.state.eval_seconds
-
-    def write_eval_csv(self) -> None:
-        keys = list(EvalResult.__dataclass_fields__)
-        with (self.run_dir / "evaluations.csv").open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(self.state.history)
 
     def finish(self, stop_reason: str) -> Path:
         """Final evaluation, curve, ``summary.json`` and ``report.md``; returns the report's path."""
@@ -534,14 +641,8 @@ def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> 
         f"{run.EVALUATED} (`agents.make('learned', path=...)`) against each opponent; fresh seeds, seats rotated, "
         "95% Wilson intervals.",
         "",
-        "| opponent | games | wins | win rate | 95% CI | mean VP | opponents' mean VP |",
-        "| --- | ---: | ---: | ---: | --- | ---: | ---: |",
+        final_table(final),
     ]
-    for r in final:
-        lines.append(
-            f"| {r.opponent} | {r.games} | {r.wins} | {r.win_rate:.1%} | {r.ci_low:.1%} – {r.ci_high:.1%} | "
-            f"{r.mean_vp:.1f} | {r.mean_opponent_vp:.1f} |"
-        )
     lines += [
         "",
         "## Learning curve",
@@ -589,12 +690,21 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
 
     A person's mistake ends the command with one line on stderr and no traceback, before
     any training: a config file or run directory that is missing or unreadable, a value the
-    config refuses, a ``--runs_dir`` that cannot be written (exit status 2). Ctrl-C (status
+    config refuses, a ``--runs_dir`` that cannot be written, a run directory another live
+    process writes (its lock, :class:`.run_folder.RunLock`; exit status 2). Ctrl-C (status
     130) and a lost worker (status 1) end it with the ``--resume`` command that continues it
     from its last checkpoint; every run has one from its start (iteration 0).
     """
-    config_class = run_class.CONFIG_CLASS
     args = parser.parse_args(argv)
+    with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
+        return _run_locked(parser, args, run_class, held)
+
+
+def _run_locked(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, run_class: type[Run], held: contextlib.ExitStack
+) -> Path:
+    """:func:`run_command` with the run folder's lock entered in ``held``."""
+    config_class = run_class.CONFIG_CLASS
 
     def refuse(message: str) -> NoReturn:
         print(f"{parser.prog}: error: {message}", file=sys.stderr)
@@ -608,12 +718,12 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
             saved = Path(args.resume) / run_class.CONFIG
             if saved.is_file():  # before open() rewrites the run's files with the overrides
                 run_class.preflight(resolve(saved, overrides, config_class))
-            run = run_class.open(Path(args.resume), overrides)
+            run = run_class.open(Path(args.resume), overrides, held)
             print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
         else:
             config = resolve(args.config, overrides, config_class)
             run_class.preflight(config)
-            run = run_class.create(config)
+            run = run_class.create(config, held)
             print(f"run directory: {run.run_dir}", file=sys.stderr)
     except KeyboardInterrupt:
         if args.resume:
@@ -621,7 +731,7 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
         else:
             print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
         raise SystemExit(130) from None
-    except (OSError, ValueError, TypeError) as err:
+    except (OSError, ValueError, TypeError, RunFolderBusyError) as err:
         refuse(mistake_text(err))
     resume = f"{run_class.COMMAND} --resume {run.run_dir}"
     try:

@@ -39,6 +39,7 @@ from concordia_env.agents.base import Agent
 
 from .config import SNAPSHOT
 from .policy_net import NumpyActor, masked_argmax, masked_sample
+from .run_folder import write_json_atomic
 
 POOL_FILE = "pool.json"
 SNAPSHOT_DIR = "pool"
@@ -50,13 +51,6 @@ class Snapshot:
 
     path: str
     timesteps: int
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON so that a concurrent reader sees either the old or the new file, never a partial one."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
 
 
 def normalised_shares(shares: dict[str, float]) -> dict[str, float]:

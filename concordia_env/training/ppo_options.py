@@ -5,31 +5,44 @@
 observation) with PPO against fixed opponents, in ``num_envs`` games stepped together by
 ``ConcordiaVectorEnv(level="options")`` (the options and the compiled opponents computed on
 its ``threads``; the learner's seat rotates across rows and games; autoreset in the same
-step). Every ``--field value`` of :class:`Config` overrides its default, e.g.
-``concordia train ppo_options --total_steps 200000 --minutes 60 --seed 0``.
+step). Every ``--field value`` of :class:`Config` overrides its default, read as YAML as in
+every training command (:mod:`.config`), e.g. ``concordia train ppo_options --total_steps
+200000 --minutes 60 --seed 0 --option_hidden '[128, 64]'``; ``--config FILE.yaml`` gives many.
 
 The run writes ``<runs_dir>/<name>-<seed>-<timestamp>/``: ``config.json``,
 ``progress.jsonl`` (one line per update: steps, games, the learner's win rate over the
-games finished since the last line, losses, steps/s), ``model.pt`` (the network's
-``state_dict`` and its sizes: :func:`load` rebuilds it) every ``save_every`` updates and at
-the end, and ``eval.json``: the greedy policy against ``eval_opponent`` over ``eval_games``
-games with every seat equally often and a 95% Wilson interval
-(:func:`concordia_env.training.run_evaluation.evaluate`, the project's one evaluation).
+games finished since the last line, losses, steps/s), ``checkpoint.pt`` at the start, every
+``save_every`` updates and at the end of training (the network, Adam's state, torch's
+generator, the counts and the learner's actions so far), ``model.pt`` beside it (the network's ``state_dict`` and
+its sizes: :func:`load` rebuilds it), and ``eval.json``: the greedy policy against
+``eval_opponent`` over ``eval_games`` games with every seat equally often and a 95% Wilson
+interval (:func:`concordia_env.training.run_evaluation.evaluate`, the project's one evaluation).
 ``minutes`` is a time guard: the run stops after the update that passes it and says so,
 in its last line and in ``eval.json`` (``"cut_short"``). The numbers it reaches are in
 ``docs/training.md`` ("The options level").
+
+Ctrl-C stops the run in one line (exit status 130) that says how to continue it;
+``--resume RUN_DIR`` continues from the last checkpoint exactly as the uninterrupted run
+would have gone on (the same updates, weights and evaluation for the same seed): the games
+in progress are rebuilt by playing the learner's recorded actions again from the seed (the
+envs are deterministic for their seed and those actions; this costs the envs' time of the
+steps so far, not the network's), and ``progress.jsonl`` is cut back to the checkpoint. A
+resume may change only :data:`RESUMABLE` (``--minutes 120`` continues a run the time guard
+cut short). One process writes a run folder at a time (:class:`.run_folder.RunLock`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import io
 import json
+import sys
 import time
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import torch as th
@@ -39,49 +52,69 @@ from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy import features_version
 from concordia_env.tools.arguments import mistake_text
 
-from .config import check_positive
+from .config import (
+    ConfigBase,
+    _f,
+    add_override_arguments,
+    check_positive,
+    overrides_from_args,
+    resolve,
+    resume_overrides,
+)
 from .run_evaluation import OptionsAgent, evaluate
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_atomic, write_json_atomic
+
+COMMAND = "concordia train ppo_options"
+#: the run folder's files: the config, one line per update, the checkpoint a resume reads, the network
+CONFIG, PROGRESS, CHECKPOINT, MODEL = "config.json", "progress.jsonl", "checkpoint.pt", "model.pt"
 
 
 @dataclass
-class Config:
-    """One run; every field is also a command-line option (``--total_steps 100000``)."""
+class Config(ConfigBase):
+    """One run; every field is also a command-line option (``--total_steps 100000``), read as YAML."""
 
-    name: str = "ppo_options"
-    runs_dir: str = "runs"
-    seed: int = 0
+    name: str = _f("ppo_options", "run name; the run directory is <runs_dir>/<name>-<seed>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the network, the envs' games and the sampling")
     # the game and the env
-    map: str = "italia"
-    num_players: int = 2
-    opponents: str = "heuristic"  # an agent spec for every other seat (one with a compiled twin)
-    reward: str = "vp"  # the final VP margin / 100: a lost game still says by how much ("win": ±1)
-    max_options: int = 32  # K: 95% of the decisions whole, the update 2.2x cheaper than the env's default 96
-    num_envs: int = 8
-    threads: int = 2  # the vector env's threads (torch_threads below is the network's)
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game; the learner plays one seat")
+    opponents: str = _f("heuristic", "an agent spec for every other seat (one with a compiled twin)")
+    reward: str = _f("vp", "the final VP margin / 100: a lost game still says by how much ('win': +-1)")
+    max_options: int = _f(32, "K: 95% of the decisions whole, the update 2.2x cheaper than the env's default 96")
+    num_envs: int = _f(8, "games stepped together")
+    threads: int = _f(2, "the vector env's threads (torch_threads is the network's)")
     # the run's length: whichever comes first
-    total_steps: int = 1_000_000  # learner decisions, all envs together
-    minutes: float = 60.0  # the time guard (training only; the evaluation comes after)
+    total_steps: int = _f(1_000_000, "learner decisions, all envs together")
+    minutes: float = _f(60.0, "the time guard (training only; the evaluation comes after)")
     # PPO (CleanRL's defaults, as SB3's)
-    num_steps: int = 128  # steps per env per rollout
-    learning_rate: float = 3e-4
-    anneal_lr: bool = True
-    gamma: float = 0.99
-    gae_lambda: float = 0.95
-    num_minibatches: int = 4
-    update_epochs: int = 4
-    clip_coef: float = 0.2
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    num_steps: int = _f(128, "steps per env per rollout")
+    learning_rate: float = _f(3e-4, "Adam learning rate")
+    anneal_lr: bool = _f(True, "the learning rate falls linearly to 0 over the run")
+    gamma: float = _f(0.99, "discount factor")
+    gae_lambda: float = _f(0.95, "GAE lambda")
+    num_minibatches: int = _f(4, "minibatches per rollout")
+    update_epochs: int = _f(4, "passes over each rollout")
+    clip_coef: float = _f(0.2, "PPO clip range")
+    ent_coef: float = _f(0.01, "entropy bonus coefficient")
+    vf_coef: float = _f(0.5, "value loss coefficient")
+    max_grad_norm: float = _f(0.5, "gradient clipping norm")
     # the network (OptionsNet)
-    option_hidden: tuple[int, ...] = (128, 64)
-    observation_hidden: tuple[int, ...] = (64,)
-    utility_prior: float = UTILITY_PRIOR  # the heuristic's utility in the logits at the start (0: uniform)
-    torch_threads: int = 1
-    # saving and the final evaluation
-    save_every: int = 50  # updates
-    eval_games: int = 200
-    eval_opponent: str = "heuristic"
+    option_hidden: list = field(
+        default_factory=lambda: [128, 64], metadata={"help": "hidden layer sizes of the options' MLP"}
+    )
+    observation_hidden: list = field(
+        default_factory=lambda: [64], metadata={"help": "hidden layer sizes of the flat observation's MLP"}
+    )
+    utility_prior: float = _f(UTILITY_PRIOR, "the heuristic's utility in the logits at the start (0: uniform)")
+    torch_threads: int = _f(1, "torch threads of the network")
+    # checkpoints and the final evaluation
+    save_every: int = _f(50, "updates between checkpoints")
+    eval_games: int = _f(200, "games of the final evaluation")
+    eval_opponent: str = _f("heuristic", "the final evaluation's opponent (an agent spec)")
+
+    def validate(self) -> None:
+        check(self)
 
 
 POSITIVE = ("num_envs", "threads", "total_steps", "num_steps", "learning_rate", "num_minibatches",
@@ -102,7 +135,7 @@ def check(config: Config) -> None:
     if (
         not config.option_hidden
         or not config.observation_hidden
-        or min(config.option_hidden + config.observation_hidden) <= 0
+        or min([*config.option_hidden, *config.observation_hidden]) <= 0
     ):
         raise ValueError("option_hidden and observation_hidden must be positive layer sizes")
 
@@ -125,113 +158,230 @@ def tensors(obs: dict[str, np.ndarray]) -> tuple[th.Tensor, th.Tensor, th.Tensor
     return th.as_tensor(obs["observation"]), th.as_tensor(obs["options"]), th.as_tensor(obs["action_mask"])
 
 
-def train(config: Config, envs: ConcordiaVectorEnv | None = None) -> dict[str, Any]:
-    """One run; ``envs``: the config's envs if the caller made them already (after checking the config)."""
-    if envs is None:
-        check(config)
-        envs = make_envs(config)  # a map, player count or opponent the env refuses fails here, before any file
-    run_dir = Path(config.runs_dir) / f"{config.name}-{config.seed}-{datetime.now():%Y%m%d-%H%M%S}"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.json").write_text(json.dumps(dataclasses.asdict(config), indent=1))
+@dataclass
+class Progress:
+    """Where a run is (what ``checkpoint.pt`` carries beside the network, the optimizer and torch's generator)."""
+
+    update: int = 0  # updates done
+    steps: int = 0  # learner decisions, all envs together
+    games: int = 0
+    wins: int = 0
+    seconds: float = 0.0  # training time, all sessions together (what ``minutes`` counts)
+    cut_short: bool = False
+
+
+class Rollout:
+    """One rollout's storage, ``(num_steps, num_envs, ...)`` each, and the games' state between rollouts."""
+
+    def __init__(self, config: Config, obs: dict[str, np.ndarray]) -> None:
+        shape = (config.num_steps, config.num_envs)
+        n_obs, (k, n_features) = obs["observation"].shape[1], obs["options"].shape[1:]
+        self.observation, self.options = th.zeros((*shape, n_obs)), th.zeros((*shape, k, n_features))
+        self.mask = th.zeros((*shape, k))
+        self.actions, self.logprobs, self.rewards, self.dones, self.values = (th.zeros(shape) for _ in range(5))
+        self.obs: Any = obs  # the current observation: a dict of batched arrays
+        self.next_done = th.zeros(config.num_envs)
+
+
+@dataclass
+class Learner:
+    """The network, its optimizer and its sizes (what ``model.pt`` keeps to rebuild it)."""
+
+    net: OptionsNet
+    optimizer: th.optim.Optimizer
+    sizes: dict[str, Any]
+
+
+def train(config: Config, envs: ConcordiaVectorEnv, run_dir: Path, resume: bool = False) -> dict[str, Any]:
+    """Train a run in ``run_dir`` (``resume``: from its checkpoint), then evaluate it; returns ``eval.json``'s report.
+
+    ``envs``: the config's envs, made (and the config checked) by the caller before any file.
+    """
     th.manual_seed(config.seed)
     th.set_num_threads(config.torch_threads)
     obs: Any  # a dict of batched arrays: "observation", "options", "action_mask"
     obs, _ = envs.reset(seed=config.seed)
-    n_obs, (k, n_features) = obs["observation"].shape[1], obs["options"].shape[1:]
-    sizes = {"observation_size": n_obs, "num_features": n_features}
+    sizes = network_sizes(config, obs)
+    net = OptionsNet(**sizes)
+    learner = Learner(net, th.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5), sizes)
+    progress, actions = Progress(), list[np.ndarray]()
+    if resume:
+        progress, actions = restore(run_dir, learner)
+        progress.cut_short = progress.cut_short and progress.seconds >= 60 * config.minutes  # more minutes: go on
+    else:
+        checkpoint(run_dir, learner, progress, actions)  # update 0: a run stopped in its first updates resumes
+    updates = max(1, config.total_steps // (config.num_steps * config.num_envs))
+    if progress.update < updates and not progress.cut_short:
+        rollout = Rollout(config, obs)
+        if actions:
+            replay(envs, rollout, np.concatenate(actions))
+        with (run_dir / PROGRESS).open("a") as log:
+            run_updates(config, envs, learner, Session(rollout, progress, actions, log, run_dir), updates)
+    envs.close()
+    return final_evaluation(config, learner, progress, run_dir)
+
+
+@dataclass
+class Session:
+    """What the updates of one session go through: the rollout, the progress, the actions so far, the log, the run."""
+
+    rollout: Rollout
+    progress: Progress
+    actions: list[np.ndarray]
+    log: IO[str]
+    run_dir: Path
+
+
+def network_sizes(config: Config, obs: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The :class:`OptionsNet` of ``config`` for the env's observations (what ``model.pt`` keeps to rebuild it)."""
+    n_obs, (_, n_features) = obs["observation"].shape[1], obs["options"].shape[1:]
+    sizes: dict[str, Any] = {"observation_size": n_obs, "num_features": n_features}
     sizes.update(option_hidden=list(config.option_hidden), observation_hidden=list(config.observation_hidden))
     sizes.update(utility_prior=config.utility_prior)
-    net = OptionsNet(**sizes)
-    optimizer = th.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+    return sizes
 
-    # rollout storage: (num_steps, num_envs, ...)
-    shape = (config.num_steps, config.num_envs)
-    b_observation = th.zeros((*shape, n_obs))
-    b_options = th.zeros((*shape, k, n_features))
-    b_mask = th.zeros((*shape, k))
-    actions, logprobs, rewards, dones, values = (th.zeros(shape) for _ in range(5))
-    batch_size = config.num_steps * config.num_envs
-    minibatch_size = batch_size // config.num_minibatches
-    updates = max(1, config.total_steps // batch_size)
 
-    start, steps, games, wins, cut_short = time.perf_counter(), 0, 0, 0, False
-    next_done = th.zeros(config.num_envs)
-    progress = (run_dir / "progress.jsonl").open("w")
-    for update in range(1, updates + 1):
+def run_updates(config: Config, envs: ConcordiaVectorEnv, learner: Learner, session: Session, updates: int) -> None:
+    """Updates until ``updates`` or the time guard; a checkpoint every ``save_every`` and at the end."""
+    progress = session.progress
+    start = time.perf_counter() - progress.seconds
+    while progress.update < updates:
+        update = progress.update + 1
         if config.anneal_lr:
-            optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - (update - 1.0) / updates)
-        # ---- collect a rollout
-        won_before, games_before = wins, games
-        for t in range(config.num_steps):
-            b_observation[t], b_options[t], b_mask[t] = tensors(obs)
-            dones[t] = next_done
-            with th.no_grad():
-                logits, value = net(b_observation[t], b_options[t], b_mask[t])
-                dist = th.distributions.Categorical(logits=logits)
-                action = dist.sample()
-            actions[t], logprobs[t], values[t] = action, dist.log_prob(action), value
-            step: tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]] = envs.step(action.numpy())
-            obs, reward, terminated, truncated, infos = step
-            rewards[t] = th.as_tensor(reward, dtype=th.float32)
-            next_done = th.as_tensor(terminated | truncated, dtype=th.float32)
-            steps += config.num_envs
-            for i in np.flatnonzero(terminated | truncated):
-                games += 1
-                wins += int(infos["final_info"]["winner"][i] == infos["final_info"]["learner_seat"][i])
-        # ---- advantages (GAE); a truncated game is treated as ended
-        with th.no_grad():
-            next_value = net(*tensors(obs))[1]
-        advantages, last = th.zeros(shape), th.zeros(config.num_envs)
-        for t in reversed(range(config.num_steps)):
-            not_done = 1.0 - (next_done if t == config.num_steps - 1 else dones[t + 1])
-            following = next_value if t == config.num_steps - 1 else values[t + 1]
-            delta = rewards[t] + config.gamma * following * not_done - values[t]
-            advantages[t] = last = delta + config.gamma * config.gae_lambda * not_done * last
-        returns = advantages + values
-        # ---- optimize the policy and the value
-        flat = [x.reshape(batch_size, *x.shape[2:]) for x in (b_observation, b_options, b_mask)]
-        f_actions, f_logprobs, f_adv, f_returns = (x.reshape(-1) for x in (actions, logprobs, advantages, returns))
-        for _ in range(config.update_epochs):
-            for idx in th.randperm(batch_size).split(minibatch_size):
-                logits, new_value = net(*(x[idx] for x in flat))
-                dist = th.distributions.Categorical(logits=logits)
-                ratio = (dist.log_prob(f_actions[idx]) - f_logprobs[idx]).exp()
-                adv = (f_adv[idx] - f_adv[idx].mean()) / (f_adv[idx].std() + 1e-8)
-                pg_loss = th.max(-adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
-                v_loss = 0.5 * ((new_value - f_returns[idx]) ** 2).mean()
-                entropy = dist.entropy().mean()
-                loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                th.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
-                optimizer.step()
-        # ---- report, save, stop on time
-        elapsed = time.perf_counter() - start
-        finished = games - games_before
-        line: dict[str, Any] = {"update": update, "steps": steps, "games": games, "seconds": round(elapsed, 1)}
-        line.update(win_rate=(wins - won_before) / finished if finished else None, steps_per_s=round(steps / elapsed))
-        line.update(pg_loss=pg_loss.item(), v_loss=v_loss.item(), entropy=entropy.item())
-        progress.write(json.dumps(line) + "\n")
-        progress.flush()
+            learner.optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - (update - 1.0) / updates)
+        won_before, games_before = progress.wins, progress.games
+        collect(config, envs, learner.net, session.rollout, progress)
+        session.actions.append(session.rollout.actions.numpy().astype(np.int16))
+        losses = optimize(config, learner, session.rollout)
+        progress.update, progress.seconds = update, time.perf_counter() - start
+        finished = progress.games - games_before
+        line: dict[str, Any] = {"update": update, "steps": progress.steps, "games": progress.games}
+        line.update(seconds=round(progress.seconds, 1))
+        line.update(win_rate=(progress.wins - won_before) / finished if finished else None)
+        line.update(steps_per_s=round(progress.steps / progress.seconds), **losses)
+        session.log.write(json.dumps(line) + "\n")
+        session.log.flush()
         print(json.dumps(line), flush=True)
-        if update % config.save_every == 0:
-            save(net, sizes, run_dir / "model.pt")
-        if elapsed > 60 * config.minutes and update < updates:
-            cut_short = True
-            print(f"time guard: stopped after {config.minutes:g} minutes, {steps} of {config.total_steps} steps")
+        if progress.seconds > 60 * config.minutes and update < updates:
+            progress.cut_short = True
+            steps = f"{progress.steps} of {config.total_steps} steps"
+            print(f"time guard: stopped after {config.minutes:g} minutes, {steps}")
+        if update % config.save_every == 0 or update == updates or progress.cut_short:
+            checkpoint(session.run_dir, learner, progress, session.actions)
+        if progress.cut_short:
             break
-    progress.close()
-    envs.close()
-    save(net, sizes, run_dir / "model.pt")
 
-    # ---- the final evaluation: the greedy policy, every seat equally often, fresh seeds
-    agent = options_agent(net, k, n_features)
+
+def collect(config: Config, envs: ConcordiaVectorEnv, net: OptionsNet, rollout: Rollout, progress: Progress) -> None:
+    """One rollout of ``num_steps`` steps in every env: the policy samples, the envs step (a finished game resets)."""
+    r = rollout
+    for t in range(config.num_steps):
+        r.observation[t], r.options[t], r.mask[t] = tensors(r.obs)
+        r.dones[t] = r.next_done
+        with th.no_grad():
+            logits, value = net(r.observation[t], r.options[t], r.mask[t])
+            dist = th.distributions.Categorical(logits=logits)
+            action = dist.sample()
+        r.actions[t], r.logprobs[t], r.values[t] = action, dist.log_prob(action), value
+        reward, finished, infos = step(envs, rollout, action.numpy())
+        r.rewards[t] = th.as_tensor(reward, dtype=th.float32)
+        progress.steps += config.num_envs
+        for i in np.flatnonzero(finished):
+            progress.games += 1
+            progress.wins += int(infos["final_info"]["winner"][i] == infos["final_info"]["learner_seat"][i])
+
+
+def step(envs: ConcordiaVectorEnv, rollout: Rollout, action: np.ndarray) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Every env steps; the rollout's observation and ``next_done`` move on; the reward, finished rows, infos."""
+    result: tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]] = envs.step(action)
+    rollout.obs, reward, terminated, truncated, infos = result
+    rollout.next_done = th.as_tensor(terminated | truncated, dtype=th.float32)
+    return reward, terminated | truncated, infos
+
+
+def optimize(config: Config, learner: Learner, rollout: Rollout) -> dict[str, float]:
+    """The PPO update on one rollout: GAE advantages (a truncated game treated as ended), clipped epochs."""
+    r, batch_size, net, optimizer = rollout, config.num_steps * config.num_envs, learner.net, learner.optimizer
+    with th.no_grad():
+        next_value = net(*tensors(r.obs))[1]
+    advantages, last = th.zeros_like(r.rewards), th.zeros(config.num_envs)
+    for t in reversed(range(config.num_steps)):
+        not_done = 1.0 - (r.next_done if t == config.num_steps - 1 else r.dones[t + 1])
+        following = next_value if t == config.num_steps - 1 else r.values[t + 1]
+        delta = r.rewards[t] + config.gamma * following * not_done - r.values[t]
+        advantages[t] = last = delta + config.gamma * config.gae_lambda * not_done * last
+    returns = advantages + r.values
+    flat = [x.reshape(batch_size, *x.shape[2:]) for x in (r.observation, r.options, r.mask)]
+    f_actions, f_logprobs, f_adv, f_returns = (x.reshape(-1) for x in (r.actions, r.logprobs, advantages, returns))
+    for _ in range(config.update_epochs):
+        for idx in th.randperm(batch_size).split(batch_size // config.num_minibatches):
+            logits, new_value = net(*(x[idx] for x in flat))
+            dist = th.distributions.Categorical(logits=logits)
+            ratio = (dist.log_prob(f_actions[idx]) - f_logprobs[idx]).exp()
+            adv = (f_adv[idx] - f_adv[idx].mean()) / (f_adv[idx].std() + 1e-8)
+            pg_loss = th.max(-adv * ratio, -adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
+            v_loss = 0.5 * ((new_value - f_returns[idx]) ** 2).mean()
+            entropy = dist.entropy().mean()
+            loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+            optimizer.step()
+    return {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": entropy.item()}
+
+
+def final_evaluation(config: Config, learner: Learner, progress: Progress, run_dir: Path) -> dict[str, Any]:
+    """The greedy policy against ``eval_opponent``, every seat equally often, fresh seeds: ``eval.json``."""
+    agent = options_agent(learner.net, config.max_options, learner.sizes["num_features"])
     result = evaluate(agent, config.eval_opponent, config.eval_games, map=config.map,
                       num_players=config.num_players, seed=config.seed, index=0)  # fmt: skip
-    report = {**result.to_dict(), "timesteps": steps, "train_seconds": round(elapsed, 1), "cut_short": cut_short}
-    (run_dir / "eval.json").write_text(json.dumps(report, indent=1))
-    print(result.summary() + (" (the time guard cut the run short)" if cut_short else ""))
+    report = {**result.to_dict(), "timesteps": progress.steps, "train_seconds": round(progress.seconds, 1)}
+    report["cut_short"] = progress.cut_short
+    write_json_atomic(run_dir / "eval.json", report)
+    print(result.summary() + (" (the time guard cut the run short)" if progress.cut_short else ""))
     return {**report, "run_dir": str(run_dir)}
+
+
+# ---------------------------------------------------------------------- checkpoint and resume
+def checkpoint(run_dir: Path, learner: Learner, progress: Progress, actions: list[np.ndarray]) -> None:
+    """``checkpoint.pt`` in one atomic step (network, optimizer, torch's generator, progress, the learner's
+    actions so far), then ``model.pt`` from it; ``progress.jsonl`` holds no line past it."""
+    saved = {"net": learner.net.state_dict(), "optimizer": learner.optimizer.state_dict(), "rng": th.get_rng_state()}
+    played = np.concatenate(actions) if actions else np.zeros((0, 0), dtype=np.int16)
+    saved.update(progress=dataclasses.asdict(progress), actions=played)
+    buffer = io.BytesIO()
+    th.save(saved, buffer)
+    write_atomic(run_dir / CHECKPOINT, buffer.getvalue())
+    save(learner, run_dir / MODEL)
+
+
+def restore(run_dir: Path, learner: Learner) -> tuple[Progress, list[np.ndarray]]:
+    """The run's state as ``checkpoint.pt`` left it: the network, the optimizer and torch's generator restored,
+    ``progress.jsonl`` cut back to the checkpoint; returns the progress and the learner's actions so far."""
+    try:
+        saved = th.load(run_dir / CHECKPOINT, weights_only=False)
+        learner.net.load_state_dict(saved["net"])
+        learner.optimizer.load_state_dict(saved["optimizer"])
+        progress = Progress(**saved["progress"])
+    except Exception as err:  # torch, pickle and zip errors alike: the checkpoint is not usable
+        raise ValueError(f"{run_dir / CHECKPOINT} cannot be resumed: {type(err).__name__}: {err}") from err
+    th.set_rng_state(saved["rng"])
+    lines = (run_dir / PROGRESS).read_text().splitlines() if (run_dir / PROGRESS).is_file() else []
+    kept = [line for line in lines if json.loads(line)["update"] <= progress.update]
+    write_atomic(run_dir / PROGRESS, "".join(f"{line}\n" for line in kept).encode())
+    save(learner, run_dir / MODEL)  # a model.pt newer than the checkpoint goes
+    return progress, [saved["actions"]] if progress.update else []
+
+
+def replay(envs: ConcordiaVectorEnv, rollout: Rollout, actions: np.ndarray) -> None:
+    """The games as the checkpoint left them: the learner's recorded actions played again from the seed.
+
+    The envs are deterministic for their seed and the learner's actions, so this rebuilds
+    every row's game, its opponents and its generators exactly, without the network (the
+    cost: the envs' time of the steps so far, not the network's or the updates').
+    """
+    for action in actions:
+        step(envs, rollout, action.astype(np.int64))
 
 
 def options_agent(net: OptionsNet, max_options: int, num_features: int) -> OptionsAgent:
@@ -245,8 +395,11 @@ def options_agent(net: OptionsNet, max_options: int, num_features: int) -> Optio
     return OptionsAgent(choose, max_options, features_version(num_features))
 
 
-def save(net: OptionsNet, sizes: dict[str, Any], path: Path) -> None:
-    th.save({"sizes": sizes, "state_dict": net.state_dict()}, path)
+def save(learner: Learner, path: Path) -> None:
+    """``model.pt``: the network's sizes and weights (:func:`load`), atomically."""
+    buffer = io.BytesIO()
+    th.save({"sizes": learner.sizes, "state_dict": learner.net.state_dict()}, buffer)
+    write_atomic(path, buffer.getvalue())
 
 
 def load(path: str | Path) -> OptionsNet:
@@ -257,44 +410,65 @@ def load(path: str | Path) -> OptionsNet:
     return net
 
 
-def boolean(text: str) -> bool:
-    """``true``/``false`` (also 1/0, yes/no) on the command line; anything else is refused."""
-    if text.lower() in ("1", "true", "yes"):
-        return True
-    if text.lower() in ("0", "false", "no"):
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+#: what a resume may change: the time guard, the final evaluation, the env's threads (rows are independent)
+RESUMABLE = ("minutes", "eval_games", "eval_opponent", "threads")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Every field of :class:`Config` as ``--field value``, with its default in ``--help``."""
-    parser = argparse.ArgumentParser(prog="concordia train ppo_options", description=__doc__.split("\n", 1)[0])
-    for f in dataclasses.fields(Config):
-        default, kind = f.default, type(f.default)
-        extra: dict[str, Any] = (
-            {"nargs": "+", "type": int} if kind is tuple else {"type": boolean if kind is bool else kind}
-        )
-        parser.add_argument(f"--{f.name}", default=default, help="default: %(default)s", **extra)
+    """``--config``, ``--resume`` and every field of :class:`Config` as ``--field value`` (read as YAML)."""
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--config", help="a YAML file of Config fields (the defaults for those not given)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
+    add_override_arguments(parser, Config)
     return parser
 
 
 def parse(argv: list[str] | None, parser: argparse.ArgumentParser | None = None) -> Config:
-    given = vars((parser or build_parser()).parse_args(argv))
-    args: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items()}
-    return Config(**args)
+    """The config of a new run: ``--config`` (or the defaults) with the fields given in ``argv``."""
+    args = (parser or build_parser()).parse_args(argv)
+    return resolve(args.config, overrides_from_args(args, Config), Config)
+
+
+def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> Config:
+    """The config of the run in ``run_dir`` with ``overrides`` (``ValueError`` for a key outside :data:`RESUMABLE`)."""
+    if not (run_dir / CHECKPOINT).is_file():
+        raise FileNotFoundError(f"{run_dir} has no {CHECKPOINT}: not a run directory of {COMMAND}, or one stopped "
+                                "before its first checkpoint; nothing to resume")  # fmt: skip
+    overrides = resume_overrides(run_dir / CONFIG, overrides, RESUMABLE, Config)
+    return resolve(run_dir / CONFIG, overrides, Config)
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    """The command: a config or env mistake is one line and exit status 2, before any file is written."""
+    """The command: a config, env or run-folder mistake is one line and exit status 2, before any file is written.
+
+    Ctrl-C ends it in one line (status 130) that says how to continue from the last checkpoint.
+    """
     parser = build_parser()
-    config = parse(argv, parser)
-    try:
-        check(config)
-        envs = make_envs(config)
-        Path(config.runs_dir).mkdir(parents=True, exist_ok=True)
-    except (ValueError, TypeError, OSError) as err:
-        parser.error(mistake_text(err))
-    return train(config, envs)
+    args = parser.parse_args(argv)
+    with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
+        try:
+            overrides = overrides_from_args(args, Config)
+            if args.resume:
+                if args.config:
+                    raise ValueError("--resume takes the run's own config; give changes as --key value options")
+                run_dir = Path(args.resume)
+                held.enter_context(RunLock(run_dir))
+                config = resumed_config(run_dir, overrides)
+            else:
+                config = resolve(args.config, overrides, Config)
+            envs = make_envs(config)
+            if not args.resume:
+                run_dir = new_run_dir(config.runs_dir, f"{config.name}-{config.seed}")
+                held.enter_context(RunLock(run_dir))
+        except (ValueError, TypeError, OSError, RunFolderBusyError) as err:
+            parser.error(mistake_text(err))
+        write_json_atomic(run_dir / CONFIG, config.to_dict())
+        print(f"{'resuming' if args.resume else 'run directory:'} {run_dir}", file=sys.stderr)
+        try:
+            return train(config, envs, run_dir, resume=bool(args.resume))
+        except KeyboardInterrupt:
+            print(f"\ninterrupted; continue with: {COMMAND} --resume {run_dir}", file=sys.stderr)
+            raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

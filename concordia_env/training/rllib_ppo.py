@@ -65,11 +65,11 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import sys
 import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +83,11 @@ from concordia_env.integrations.rllib import fixed_policy_spec
 from concordia_env.tools.arguments import mistake_text
 from concordia_env.tools.report import Z_95
 
-from .config import read_config
+from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
 from .options_rllib import OptionsRLModule, options_agent
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 from .run_evaluation import EVAL_DB, evaluate, weights_digest
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir
 
 #: the name under which make_env is registered with ray.tune.registry
 ENV_NAME = "concordia"
@@ -97,48 +98,56 @@ FIXED_POLICIES = ("random", "heuristic")
 
 # =========================================================================== config
 @dataclass
-class RLlibConfig:
-    """One RLlib run; every field can be overridden on the command line (``--name value``)."""
+class RLlibConfig(ConfigBase):
+    """One RLlib run; every field can be overridden on the command line (``--name value``, read as YAML)."""
 
-    name: str = "rllib"
-    runs_dir: str = "runs"
-    seed: int = 0
+    name: str = _f("rllib", "run name; the run directory is <runs_dir>/<name>-<timestamp>")
+    runs_dir: str = _f("runs", "where run directories are created")
+    seed: int = _f(0, "seed of the run")
     # game
-    map: str = "italia"
-    num_players: int = 2
-    #: "flat" (one of 769 actions, RLlib's ActionMaskingTorchRLModule) or "options" (the turn options,
-    #: OptionsRLModule; hidden and activation are the flat level's, the options network keeps its sizes)
-    level: str = "flat"
-    reward: str = "win"
-    max_cycles: int = 3000  # decisions per game before truncation (random 2p Italia: ~400)
-    #: "penalize": an illegal action ends the episode with -1 (an env runner never crashes);
-    #: "raise": it is an error (the tests use it to prove that the masking holds)
-    illegal_action: str = "penalize"
-    #: probability that a non-learner seat is played by a fixed policy ("random", "heuristic")
-    opponents: dict = field(default_factory=dict)
+    map: str = _f("italia", "map: imperium, italia, aegyptus or creta")
+    num_players: int = _f(2, "players per game")
+    level: str = _f(
+        "flat",
+        "'flat' (one of 769 actions, RLlib's ActionMaskingTorchRLModule) or 'options' (the turn options, "
+        "OptionsRLModule; hidden and activation are the flat level's, the options network keeps its sizes)",
+    )
+    reward: str = _f("win", "the env's reward option")
+    max_cycles: int = _f(3000, "decisions per game before truncation (random 2p Italia: ~400)")
+    illegal_action: str = _f(
+        "penalize",
+        "'penalize': an illegal action ends the episode with -1 (an env runner never crashes); "
+        "'raise': it is an error (the tests use it to prove that the masking holds)",
+    )
+    opponents: dict = field(
+        default_factory=dict,
+        metadata={"help": "probability that a non-learner seat is played by a fixed policy ('random', 'heuristic')"},
+    )
     # scale
-    iterations: int = 20
-    #: CPUs a local Ray may use (None: one per env runner, at least one: what a run asks of Ray, since the
-    #: learner and the driver's own sampling run outside Ray's CPU count); ignored with --address
-    num_cpus: int | None = None
-    env_runners: int = 1  # 0: sample in the driver process
-    envs_per_env_runner: int = 1
+    iterations: int = _f(20, "training iterations")
+    num_cpus: int | None = _f(
+        None,
+        "CPUs a local Ray may use (null: one per env runner, at least one: what a run asks of Ray, since the "
+        "learner and the driver's own sampling run outside Ray's CPU count); ignored with --address",
+    )
+    env_runners: int = _f(1, "env runner processes (0: sample in the driver process)")
+    envs_per_env_runner: int = _f(1, "envs per env runner")
     # PPO
-    train_batch_size: int = 4000
-    minibatch_size: int = 500
-    num_epochs: int = 4
-    lr: float = 3e-4
-    gamma: float = 0.997
-    lambda_: float = 0.95
-    entropy_coeff: float = 0.01
-    hidden: list = field(default_factory=lambda: [256, 256])
-    activation: str = "tanh"
+    train_batch_size: int = _f(4000, "env steps per training iteration")
+    minibatch_size: int = _f(500, "minibatch size")
+    num_epochs: int = _f(4, "passes over each batch")
+    lr: float = _f(3e-4, "learning rate")
+    gamma: float = _f(0.997, "discount factor")
+    lambda_: float = _f(0.95, "GAE lambda")
+    entropy_coeff: float = _f(0.01, "entropy bonus coefficient")
+    hidden: list = field(default_factory=lambda: [256, 256], metadata={"help": "hidden layer sizes (flat level)"})
+    activation: str = _f("tanh", "activation (flat level): " + ", ".join(sorted(NUMPY_ACTIVATIONS)))
     # checkpoints and evaluation
-    checkpoint_every: int = 5
-    eval_games: int = 40
-    eval_opponent: str = "heuristic"
+    checkpoint_every: int = _f(5, "iterations between checkpoints")
+    eval_games: int = _f(40, "games of the final evaluation")
+    eval_opponent: str = _f("heuristic", "the final evaluation's opponent (an agent spec)")
 
-    def __post_init__(self) -> None:
+    def validate(self) -> None:
         unknown = set(self.opponents) - set(FIXED_POLICIES)
         if unknown:
             raise ValueError(f"opponents: unknown fixed policies {sorted(unknown)}; known: {FIXED_POLICIES}")
@@ -155,12 +164,10 @@ class RLlibConfig:
             raise ValueError(f"activation must be one of {sorted(NUMPY_ACTIVATIONS)}; got {self.activation!r}")
 
     @classmethod
-    def load(cls, path: str | Path | None, overrides: dict[str, Any]) -> RLlibConfig:
-        values = read_config(path) if path else {}
-        unknown = set(values) - {f.name for f in dataclasses.fields(cls)}
-        if unknown:
-            raise ValueError(f"{path}: unknown config fields {sorted(unknown)}")
-        return cls(**{**values, **overrides})
+    def load(cls, path: str | Path | None, overrides: dict[str, Any] | None = None) -> RLlibConfig:
+        """The config file's values (or the defaults) with ``overrides`` (:func:`.config.resolve`)."""
+        config: RLlibConfig = resolve(path, overrides, cls)
+        return config
 
 
 # =========================================================================== environment
@@ -496,7 +503,8 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
 
 
 # =========================================================================== command line
-def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Namespace]:
+def build_parser() -> argparse.ArgumentParser:
+    """``--config``, ``--address``, ``--resume``, ``--measure_sampling`` and the config's scalar fields."""
     parser = argparse.ArgumentParser(prog="concordia train rllib", description=__doc__.split("\n", 1)[0])
     parser.add_argument("--config", help="YAML file of RLlibConfig fields")
     parser.add_argument("--address", default=None, help="Ray cluster to join (e.g. 'auto'); default: a local Ray")
@@ -508,35 +516,42 @@ def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path, bool, argparse.Na
         metavar="ROUNDS",
         help="print the env runners' sampling rate (env steps/s) over ROUNDS batches of train_batch_size; no training",
     )
-    scalar = {"int": int, "int | None": int, "float": float, "str": str}
-    for f in dataclasses.fields(RLlibConfig):
-        if f.type in scalar:
-            parser.add_argument(f"--{f.name}", type=scalar[f.type], default=None)
+    add_override_arguments(parser, RLlibConfig)
+    return parser
+
+
+def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path | None, argparse.Namespace]:
+    """The config, the run folder to resume (None: a new run) and the arguments; a mistake exits 2 in one line."""
+    parser = build_parser()
     args = parser.parse_args(argv)
-    overrides = {
-        f.name: getattr(args, f.name)
-        for f in dataclasses.fields(RLlibConfig)
-        if getattr(args, f.name, None) is not None
-    }
+    overrides = overrides_from_args(args, RLlibConfig)
     try:  # a config or argument mistake (a missing config, a bad value): one line, exit 2
         if args.resume:
             run_dir = Path(args.resume)
             config = RLlibConfig.load(run_dir / "config.yaml", overrides)
         else:
             config = RLlibConfig.load(args.config, overrides)
-            run_dir = Path(config.runs_dir) / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
+            run_dir = None  # made when the run starts (measure_sampling writes none)
     except (OSError, ValueError, TypeError) as err:
         parser.error(mistake_text(err))
-    return config, run_dir, bool(args.resume), args
+    return config, run_dir, args
 
 
 def main(argv: list[str] | None = None) -> None:
-    config, run_dir, resume, args = _parse(argv)
+    config, run_dir, args = _parse(argv)
     if args.measure_sampling is not None:
         print(json.dumps(sampling_throughput(config, args.measure_sampling, address=args.address)))
         return
-    print(f"run directory: {run_dir}")
-    train(config, run_dir, resume=resume, address=args.address)
+    resume = run_dir is not None
+    try:  # one writer per run folder: a second one is refused in one line naming the first
+        lock = RunLock(new_run_dir(config.runs_dir, config.name) if run_dir is None else run_dir)
+        lock.acquire()
+    except (OSError, RunFolderBusyError) as err:
+        print(f"concordia train rllib: error: {mistake_text(err)}", file=sys.stderr)
+        raise SystemExit(2) from None
+    with lock:
+        print(f"run directory: {lock.run_dir}")
+        train(config, lock.run_dir, resume=resume, address=args.address)
 
 
 if __name__ == "__main__":

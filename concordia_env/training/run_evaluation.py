@@ -44,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,23 @@ __all__ = [
 ]
 
 from .policy_net import NumpyActor, masked_argmax
+
+
+@dataclass
+class EvalHistory:
+    """The evaluations a run has played, as its state keeps them (``EvalResult`` dicts): the part of
+    every training run's state that its curve, ``evaluations.csv`` and report read."""
+
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def results(self) -> list[EvalResult]:
+        return [EvalResult.from_dict(r) for r in self.history]
+
+    def latest(self, opponent: str) -> EvalResult | None:
+        """The last evaluation against ``opponent``, None before the first."""
+        matches = [r for r in self.results() if r.opponent == opponent]
+        return matches[-1] if matches else None
+
 
 #: separates evaluation seeds from any other use of the run's seed
 EVAL_TAG = 0xE7A1

@@ -8,6 +8,8 @@ win rate of an equally strong player (``1 / num_players``).
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,9 +21,12 @@ import matplotlib.pyplot as plt
 
 from .config import TrainConfig
 from .run_evaluation import EvalResult
+from .run_folder import write_atomic
 
 CURVE_FILE = "learning_curve.png"
 REPORT_FILE = "report.md"
+#: every evaluation of a run, one row each (:func:`write_eval_csv`)
+EVAL_CSV = "evaluations.csv"
 PLOT_DPI = 120
 
 
@@ -61,6 +66,28 @@ def plot_learning_curve(
     fig.savefig(path, dpi=PLOT_DPI)
     plt.close(fig)
     return path
+
+
+def cut_short_text(limit_minutes: float, where: str, resume: str) -> str:
+    """A run's stop reason when its time limit (a guard) stopped it ``where``; ``resume``: the command that goes on."""
+    return (
+        f"CUT SHORT by the time limit of {limit_minutes:g} minutes {where}: not the config's result "
+        f"(a slow or busy machine); continue with {resume}"
+    )
+
+
+def write_eval_csv(run_dir: Path, history: Sequence[dict[str, Any]]) -> None:
+    """``evaluations.csv`` in ``run_dir``: every evaluation so far (``EvalResult`` dicts), one row each, whole."""
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(EvalResult.__dataclass_fields__))
+    writer.writeheader()
+    writer.writerows(history)
+    write_atomic(Path(run_dir) / EVAL_CSV, buffer.getvalue().encode())
+
+
+def final_table(results: Sequence[EvalResult]) -> str:
+    """The final evaluation as a Markdown table: games, wins, win rate and its interval, VP, capped games."""
+    return _table(results)
 
 
 def _table(results: Sequence[EvalResult]) -> str:

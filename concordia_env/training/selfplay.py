@@ -65,7 +65,7 @@ the games of the first session.
 from __future__ import annotations
 
 import argparse
-import csv
+import contextlib
 import json
 import os
 import random
@@ -73,7 +73,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, SupportsFloat, cast
 
@@ -95,15 +94,15 @@ from concordia_env.tools.arguments import mistake_text
 
 from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve, resume_overrides
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
-from .pool import POOL_FILE, OpponentPool, PoolOpponent, write_json_atomic
-from .run_evaluation import EVAL_DB, EvalResult, evaluate, weights_digest
-from .run_report import CURVE_FILE, plot_learning_curve, write_report
+from .pool import POOL_FILE, OpponentPool, PoolOpponent
+from .run_evaluation import EVAL_DB, EvalHistory, EvalResult, evaluate, weights_digest
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_json_atomic
+from .run_report import CURVE_FILE, cut_short_text, plot_learning_curve, write_eval_csv, write_report
 
 CONFIG_FILE = "config.yaml"
 CHECKPOINT_DIR = "checkpoints"
 STATE_FILE = "state.json"
 LOG_DIR = "logs"
-EVAL_CSV = "evaluations.csv"
 FINAL_MODEL = "final_model.zip"
 SUMMARY_FILE = "summary.json"
 #: HTML replays of the final evaluation's first games (one per learner seat and opponent)
@@ -122,7 +121,7 @@ PROGRESS_OPPONENT = "heuristic"
 
 # ---------------------------------------------------------------------- run state
 @dataclass
-class RunState:
+class RunState(EvalHistory):
     """Counters and history that a checkpoint carries besides the model."""
 
     timesteps: int = 0
@@ -133,17 +132,9 @@ class RunState:
     last_eval: int | None = None
     last_checkpoint: int | None = None
     eval_index: int = 0
-    history: list[dict[str, Any]] = field(default_factory=list)
     pool: dict[str, Any] = field(default_factory=dict)
     model_file: str = ""
     rng_file: str = ""
-
-    def results(self) -> list[EvalResult]:
-        return [EvalResult.from_dict(r) for r in self.history]
-
-    def latest(self, opponent: str) -> EvalResult | None:
-        matches = [r for r in self.results() if r.opponent == opponent]
-        return matches[-1] if matches else None
 
     @classmethod
     def load(cls, path: Path) -> RunState:
@@ -419,23 +410,26 @@ class Run:
 
     # ------------------------------------------------------------------ creation
     @classmethod
-    def create(cls, config: TrainConfig) -> Run:
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}"
-        suffix = 1
-        while run_dir.exists():  # two runs started within one second
-            run_dir = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
-            suffix += 1
-        (run_dir / CHECKPOINT_DIR).mkdir(parents=True)
+    def create(cls, config: TrainConfig, held: contextlib.ExitStack | None = None) -> Run:
+        """A new run in a new run directory; ``held``: the command's stack, where the folder's lock goes at once."""
+        run_dir = new_run_dir(config.runs_dir, config.name)
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
+        (run_dir / CHECKPOINT_DIR).mkdir()
         config.save(run_dir / CONFIG_FILE)
         run = cls(run_dir, config, RunState())
         run.pool.publish()  # the environments read the pool file from their first reset on
         return run
 
     @classmethod
-    def open(cls, run_dir: Path, overrides: dict[str, Any]) -> Run:
-        """Reopen a run from its last checkpoint; ``overrides`` change its config (e.g. total_timesteps)."""
+    def open(cls, run_dir: Path, overrides: dict[str, Any], held: contextlib.ExitStack | None = None) -> Run:
+        """Reopen a run from its last checkpoint; ``overrides`` change its config (e.g. total_timesteps).
+
+        ``held`` (as for :meth:`create`): the folder's lock is taken there before anything is read.
+        """
         run_dir = Path(run_dir)
+        if held is not None and run_dir.is_dir():
+            held.enter_context(RunLock(run_dir))
         state_path = run_dir / CHECKPOINT_DIR / STATE_FILE
         if not state_path.exists():
             raise FileNotFoundError(f"{run_dir} has no checkpoint ({state_path} is missing): nothing to resume")
@@ -465,7 +459,7 @@ class Run:
             self.state.history.append(result.to_dict())
         self.state.eval_index += 1
         self.state.last_eval = timesteps
-        self.write_eval_csv()
+        write_eval_csv(self.run_dir, self.state.history)
         return results
 
     def _evaluate(
@@ -489,14 +483,6 @@ class Run:
     def game_options(self) -> dict[str, Any]:
         """The env options that are also ``Game.new`` options (the rest are the environment's own)."""
         return {k: v for k, v in self.config.env_options.items() if k in GAME_OPTIONS}
-
-    def write_eval_csv(self) -> None:
-        path = self.run_dir / EVAL_CSV
-        keys = list(EvalResult.__dataclass_fields__)
-        with path.open("w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=keys)
-            writer.writeheader()
-            writer.writerows(self.state.history)
 
     def elapsed_train_seconds(self) -> float:
         return self.state.train_seconds + (time.perf_counter() - self.session_start)
@@ -694,7 +680,8 @@ class SelfPlayCallback(BaseCallback):
         limit = config.time_limit_minutes
         if limit is not None and self.run.elapsed_train_seconds() >= limit * 60:
             self._stop = True
-            self.stop_reason = f"time limit of {limit:g} minutes reached"
+            where = f"at timestep {t:,} of {config.total_timesteps:,}"
+            self.stop_reason = cut_short_text(limit, where, f"concordia train selfplay --resume {self.run.run_dir}")
 
     def _eval_due(self, t: int) -> bool:
         last = self.run.state.last_eval
@@ -763,27 +750,33 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> Path:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:  # a config or argument mistake (a missing config, a bad value, no checkpoint): one line, exit 2
+    with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
+        return _run_locked(parser, args, held)
+
+
+def _run_locked(parser: argparse.ArgumentParser, args: argparse.Namespace, held: contextlib.ExitStack) -> Path:
+    """:func:`main` with the run folder's lock entered in ``held``."""
+    try:  # a config or argument mistake (a missing config, a bad value, no checkpoint, a busy folder): one line
         overrides = overrides_from_args(args)
         if args.resume:
             if args.config:
                 parser.error("--resume takes the run's own config.yaml; give changes as --key value options")
-            run = Run.open(Path(args.resume), overrides)
+            run = Run.open(Path(args.resume), overrides, held)
             print(f"resuming {run.run_dir} at timestep {run.state.timesteps:,}", file=sys.stderr)
         else:
-            run = Run.create(resolve(args.config, overrides))
+            run = Run.create(resolve(args.config, overrides), held)
             print(f"run directory: {run.run_dir}", file=sys.stderr)
-    except (OSError, ValueError, TypeError) as err:
+    except (OSError, ValueError, TypeError, RunFolderBusyError) as err:
         parser.error(mistake_text(err))
     try:
         model = run.train()
+        report = run.finish(model)
     except KeyboardInterrupt:
         print(
             f"\ninterrupted; continue with: concordia train selfplay --resume {run.run_dir}",
             file=sys.stderr,
         )
         raise SystemExit(130) from None
-    report = run.finish(model)
     for line in _final_lines(run, report):
         print(line)
     return report

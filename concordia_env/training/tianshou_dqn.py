@@ -27,12 +27,16 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
 
 import concordia_env
+from concordia_env.tools.arguments import mistake_text
+
+from .config import ConfigBase, _f, add_override_arguments, overrides_from_args, resolve
 
 LEARNER = "player_0"
 
@@ -46,7 +50,7 @@ def make_env(map: str = "italia", max_cycles: int = 2000, illegal_action: str = 
     )
 
 
-def build(args: argparse.Namespace) -> tuple[Any, Any]:
+def build(args: DQNConfig) -> tuple[Any, Any]:
     """The multi-agent algorithm (DQN learner + masked random opponent) and one env to read spaces from."""
     from tianshou.algorithm import DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm
     from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
@@ -70,7 +74,7 @@ def build(args: argparse.Namespace) -> tuple[Any, Any]:
     return MultiAgentOffPolicyAlgorithm(algorithms=[learner, opponent], env=env), env
 
 
-def train(args: argparse.Namespace) -> dict[str, float]:
+def train(args: DQNConfig) -> dict[str, float]:
     """Train, then play ``test_episodes`` test games; returns the learner's mean test return and counts.
 
     Everything random (the envs' games, exploration, the random opponent, the network's
@@ -161,34 +165,42 @@ def progress_line(epoch: Any, epochs: int, seconds: float) -> str:
     )
 
 
-def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        prog="concordia train tianshou",
-        description=__doc__.split("\n", 1)[0],
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,  # every option's --help line shows its default
-    )
-    add = parser.add_argument
-    add("--map", default="italia", help="the board (2 players)")
-    add("--seed", type=int, default=0, help="seeds the games, exploration, the random opponent and the network")
-    add("--max_cycles", type=int, default=2000, help="decisions per game before truncation")
-    add("--illegal_action", default="penalize", help="'raise' makes any illegal action an error")
-    add("--epochs", type=int, default=2, help="training epochs (one progress line each)")
-    add("--epoch_steps", type=int, default=2000, help="env steps per epoch")
-    add("--collect_steps", type=int, default=40, help="env steps per collection")
-    add("--updates_per_step", type=float, default=0.1, help="gradient steps per collected env step")
-    add("--batch_size", type=int, default=64, help="transitions per gradient step")
-    add("--buffer_size", type=int, default=20_000, help="replay buffer size (transitions)")
-    add("--train_envs", type=int, default=4, help="envs collecting training games")
-    add("--test_envs", type=int, default=2, help="envs playing the test games")
-    add("--test_episodes", type=int, default=4, help="greedy test games after training")
-    add("--hidden", type=int, nargs="*", default=[128, 128], help="hidden layer sizes of the Q-network")
-    add("--lr", type=float, default=1e-4, help="Adam's learning rate")
-    add("--gamma", type=float, default=0.99, help="discount")
-    add("--n_step", type=int, default=3, help="n-step return horizon")
-    add("--target_update_freq", type=int, default=320, help="gradient steps between target-network updates")
-    add("--eps_train", type=float, default=0.1, help="exploration while training (epsilon-greedy)")
-    add("--eps_test", type=float, default=0.0, help="exploration in the test games")
-    return parser.parse_args(argv)
+@dataclass
+class DQNConfig(ConfigBase):
+    """One run; every field is also a command-line option (``--epochs 5``, read as YAML), its default in ``--help``."""
+
+    map: str = _f("italia", "the board (2 players)")
+    seed: int = _f(0, "seeds the games, exploration, the random opponent and the network")
+    max_cycles: int = _f(2000, "decisions per game before truncation")
+    illegal_action: str = _f("penalize", "'raise' makes any illegal action an error")
+    epochs: int = _f(2, "training epochs (one progress line each)")
+    epoch_steps: int = _f(2000, "env steps per epoch")
+    collect_steps: int = _f(40, "env steps per collection")
+    updates_per_step: float = _f(0.1, "gradient steps per collected env step")
+    batch_size: int = _f(64, "transitions per gradient step")
+    buffer_size: int = _f(20_000, "replay buffer size (transitions)")
+    train_envs: int = _f(4, "envs collecting training games")
+    test_envs: int = _f(2, "envs playing the test games")
+    test_episodes: int = _f(4, "greedy test games after training")
+    hidden: list = field(default_factory=lambda: [128, 128], metadata={"help": "hidden layer sizes of the Q-network"})
+    lr: float = _f(1e-4, "Adam's learning rate")
+    gamma: float = _f(0.99, "discount")
+    n_step: int = _f(3, "n-step return horizon")
+    target_update_freq: int = _f(320, "gradient steps between target-network updates")
+    eps_train: float = _f(0.1, "exploration while training (epsilon-greedy)")
+    eps_test: float = _f(0.0, "exploration in the test games")
+
+
+def parse(argv: list[str] | None = None) -> DQNConfig:
+    """The run's config from the command line; a mistake is one line and exit status 2."""
+    parser = argparse.ArgumentParser(prog="concordia train tianshou", description=__doc__.split("\n", 1)[0])
+    add_override_arguments(parser, DQNConfig)
+    args = parser.parse_args(argv)
+    try:
+        config: DQNConfig = resolve(None, overrides_from_args(args, DQNConfig), DQNConfig)
+    except (ValueError, TypeError) as err:
+        parser.error(mistake_text(err))
+    return config
 
 
 def main(argv: list[str] | None = None) -> None:
