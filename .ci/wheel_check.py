@@ -289,6 +289,7 @@ def main(argv: list[str] | None = None) -> None:
     half.add_argument("--install", type=Path, metavar="DIR", help="steps 3-7 only, on the wheel built into DIR")
     args = parser.parse_args(argv)
     if args.build:
+        args.build = args.build.resolve()
         if args.build.exists():
             shutil.rmtree(args.build)
         build(args.build)
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> None:
         wheels = sorted(args.install.glob("concordia_env-*.whl"))
         if len(wheels) != 1:
             parser.error(f"{args.install} holds {len(wheels)} concordia_env wheels, not one: run --build first")
-        install_and_run(wheels[0])
+        install_and_run(wheels[0].resolve())  # the install runs in a folder of its own
     else:
         with tempfile.TemporaryDirectory(prefix="concordia-dist-") as dist:
             install_and_run(build(Path(dist)))

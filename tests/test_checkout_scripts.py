@@ -38,9 +38,12 @@ RUNS: dict[str, tuple[Callable[[Path], list[str]], str]] = {
         lambda tmp: ["--steps", "32", "--envs", "4", "--eval-games", "2", "--out", str(tmp / "flat.zip")],
         "vs heuristic: won",
     ),
-    "training/sb3_options.py": (
-        lambda tmp: ["--steps", "8", "--envs", "2", "--eval-games", "2", "--out", str(tmp / "options.zip")],
-        "vs heuristic: won",
+    "training/sb3_options.py": (  # with a learning curve (a point after the first of two chunks) from no prior
+        lambda tmp: [
+            *("--steps", "1024", "--envs", "2", "--eval-games", "2", "--out", str(tmp / "options.zip")),
+            *("--utility-prior", "0", "--eval-every", "512", "--curve-games", "2"),
+        ],
+        "curve: 512 steps: vs heuristic: won",
     ),
     "training/ppo_single_file.py": (
         lambda tmp: ["--steps", "8", "--envs", "2", "--num-steps", "4", "--eval-games", "2", "--out", str(tmp / "a")],

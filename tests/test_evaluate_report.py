@@ -24,6 +24,7 @@ from concordia_env.tools.evaluate import EvalResult, Evaluation, EvaluationInter
 from concordia_env.tools.progress import Progress, duration_text
 from concordia_env.tools.report import elo_difference, elo_interval, elo_text, wilson_interval, win_rate_of_elo
 from concordia_env.tools.sprt import Sprt
+from tests.interrupts import interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,7 +138,7 @@ def test_ctrl_c_in_a_real_run_with_workers_ends_in_one_line_and_no_traceback(tmp
     out = tmp_path / "partial.json"
     command = [sys.executable, "-m", "concordia_env.tools.cli", "evaluate", "heuristic"]
     command += ["--vs", "mcts:time_per_move=0.05", "--games", "400", "--workers", "2", "--json", str(out)]
-    run = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = interruptible(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert run.stderr is not None
     header = run.stderr.readline()  # printed once the specs are checked, before the first game
     assert header.startswith("evaluating heuristic: 400 games"), header

@@ -19,6 +19,7 @@ import concordia_env
 from concordia_env import agents
 from concordia_env.tools import cli
 from concordia_env.tools.evaluate import Evaluation, games_for_margin, margin
+from tests.interrupts import interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 #: the names of the package that are imported on first use
@@ -309,7 +310,7 @@ def test_ctrl_c_in_warmup_is_one_line_and_exit_130() -> None:
     """What was compiled is kept (each function as it compiles), so an interrupted warmup says so and stops."""
     import signal
 
-    proc = subprocess.Popen(
+    proc = interruptible(
         [sys.executable, "-m", "concordia_env.tools.warmup", "--jobs", "1"],
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -26,6 +26,7 @@ from concordia_env.agents.options_policy import options_agent
 from concordia_env.tools import cli
 from concordia_env.training import ppo_options
 from concordia_env.training.run_evaluation import OptionsAgent, evaluate
+from tests.interrupts import interruptible
 
 
 @pytest.fixture(autouse=True)
@@ -159,7 +160,7 @@ def test_a_resume_refuses_a_change_the_run_cannot_follow(tmp_path: Path, capsys:
 
 def test_ctrl_c_stops_the_script_in_one_line_and_keeps_its_checkpoint(tmp_path: Path) -> None:
     argv = ["--num_envs", "2", "--num_steps", "16", "--total_steps", "10000000", "--save_every", "1"]
-    run = subprocess.Popen(
+    run = interruptible(
         [sys.executable, "-m", "concordia_env.training.ppo_options", *argv, "--runs_dir", str(tmp_path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -15,6 +15,8 @@ Run it from the checkout (needs the ``train`` extra: ``pip install "concordia-en
 
     python training/sb3_options.py                       # 600,000 steps: about an hour on 2 cores
     python training/sb3_options.py --steps 100000 --seed 1 --out runs/options.zip
+    python training/sb3_options.py --steps 1000000 --eval-every 200000   # with a learning curve
+    python training/sb3_options.py --utility-prior 0                     # no head start from the heuristic
     concordia evaluate policy:runs/options.zip --vs heuristic
 
 What it reaches (2-player Italia against ``heuristic``, README and docs/training.md): after
@@ -40,9 +42,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--learning-rate", type=float, default=3e-4)
     parser.add_argument("--opponent", default="heuristic", help="the agent spec in the other seat")
     parser.add_argument("--eval-games", type=int, default=200, help="games of the final evaluation")
+    parser.add_argument(
+        "--utility-prior",
+        type=float,
+        default=None,
+        help="the starting weight of the heuristic's ranking in the policy (OptionsPolicy's default; 0: none)",
+    )
+    parser.add_argument(
+        "--eval-every",
+        type=int,
+        default=0,
+        metavar="STEPS",
+        help="a learning curve: every STEPS steps (whole rollouts), the model saved and --curve-games games played",
+    )
+    parser.add_argument("--curve-games", type=int, default=100, help="games at each point of the curve")
     args = parser.parse_args(argv)
-    if min(args.steps, args.envs, args.max_options, args.eval_games) < 1:
-        parser.error("--steps, --envs, --max-options and --eval-games must be at least 1")
+    if min(args.steps, args.envs, args.max_options, args.eval_games, args.curve_games) < 1:
+        parser.error("--steps, --envs, --max-options, --eval-games and --curve-games must be at least 1")
+    if args.eval_every < 0:
+        parser.error(f"--eval-every must be 0 (no curve) or a number of steps, not {args.eval_every}")
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -67,14 +85,31 @@ def main(argv: list[str] | None = None) -> int:
     )
     n_steps = max(1, min(256, args.steps // args.envs))  # steps per game per rollout (256: the README's)
     batch_size = min(256, n_steps * args.envs)
+    prior = {} if args.utility_prior is None else {"utility_prior": args.utility_prior}
+    policy_kwargs = {"features_extractor_kwargs": prior}
     model = MaskablePPO(
-        OptionsPolicy, env, n_steps=n_steps, batch_size=batch_size, learning_rate=args.learning_rate, seed=args.seed
+        OptionsPolicy,
+        env,
+        n_steps=n_steps,
+        batch_size=batch_size,
+        learning_rate=args.learning_rate,
+        seed=args.seed,
+        policy_kwargs=policy_kwargs,
     )
-    model.learn(total_timesteps=args.steps)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    rollout = n_steps * args.envs
+    chunk = max(1, args.eval_every // rollout) * rollout if args.eval_every else args.steps
+    while model.num_timesteps < args.steps:  # in chunks of whole rollouts: the same run as one learn() call
+        model.learn(total_timesteps=min(chunk, args.steps - model.num_timesteps), reset_num_timesteps=False)
+        if args.eval_every and model.num_timesteps < args.steps:
+            model.save(args.out)
+            point = concordia_env.evaluate(
+                f"policy:{args.out}", opponents=args.opponent, games=args.curve_games, seed=args.seed + 1
+            )
+            print(f"curve: {model.num_timesteps} steps: {point.results[0].summary(2)}", flush=True)
     model.save(args.out)
     env.close()
-    print(f"saved {args.out}")
+    print(f"saved {args.out} after {model.num_timesteps} steps")
     result = concordia_env.evaluate(
         f"policy:{args.out}", opponents=args.opponent, games=args.eval_games, seed=args.seed
     )
