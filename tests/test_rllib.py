@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +19,7 @@ pytest.importorskip("ray.rllib")
 from concordia_env.integrations import rllib as rllib_integration
 from concordia_env.training import rllib_ppo
 from concordia_env.training.policy_net import NumpyActor
+from tests.interrupts import interruptible
 from tests.test_docs import DOCS, needs_ray, python_blocks
 
 
@@ -133,6 +137,38 @@ def test_tiny_run_trains_checkpoints_resumes_and_leaves_no_ray_process(tmp_path:
     assert not _same(trained, saved), "the resumed iteration trained the policy further"
     with pytest.raises(FileNotFoundError, match="shared"):
         rllib_ppo.checkpoint_actor(tmp_path, config.activation)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds Ray's processes in /proc")
+def test_ctrl_c_stops_a_run_in_one_line_keeping_its_checkpoints_and_no_ray_process(tmp_path: Path) -> None:
+    command = [sys.executable, "-m", "concordia_env.training.rllib_ppo", "--config", "rllib_tiny"]
+    command += ["--iterations", "1000", "--eval_games", "0", "--runs_dir", str(tmp_path)]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    run = interruptible(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert run.stdout is not None
+    for line in run.stdout:  # "run directory: ...", then one JSON line per iteration, after its checkpoint
+        if line.startswith("{") and json.loads(line)["iteration"] >= 1:
+            break
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=120)
+    assert run.returncode == 130, stderr[-3000:]
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr[-3000:]
+    (folder,) = tmp_path.iterdir()
+    last = stderr.strip().splitlines()[-1]
+    assert last == f"interrupted; its checkpoints are kept: continue with concordia train rllib --resume {folder}"
+    assert (folder / "checkpoints" / "iter_0001").is_dir() and not (folder / "writer.lock").exists()
+    _assert_ray_is_gone()
+
+
+def test_a_resume_cuts_the_progress_back_to_its_checkpoint(tmp_path: Path) -> None:
+    """The iterations after the checkpoint a run resumes from are trained again: their old lines go."""
+    progress = tmp_path / "progress.jsonl"
+    progress.write_text("".join(json.dumps({"iteration": i, "env_steps": 10 * i}) + "\n" for i in (1, 2, 3, 4)))
+    rllib_ppo._keep_progress_to(progress, 2)
+    assert [json.loads(x)["iteration"] for x in progress.read_text().splitlines()] == [1, 2]
+    rllib_ppo._keep_progress_to(progress, 0)  # no checkpoint: the run starts over
+    assert progress.read_text() == ""
 
 
 @pytest.mark.slow

@@ -87,7 +87,7 @@ from .config import ConfigBase, _f, add_override_arguments, overrides_from_args,
 from .options_rllib import OptionsRLModule, options_agent
 from .policy_net import NUMPY_ACTIVATIONS, NumpyActor
 from .run_evaluation import EVAL_DB, evaluate, weights_digest
-from .run_folder import RunFolderBusyError, RunLock, new_run_dir
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_atomic
 
 #: the name under which make_env is registered with ray.tune.registry
 ENV_NAME = "concordia"
@@ -446,6 +446,17 @@ def sampling_throughput(config: RLlibConfig, rounds: int = 5, address: str | Non
     }
 
 
+def _keep_progress_to(path: Path, iteration: int) -> None:
+    """``progress.jsonl`` cut back to the lines of iterations up to ``iteration`` (the checkpoint a run resumes
+    from): the iterations after it are trained again, and their lines written again."""
+    if not path.exists():
+        return
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    kept = [line for line in lines if json.loads(line)["iteration"] <= iteration]
+    if len(kept) < len(lines):
+        write_atomic(path, "".join(f"{line}\n" for line in kept).encode())
+
+
 def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str | None = None) -> dict[str, Any]:
     """Train (or resume) a run in ``run_dir``; returns the summary written to ``eval.json``.
 
@@ -460,16 +471,17 @@ def train(config: RLlibConfig, run_dir: Path, resume: bool = False, address: str
         if checkpoint is not None:
             algo.restore_from_path(str(checkpoint.resolve()))
             print(f"resumed from {checkpoint} at iteration {algo.iteration}")
+        _keep_progress_to(run_dir / "progress.jsonl", algo.iteration if resume else 0)
         progress = (run_dir / "progress.jsonl").open("a")
         while algo.iteration < config.iterations:
             start = time.perf_counter()
             result = algo.train()
             line = _iteration_line(result, time.perf_counter() - start)
-            progress.write(json.dumps(line) + "\n")
-            progress.flush()
-            print(json.dumps(line))
             if algo.iteration % config.checkpoint_every == 0 or algo.iteration == config.iterations:
                 algo.save_to_path(str((run_dir / "checkpoints" / f"iter_{algo.iteration:04d}").resolve()))
+            progress.write(json.dumps(line) + "\n")  # after its checkpoint (a line says its iteration is kept)
+            progress.flush()
+            print(json.dumps(line))
         progress.close()
         if config.level == "options":  # the options network plays as an agent (its checkpoints keep it)
             player: Any = options_agent(algo.get_module(SHARED))
@@ -538,6 +550,7 @@ def _parse(argv: list[str] | None) -> tuple[RLlibConfig, Path | None, argparse.N
 
 
 def main(argv: list[str] | None = None) -> None:
+    """The command: a mistake is one line and exit status 2; Ctrl-C one line (status 130) that says how to go on."""
     config, run_dir, args = _parse(argv)
     if args.measure_sampling is not None:
         print(json.dumps(sampling_throughput(config, args.measure_sampling, address=args.address)))
@@ -551,7 +564,14 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2) from None
     with lock:
         print(f"run directory: {lock.run_dir}")
-        train(config, lock.run_dir, resume=resume, address=args.address)
+        try:
+            train(config, lock.run_dir, resume=resume, address=args.address)
+        except KeyboardInterrupt:  # the Ray it started is shut down on the way out (train's _ray)
+            print(
+                f"\ninterrupted; its checkpoints are kept: continue with concordia train rllib --resume {lock.run_dir}",
+                file=sys.stderr,
+            )
+            raise SystemExit(130) from None
 
 
 if __name__ == "__main__":

@@ -143,8 +143,11 @@ class RunLock:
     def acquire(self) -> None:
         """Make this process the folder's writer (a stale lock is taken over); ``RunFolderBusyError`` if a live one is.
 
-        ``FileNotFoundError`` if the folder does not exist.
+        ``FileNotFoundError`` if the folder does not exist. Acquiring a lock this object holds does nothing
+        (``acquire()`` to refuse early, then ``with lock:`` around the work).
         """
+        if self.held:
+            return
         if not self.run_dir.is_dir():
             raise FileNotFoundError(f"{self.run_dir} is not a run directory")
         for _ in range(10):  # a stale lock removed under us by another process: try again
