@@ -22,8 +22,8 @@ Run it from the checkout (needs the ``train`` extra: ``pip install "concordia-en
 What it reaches (2-player Italia against ``heuristic``, README and docs/training.md): after
 one rollout of 2,048 steps 13/20; 60 minutes on 2 cores (586,000 steps) 70.5% (63.8% - 76.4%)
 of 200 games, 77% with ``--learning-rate 1e-4``; 1 M steps (48 minutes on one core, seed 0)
-72.5% (65.9% - 78.2%), and 56.0% (49.1% - 62.7%) with ``--utility-prior 0``. The same level trained by the PPO in one file
-(``training/ppo_single_file.py``) reached 81.0% in 60 minutes.
+72.5% (65.9% - 78.2%), and 56.0% (49.1% - 62.7%) with ``--utility-prior 0``. The same level
+trained by the PPO in one file (``training/ppo_single_file.py``) reached 81.0% in 60 minutes.
 """
 
 from __future__ import annotations
