@@ -27,6 +27,7 @@ from concordia_env.training.policy_net import NumpyActor, action_logits, masked_
 from concordia_env.training.pool import POOL_FILE, OpponentPool, PoolOpponent
 from concordia_env.training.run_evaluation import eval_seeds, evaluate, wilson_interval
 from concordia_env.training.selfplay import CHECKPOINT_DIR, STATE_FILE, SUMMARY_FILE, MarginShaping, build_parser, main
+from tests.interrupts import interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "concordia_env" / "training" / "configs" / "quick.yaml"
@@ -576,3 +577,25 @@ def test_ctrl_c_before_the_first_checkpoint_says_there_is_nothing_to_resume(tmp_
     err = capsys.readouterr().err
     assert err.rstrip().endswith("interrupted before the run's first checkpoint: there is nothing to resume")
     assert "--resume" not in err
+
+
+def test_ctrl_c_to_the_run_and_its_environment_processes_is_one_line_and_exit_130(tmp_path):
+    """A real SIGINT to the process group, as a terminal sends it: the environments' processes get it too."""
+    values = {**LOOP_TINY, "total_timesteps": 100_000, "eval_games": 0, "runs_dir": str(tmp_path)}
+    command = [sys.executable, "-m", "concordia_env.training.selfplay", "--config", str(QUICK), *_cli(values)]
+    run = interruptible(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + FIRST_CHECKPOINT_TIMEOUT_S
+        while not list(tmp_path.glob(f"tiny-*/{CHECKPOINT_DIR}/{STATE_FILE}")):
+            assert run.poll() is None and time.monotonic() < deadline, "no checkpoint in time"
+            time.sleep(0.2)
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            _kill_group(run)
+    (run_dir,) = tmp_path.glob("tiny-*")
+    assert run.returncode == 130 and "Traceback" not in err, err[-3000:]
+    assert err.splitlines()[-1] == f"interrupted; continue with: concordia train selfplay --resume {run_dir}"
+    assert not (run_dir / "writer.lock").exists()

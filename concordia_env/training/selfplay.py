@@ -104,7 +104,7 @@ from .config import TrainConfig
 from .loop import FINAL_EVAL_INDEX, TrainingRun, command_parser, run_command
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
 from .pool import POOL_FILE, OpponentPool, PoolOpponent
-from .run_evaluation import EVAL_DB, EvalHistory, EvalResult, evaluate, weights_digest
+from .run_evaluation import EvalHistory, EvalResult, evaluate, weights_digest
 from .run_folder import write_json_atomic
 from .run_report import write_report
 
@@ -664,7 +664,7 @@ class SelfPlayRun(TrainingRun):
             game_options=self.game_options(),
             max_turns=self.config.eval_max_turns,
             replay_dir=replay_dir,
-            db=self.run_dir / EVAL_DB,
+            db=self.run_dir / self.EVAL_DB,
             given_version=weights_digest(p.detach().cpu().numpy() for p in policy.state_dict().values()),
         )
         result.timesteps = self.state.timesteps
