@@ -27,6 +27,7 @@ from concordia_env.training.policy_net import NumpyActor, action_logits, masked_
 from concordia_env.training.pool import POOL_FILE, OpponentPool, PoolOpponent
 from concordia_env.training.run_evaluation import eval_seeds, evaluate, wilson_interval
 from concordia_env.training.selfplay import CHECKPOINT_DIR, STATE_FILE, SUMMARY_FILE, MarginShaping, build_parser, main
+from tests.interrupts import interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "concordia_env" / "training" / "configs" / "quick.yaml"
@@ -485,3 +486,116 @@ def test_no_training_function_is_over_80_lines():
                 if lines > 80:
                     long.append(f"{path.name}:{node.name} ({lines} lines)")
     assert not long, long
+
+
+# ---------------------------------------------------------------------- on the one training loop
+#: a selfplay run of six PPO updates of 64 steps in this process: checkpoints and evaluations every two updates
+LOOP_TINY = {
+    **TINY,
+    "n_envs": 1,
+    "n_steps": 64,
+    "batch_size": 64,
+    "net_arch": [16, 16],
+    "total_timesteps": 384,
+    "lr_schedule": "linear",
+    "snapshot_every": 128,
+    "checkpoint_every": 128,
+    "eval_every": 128,
+    "eval_at_start": True,
+    "eval_games": 2,
+    "eval_max_turns": 200,
+    "final_eval_games": 2,
+    "progress": False,
+}
+
+
+def test_selfplay_runs_on_the_one_training_loop():
+    """Its run folder, iterations, evaluations, time limit and end are the loop's; the network's runs share them."""
+    from concordia_env.training.loop import Run, TrainingRun
+    from concordia_env.training.selfplay import SelfPlayRun
+
+    assert issubclass(SelfPlayRun, TrainingRun) and issubclass(Run, TrainingRun)
+    for name in ("create", "open", "train", "evaluate_when_due", "time_guard", "progress_line", "finish"):
+        assert name in vars(TrainingRun) and name not in vars(SelfPlayRun) and name not in vars(Run), name
+
+
+def test_a_selfplay_run_advances_one_update_per_iteration_and_resumes_on_the_loop(tmp_path, monkeypatch, capsys):
+    from concordia_env.training.selfplay import SelfPlayRun
+
+    advance, updates = SelfPlayRun.advance, []
+
+    def advance_until_the_third_update(self):
+        if len(updates) == 2:
+            raise KeyboardInterrupt  # Ctrl-C in the third update: after the checkpoint at 128
+        advance(self)
+        updates.append(self.state.timesteps)
+
+    monkeypatch.setattr(SelfPlayRun, "advance", advance_until_the_third_update)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--config", str(QUICK), *_cli({**LOOP_TINY, "runs_dir": str(tmp_path)})])
+    (run_dir,) = tmp_path.glob("tiny-*")
+    assert stopped.value.code == 130 and updates == [64, 128]
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith(f"interrupted; continue with: concordia train selfplay --resume {run_dir}")
+    assert "timestep 0: vs random" in err and "timestep 128: vs random" in err  # the loop's evaluation lines
+    assert "timestep 128/384 done: " in err  # the loop's progress line after a checkpoint
+    before = json.loads((run_dir / CHECKPOINT_DIR / STATE_FILE).read_text())
+    assert (before["timesteps"], before["sessions"], before["eval_index"]) == (128, 1, 2)
+
+    monkeypatch.setattr(SelfPlayRun, "advance", lambda self: (advance(self), updates.append(self.state.timesteps)))
+    main(["--resume", str(run_dir)])
+    assert updates == [64, 128, 192, 256, 320, 384]  # one rollout of n_steps x n_envs per iteration
+    after = json.loads((run_dir / CHECKPOINT_DIR / STATE_FILE).read_text())
+    assert (after["timesteps"], after["sessions"], after["last_checkpoint"]) == (384, 2, 384)
+    assert [r["timesteps"] for r in after["history"]] == [0, 128, 256]  # not at the end: the final evaluation is
+    assert sorted(p.name for p in (run_dir / CHECKPOINT_DIR).glob("model_*")) == ["model_0000000384.zip"]
+    assert capsys.readouterr().out.startswith("trained 384 timesteps in ")
+
+
+def test_the_learning_rate_decays_over_the_whole_run_not_over_each_update(tmp_path):
+    """One ``learn()`` per update, and the linear schedule still reads the run's progress (SB3 logs each update's)."""
+    main(["--config", str(QUICK), *_cli({**LOOP_TINY, "eval_games": 0, "runs_dir": str(tmp_path)})])
+    (run_dir,) = tmp_path.glob("tiny-*")
+    rows = (run_dir / "logs" / "progress.csv").read_text().splitlines()
+    column = rows[0].split(",").index("train/learning_rate")
+    rates = [float(row.split(",")[column]) for row in rows[1:] if row.split(",")[column]]
+    # an update's rate is logged with the next update's row: the updates at 64 ... 320 timesteps
+    assert rates == pytest.approx([3e-4 * (1 - t / 384) for t in (64, 128, 192, 256, 320)])
+
+
+def test_ctrl_c_before_the_first_checkpoint_says_there_is_nothing_to_resume(tmp_path, monkeypatch, capsys):
+    from concordia_env.training.selfplay import SelfPlayRun
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(SelfPlayRun, "advance", interrupted)
+    values = {**LOOP_TINY, "eval_at_start": False, "runs_dir": str(tmp_path)}
+    with pytest.raises(SystemExit) as stopped:
+        main(["--config", str(QUICK), *_cli(values)])
+    assert stopped.value.code == 130
+    err = capsys.readouterr().err
+    assert err.rstrip().endswith("interrupted before the run's first checkpoint: there is nothing to resume")
+    assert "--resume" not in err
+
+
+def test_ctrl_c_to_the_run_and_its_environment_processes_is_one_line_and_exit_130(tmp_path):
+    """A real SIGINT to the process group, as a terminal sends it: the environments' processes get it too."""
+    values = {**LOOP_TINY, "total_timesteps": 100_000, "eval_games": 0, "runs_dir": str(tmp_path)}
+    command = [sys.executable, "-m", "concordia_env.training.selfplay", "--config", str(QUICK), *_cli(values)]
+    run = interruptible(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                        start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + FIRST_CHECKPOINT_TIMEOUT_S
+        while not list(tmp_path.glob(f"tiny-*/{CHECKPOINT_DIR}/{STATE_FILE}")):
+            assert run.poll() is None and time.monotonic() < deadline, "no checkpoint in time"
+            time.sleep(0.2)
+        os.killpg(run.pid, signal.SIGINT)
+        _, err = run.communicate(timeout=120)
+    finally:
+        if run.poll() is None:
+            _kill_group(run)
+    (run_dir,) = tmp_path.glob("tiny-*")
+    assert run.returncode == 130 and "Traceback" not in err, err[-3000:]
+    assert err.splitlines()[-1] == f"interrupted; continue with: concordia train selfplay --resume {run_dir}"
+    assert not (run_dir / "writer.lock").exists()

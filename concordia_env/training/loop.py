@@ -1,24 +1,36 @@
-"""The one training loop of the ``learned`` agent: play, fit, checkpoint, evaluate, report; methods plug in.
+"""The one training loop: advance, evaluate, checkpoint, time guard, report; methods plug in.
 
-Both methods that train the ``learned`` agent's network (:class:`.afterstate_net.AfterstateNet`)
-run this loop; they differ only in how an iteration's games are played and what the network
-is fitted to:
+:class:`TrainingRun` is the loop and its run folder, whatever the method trains: a new run
+folder locked from its first file (:meth:`TrainingRun.create`), ``--resume`` from the last
+checkpoint with the resumable overrides (:meth:`TrainingRun.open`), the iterations
+(:meth:`TrainingRun.train`: inside the method's **session**, each iteration **advances** the
+run, **evaluates** it when due, applies the **time limit**, a guard, and writes the
+**checkpoint** with a progress line), and the end (:meth:`TrainingRun.finish`: the final
+evaluation, the learning curve, ``summary.json``, the report). :func:`run_command` is every
+method's ``main``: one line for a person's mistake, Ctrl-C in one line with the command that
+resumes (exit status 130). Three methods run it:
 
 * afterstate value iteration (:mod:`.afterstate_learning`, ``concordia train afterstate``):
   targets from the games' outcomes and short rollouts;
 * expert iteration (:mod:`.expert_iteration`, ``concordia train expert``): targets from the
-  tree search's labels.
+  tree search's labels;
+* self-play PPO (:mod:`.selfplay`, ``concordia train selfplay``): its
+  :class:`~concordia_env.training.selfplay.SelfPlayRun` advances by one PPO update of
+  MaskablePPO per iteration and checkpoints every ``checkpoint_every`` timesteps (its own
+  files: see its module).
 
-One iteration (:meth:`Run.train`): the method **plays** the iteration's games in a pool
-(:meth:`Run.play`, writing ``data/iter_<k>.npz``) and **fits** the network to the buffer of
-the last games (:meth:`Run.fit`); the loop then **evaluates** the network in memory every
-``eval_every`` iterations (:meth:`Run.evaluate`: the project's one evaluation, fresh seeds,
-seats rotated, 95% Wilson intervals, every game stored in ``evaluations.db``), writes the
-**checkpoint** and prints the progress. At the end it plays the final evaluation and writes
-the **report** (:meth:`Run.finish`): the loop's sections, and the method's own
-(:meth:`Run.report_sections`).
+The first two train the ``learned`` agent's network (:class:`.afterstate_net.AfterstateNet`)
+in :class:`Run`, the loop's part for it; they differ only in how an iteration's games are
+played and what the network is fitted to. One iteration (:meth:`Run.advance`): the method
+**plays** the iteration's games in a pool (:meth:`Run.play`, writing ``data/iter_<k>.npz``)
+and **fits** the network to the buffer of the last games (:meth:`Run.fit`); the loop then
+**evaluates** the network in memory every ``eval_every`` iterations (:meth:`Run.evaluate`:
+the project's one evaluation, fresh seeds, seats rotated, 95% Wilson intervals, every game
+stored in ``evaluations.db``), writes the **checkpoint** and prints the progress. At the end
+it plays the final evaluation and writes the **report** (:meth:`TrainingRun.finish`): the
+loop's sections, and the method's own (:meth:`Run.report_sections`).
 
-A method is a subclass of :class:`Run` that names its config (a :class:`LoopConfig`, the keys
+A method of the network is a subclass of :class:`Run` that names its config (a :class:`LoopConfig`, the keys
 every method shares, with its own) and state classes, its command and its words for the
 report, and supplies its games (``tasks`` from :meth:`Run.draw_games`, the ``worker`` that
 plays one, ``iteration_data``), ``fit`` and ``report_sections`` (and, if it needs them,
@@ -26,9 +38,8 @@ plays one, ``iteration_data``), ``fit`` and ``report_sections`` (and, if it need
 ``summary_extras``). Every ``fit`` has one skeleton: :meth:`Run.fit_start` (torch seeded for
 the iteration, the buffer, its :class:`Decisions` with every ``HOLDOUT_EVERY``-th game held
 out) and :meth:`Run.fit_epochs` (shuffled minibatches of whole decisions), the method
-supplying the loss and what it measures after each epoch. :func:`run_command` is every
-method's ``main``; it holds the run folder's lock (:class:`.run_folder.RunLock`) from the
-folder's first file to its end.
+supplying the loss and what it measures after each epoch. :func:`run_command` holds the run
+folder's lock (:class:`.run_folder.RunLock`) from the folder's first file to its end.
 
 Reproducibility, the rule: **a resume reads only the checkpoint**. ``checkpoint.pt``
 (network, optimizer and run state) is written in one atomic step at the end of every
@@ -38,7 +49,7 @@ fit and its checkpoint (the evaluations play the network in memory); ``model.npz
 stopped anywhere (Ctrl-C in any phase, a lost worker) continues after its last finished
 iteration exactly as an uninterrupted run would (``tests/test_training_faults.py``).
 
-Run directory ``<runs_dir>/<name>-<timestamp>/``::
+Run directory of the network's runs, ``<runs_dir>/<name>-<timestamp>/``::
 
     config.yaml         resolved config (a resume's overrides included)
     data/iter_<k>.npz   the decisions played in iteration k (the method's columns)
@@ -57,11 +68,11 @@ import io
 import json
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, NoReturn
+from typing import Any, ClassVar, NoReturn, TypeVar
 
 import numpy as np
 import torch
@@ -85,9 +96,9 @@ from .config import (
     resolve,
     resume_overrides,
 )
-from .run_evaluation import EvalHistory, EvalResult, eval_result, eval_seed, weights_digest
-from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic
-from .run_report import cut_short_text, final_table, plot_learning_curve, write_eval_csv
+from .run_evaluation import EVAL_DB, EvalHistory, EvalResult, eval_result, eval_seed, weights_digest
+from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic, write_json_atomic
+from .run_report import CURVE_FILE, cut_short_text, final_table, plot_learning_curve, write_eval_csv
 from .workers import WorkerLostError, open_pool
 
 #: the opponent share of games the learner plays against itself (every seat learns)
@@ -245,21 +256,298 @@ class RunState(EvalHistory):
     fits: list[dict[str, Any]] = field(default_factory=list)
 
 
-class Run:
-    """One run directory (config, data, checkpoints, model, state) and the loop over its iterations.
+#: a training run's class, as its class methods return it
+R = TypeVar("R", bound="TrainingRun")
+RunT = TypeVar("RunT", bound="Run")
+
+
+class TrainingRun:
+    """A run folder and the one loop over its iterations, whatever the method trains.
+
+    The loop (:meth:`train`) is the method's **session** (:meth:`session`: what it holds while
+    it trains, a pool of game workers or of environments) around iterations that each
+    **advance** the run (:meth:`advance`), **evaluate** it when due (:meth:`evaluate_when_due`),
+    apply the **time limit** (:meth:`time_guard`, a guard) and **checkpoint** it (every
+    iteration, or when :meth:`checkpoint_due` says) with a progress line; :meth:`finish` then
+    plays the final evaluation and writes the learning curve, ``summary.json`` and the report.
+    The folder: :meth:`create` (a new one, locked from its first file) and :meth:`open`
+    (``--resume``: locked, the last checkpoint, the resumable overrides). :func:`run_command`
+    is every method's ``main``.
+
+    Its subclasses: :class:`Run`, the ``learned`` agent's network (afterstate value
+    iteration, expert iteration), and :class:`~concordia_env.training.selfplay.SelfPlayRun`
+    (MaskablePPO, one iteration a PPO update). The methods marked "the method's" are theirs.
+    """
+
+    CONFIG = "config.yaml"
+    #: every evaluation game, replayable by its id (``concordia replay``)
+    EVAL_DB = EVAL_DB
+    SUMMARY = "summary.json"
+    CONFIG_CLASS: ClassVar[type[ConfigBase]]
+    #: the command that trains a run of this kind (the models' metadata and the messages)
+    COMMAND: ClassVar[str]
+    #: what the run counts its progress in (its iterations, or the timesteps of its updates)
+    UNIT: ClassVar[str] = "iteration"
+    state: EvalHistory
+
+    def __init__(self, run_dir: Path, config: Any, state: EvalHistory) -> None:
+        self.run_dir = Path(run_dir)
+        self.config = config
+        self.state = state
+        self.wall_start = time.perf_counter()
+
+    # ------------------------------------------------------------------ the run folder
+    @classmethod
+    def create(cls: type[R], config: Any, held: contextlib.ExitStack | None = None) -> R:
+        """A new run of ``config`` in a new run directory (``<runs_dir>/<name>-<timestamp>``).
+
+        ``held``: the command's stack of what it holds for the run's life; the new folder's
+        :class:`.run_folder.RunLock` enters it as soon as the folder exists, before any file.
+        The method refuses what it must before the folder exists (:meth:`check_new`) and
+        writes its first files (:meth:`start`).
+        """
+        cls.check_new(config)
+        run_dir = new_run_dir(config.runs_dir, config.name)
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
+        config.save(run_dir / cls.CONFIG)
+        return cls.start(run_dir, config)
+
+    @classmethod
+    def open(cls: type[R], run_dir: Path, overrides: dict[str, Any], held: contextlib.ExitStack | None = None) -> R:
+        """The run in ``run_dir`` as its last checkpoint left it, with ``overrides`` (resumable keys).
+
+        ``held`` (as for :meth:`create`): the folder's lock is taken there before anything is
+        read or written, so a second writer is refused (:class:`.run_folder.RunFolderBusyError`).
+        A refused resume (no checkpoint, a damaged one, a key that cannot change) changes no
+        file; the config is saved with the overrides once the checkpoint has been read.
+        """
+        run_dir = Path(run_dir)
+        if not run_dir.is_dir():
+            raise FileNotFoundError(f"{run_dir} is not a run directory: nothing to resume")
+        if held is not None:
+            held.enter_context(RunLock(run_dir))
+        checkpoint = cls.checkpoint_file(run_dir)
+        if not checkpoint.is_file():
+            raise FileNotFoundError(
+                f"{run_dir} has no {checkpoint.relative_to(run_dir)}: not a run directory, or one stopped before "
+                "its first checkpoint; nothing to resume"
+            )
+        overrides = resume_overrides(run_dir / cls.CONFIG, overrides, cls.resumable(), cls.CONFIG_CLASS)
+        config = resolve(run_dir / cls.CONFIG, overrides, cls.CONFIG_CLASS)
+        run = cls.restore(run_dir, config)
+        config.save(run_dir / cls.CONFIG)
+        run.resumed()
+        return run
+
+    @classmethod
+    def check_new(cls, config: Any) -> None:
+        """What the method refuses before a new run's folder exists: nothing unless it says."""
+
+    @classmethod
+    def start(cls: type[R], run_dir: Path, config: Any) -> R:
+        """The method's: the new run in its fresh folder (``config.yaml`` is there), with its first files."""
+        raise NotImplementedError
+
+    @classmethod
+    def checkpoint_file(cls, run_dir: Path) -> Path:
+        """The method's: the file a checkpoint writes last; a run folder without it has nothing to resume."""
+        raise NotImplementedError
+
+    @classmethod
+    def restore(cls: type[R], run_dir: Path, config: Any) -> R:
+        """The method's: the run as its last checkpoint left it (``ValueError`` if the checkpoint is unusable)."""
+        raise NotImplementedError
+
+    def resumed(self) -> None:
+        """After a resume has saved the config: nothing unless the method says."""
+
+    @classmethod
+    def resumable(cls) -> tuple[str, ...]:
+        """The method's: the config keys a resume may change."""
+        raise NotImplementedError
+
+    @classmethod
+    def preflight(cls, config: Any) -> None:
+        """Checks of the world outside the config (a cluster's address), before the run starts: none here."""
+
+    # ------------------------------------------------------------------ the loop
+    def train(self) -> str:
+        """Iterations until the run is done (or the time limit, a guard, stops it); returns why it stopped."""
+        with self.session():
+            while not self.done():
+                self.advance()
+                # nothing is written between the advance and the checkpoint that a resume would read:
+                # the evaluation plays the model in memory
+                self.evaluate_when_due()
+                reason = self.time_guard()
+                if reason or self.done() or self.checkpoint_due():
+                    self.checkpoint()
+                    say(self.progress_line())
+                if reason:
+                    return reason
+        return "completed"
+
+    def session(self) -> contextlib.AbstractContextManager[Any]:
+        """The method's: what it holds while it trains (a pool, environments), entered around the iterations."""
+        raise NotImplementedError
+
+    def advance(self) -> None:
+        """The method's: one iteration (play and fit, or a PPO update), counted in the run's state."""
+        raise NotImplementedError
+
+    def done(self) -> bool:
+        """Whether the run has reached its length."""
+        done, total = self.position()
+        return done >= total
+
+    def position(self) -> tuple[int, int]:
+        """The method's: how far the run is and its length, in ``UNIT``\\ s."""
+        raise NotImplementedError
+
+    def checkpoint_due(self) -> bool:
+        """Whether this iteration ends with a checkpoint (the last one and a stopped one always do): every one here."""
+        return True
+
+    def checkpoint(self) -> None:
+        """The method's: everything a resume reads, each file whole, :meth:`checkpoint_file` last."""
+        raise NotImplementedError
+
+    def training_seconds(self) -> float:
+        """The method's: the time the run has trained, all sessions together (what the time limit counts)."""
+        raise NotImplementedError
+
+    def time_guard(self) -> str:
+        """After an iteration that crosses ``time_limit_minutes`` (the run not done): why it stops; else ``""``."""
+        limit = self.config.time_limit_minutes
+        if limit is None or self.done() or self.training_seconds() < 60 * limit:
+            return ""
+        return cut_short_text(limit, self.stopped_where(), f"{self.COMMAND} --resume {self.run_dir}")
+
+    def where(self) -> str:
+        """How far the run is, in words (``iteration 3``)."""
+        return f"{self.UNIT} {self.position()[0]:,}"
+
+    def stopped_where(self) -> str:
+        """Where a run stopped by its time limit stands, in words (``after iteration 3 of 10``)."""
+        done, total = self.position()
+        return f"after {self.UNIT} {done:,} of {total:,}"
+
+    def progress_line(self) -> str:
+        """After a checkpoint: how far the run is, the time so far, and the time left at this pace."""
+        done, total = self.position()
+        spent = self.training_seconds()
+        left = spent / max(done, 1) * max(total - done, 0)
+        return (
+            f"{self.UNIT} {done:,}/{total:,} done: {spent / 60:.1f} min so far, "
+            f"about {left / 60:.1f} min left (this pace)"
+        )
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate_when_due(self) -> None:
+        """When :meth:`eval_due`: ``eval_games`` games against each of ``eval_opponents``, kept in the history."""
+        if not self.eval_due():
+            return
+        index, results = self.eval_index(), []
+        for opponent in self.config.eval_opponents:
+            result = self.evaluate(opponent, self.config.eval_games, index)
+            self.state.history.append(result.to_dict())
+            say(f"{self.where()}: {result.summary()}")
+            results.append(result)
+        write_eval_csv(self.run_dir, self.state.history)
+        self.evaluated(results)
+
+    def eval_due(self) -> bool:
+        """The method's: whether the run is evaluated now."""
+        raise NotImplementedError
+
+    def eval_index(self) -> int:
+        """The method's: the number of this evaluation (its seeds: :func:`.run_evaluation.eval_seed`)."""
+        raise NotImplementedError
+
+    def evaluate(self, opponent: str, games: int, index: int) -> EvalResult:
+        """The method's: its model against ``opponent`` in every other seat, evaluation number ``index``."""
+        raise NotImplementedError
+
+    def evaluated(self, results: list[EvalResult]) -> None:
+        """After a periodic evaluation: nothing unless the method says."""
+
+    # ------------------------------------------------------------------ the end
+    def finish(self, stop_reason: str) -> Path:
+        """Final evaluation, curve, ``summary.json`` and the report; returns the report's path."""
+        c = self.config
+        final = [self.evaluate_final(opponent, games) for opponent, games in self.final_games().items()]
+        self.save_final()
+        write_eval_csv(self.run_dir, self.state.history)
+        plot_learning_curve(self.state.results(), final, c.num_players, self.run_dir / CURVE_FILE,
+                            f"{c.name}: {c.num_players}-player {c.map}", xlabel=self.curve_xlabel())  # fmt: skip
+        summary = {
+            **self.summary_counts(),
+            **self.summary_extras(),
+            "wall_seconds": time.perf_counter() - self.wall_start,
+            "stop_reason": stop_reason,
+            "model_path": str(self.model_path),
+            "final": [r.to_dict() for r in final],
+        }
+        write_json_atomic(self.run_dir / self.SUMMARY, summary)
+        return self.write_report(summary, final)
+
+    def final_games(self) -> dict[str, int]:
+        """The method's: games per opponent of the final evaluation."""
+        raise NotImplementedError
+
+    def evaluate_final(self, opponent: str, games: int) -> EvalResult:
+        """One opponent's final evaluation (its seeds: ``FINAL_EVAL_INDEX``)."""
+        return self.evaluate(opponent, games, FINAL_EVAL_INDEX)
+
+    def save_final(self) -> None:
+        """The final model, where the checkpoint's is not it: nothing unless the method says."""
+
+    @property
+    def model_path(self) -> Path:
+        """The method's: the file of the trained model (what an agent loads)."""
+        raise NotImplementedError
+
+    def curve_xlabel(self) -> str:
+        """The learning curve's x axis."""
+        return "timesteps (learner decisions)"
+
+    def summary_counts(self) -> dict[str, Any]:
+        """The method's: what the run did (iterations or timesteps, games, seconds), first in ``summary.json``."""
+        raise NotImplementedError
+
+    def summary_extras(self) -> dict[str, Any]:
+        """The method's further entries of ``summary.json``: none unless it says."""
+        return {}
+
+    def write_report(self, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+        """The method's: ``report.md``; returns its path."""
+        raise NotImplementedError
+
+    def trained_line(self, summary: dict[str, Any]) -> str:
+        """The method's: the first line the command prints at the end (what was trained, why it stopped)."""
+        raise NotImplementedError
+
+
+def say(line: str) -> None:
+    """A line for the person on stderr, above any progress bar."""
+    tqdm.write(line, file=sys.stderr)
+
+
+class Run(TrainingRun):
+    """The ``learned`` agent's run: its network, iterations of play (games in a pool) and fit.
 
     A training method subclasses it: the class attributes name its config and state
     classes, its command and its words in the report; the methods marked "the method's"
     below are its part of an iteration.
+
+    Files: ``data/iter_<k>.npz`` (each iteration's decisions), ``checkpoint.pt`` (network,
+    optimizer and run state, one atomic write at the end of every iteration and at iteration
+    0), its copies ``model.npz`` and ``state.json``, ``evaluations.db``.
     """
 
-    CONFIG, STATE, CHECKPOINT, MODEL = "config.yaml", "state.json", "checkpoint.pt", "model.npz"
-    #: every evaluation game, replayable by its id (``concordia replay``)
-    EVAL_DB = "evaluations.db"
-    CONFIG_CLASS: ClassVar[type[ConfigBase]]
+    STATE, CHECKPOINT, MODEL = "state.json", "checkpoint.pt", "model.npz"
     STATE_CLASS: ClassVar[type[RunState]] = RunState
-    #: the command that trains a run of this kind (the models' metadata and the messages)
-    COMMAND: ClassVar[str]
     #: the method's name in the report's title
     TITLE: ClassVar[str]
     #: what the report calls the network's player ("learner", "student") and how it evaluates it
@@ -267,87 +555,69 @@ class Run:
     EVALUATED: ClassVar[str] = "Greedy learner"
     #: what the report says after "the run is deterministic for its seed"
     DETERMINISM: ClassVar[str] = ""
+    state: RunState
 
     def __init__(self, run_dir: Path, config: Any, state: RunState) -> None:
-        self.run_dir = Path(run_dir)
-        self.config = config
-        self.state = state
+        super().__init__(run_dir, config, state)
         self.net = AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version])
         self.optimizer = torch.optim.AdamW(
             self.net.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
-        self.wall_start = time.perf_counter()
+        #: the pool the session's iterations play in (:meth:`open_pool`)
+        self.game_pool: Any = None
 
     @classmethod
-    def create(cls, config: Any, held: contextlib.ExitStack | None = None) -> Run:
-        """A new run of ``config`` in a new run directory, checkpointed at iteration 0.
-
-        ``held``: the command's stack of what it holds for the run's life; the new folder's
-        :class:`.run_folder.RunLock` enters it as soon as the folder exists, before any file.
-        """
-        # a missing or mismatched warm-start model is refused before anything is written
-        init = None if config.init_model is None else AfterstateModel.load(config.init_model)
+    def check_new(cls, config: Any) -> None:
+        """A missing or mismatched warm-start model (``init_model``) is refused before anything is written."""
+        init = warm_start_model(config)
         if init is not None:
             AfterstateNet(config.hidden, FEATURE_COUNTS[config.features_version]).load_model(init)
-        run_dir = new_run_dir(config.runs_dir, config.name)
-        if held is not None:
-            held.enter_context(RunLock(run_dir))
+
+    @classmethod
+    def start(cls: type[RunT], run_dir: Path, config: Any) -> RunT:
+        """``data/`` and the network (seeded, or the warm start), checkpointed at iteration 0.
+
+        A run interrupted in its first iteration resumes from that checkpoint.
+        """
+        init = warm_start_model(config)
         (run_dir / "data").mkdir()
-        config.save(run_dir / cls.CONFIG)
         torch.manual_seed(config.seed)
         run = cls(run_dir, config, cls.STATE_CLASS())
         if init is not None:
             run.net.load_model(init)
-        run.checkpoint()  # iteration 0: a run interrupted in its first iteration resumes from here
+        run.checkpoint()
         return run
 
     @classmethod
-    def open(cls, run_dir: Path, overrides: dict[str, Any], held: contextlib.ExitStack | None = None) -> Run:
-        """The run in ``run_dir`` as its last checkpoint left it, with ``overrides`` (resumable keys).
+    def checkpoint_file(cls, run_dir: Path) -> Path:
+        return Path(run_dir) / cls.CHECKPOINT
 
-        ``held`` (as for :meth:`create`): the folder's lock is taken there before anything is
-        read or written, so a second writer is refused (:class:`.run_folder.RunFolderBusyError`).
+    @classmethod
+    def restore(cls: type[RunT], run_dir: Path, config: Any) -> RunT:
+        """Everything from ``checkpoint.pt`` (network, optimizer and run state, written in one step).
 
-        Everything is read from the checkpoint (``checkpoint.pt``: network, optimizer and run
-        state, written in one step), never from a file written after it: ``model.npz`` and
-        ``state.json`` are rewritten from it, so a run interrupted between its fit and its
-        checkpoint replays that iteration with the model that began it. A refused resume
-        (a missing or damaged checkpoint, a key that cannot change) changes no file.
+        Never from a file written after it: ``model.npz`` and ``state.json`` are rewritten from
+        it (:meth:`resumed`), so a run interrupted between its fit and its checkpoint replays
+        that iteration with the model that began it.
         """
-        run_dir = Path(run_dir)
-        if not run_dir.is_dir():
-            raise FileNotFoundError(f"{run_dir} is not a run directory: nothing to resume")
-        if held is not None:
-            held.enter_context(RunLock(run_dir))
-        if not (run_dir / cls.CHECKPOINT).is_file():
-            raise FileNotFoundError(
-                f"{run_dir} has no {cls.CHECKPOINT}: not a run directory, or one stopped before its first "
-                "checkpoint; nothing to resume"
-            )
-        overrides = resume_overrides(run_dir / cls.CONFIG, overrides, cls.resumable(), cls.CONFIG_CLASS)
-        config = resolve(run_dir / cls.CONFIG, overrides, cls.CONFIG_CLASS)
         try:
             checkpoint = torch.load(run_dir / cls.CHECKPOINT, weights_only=False)
             # runs checkpointed before the state moved into checkpoint.pt kept it in state.json only
             saved = checkpoint["state"] if "state" in checkpoint else json.loads((run_dir / cls.STATE).read_text())
-            state = cls.STATE_CLASS(**saved)
-            run = cls(run_dir, config, state)
+            run = cls(run_dir, config, cls.STATE_CLASS(**saved))
             run.net.load_state_dict(checkpoint["net"])
             run.optimizer.load_state_dict(checkpoint["optimizer"])
         except Exception as err:  # torch, pickle, JSON and zip errors alike: the checkpoint is not usable
             raise ValueError(f"{run_dir / cls.CHECKPOINT} cannot be resumed: {type(err).__name__}: {err}") from err
-        config.save(run_dir / cls.CONFIG)
-        run.write_checkpoint_copies()  # a model.npz newer than the checkpoint is replaced by the checkpoint's
         return run
+
+    def resumed(self) -> None:
+        """A ``model.npz`` newer than the checkpoint is replaced by the checkpoint's."""
+        self.write_checkpoint_copies()
 
     @classmethod
     def resumable(cls) -> tuple[str, ...]:
-        """The config keys a resume may change."""
         return RESUMABLE
-
-    @classmethod
-    def preflight(cls, config: Any) -> None:
-        """Checks of the world outside the config (a cluster's address), before the run starts: none here."""
 
     # ------------------------------------------------------------------ files
     @property
@@ -554,61 +824,56 @@ class Run:
         result.timesteps = self.state.learner_decisions
         return result
 
-    # ------------------------------------------------------------------ the loop
-    def train(self) -> str:
-        """Iterations until ``iterations`` (or the time limit, a guard); returns why it stopped."""
-        c = self.config
-        torch.set_num_threads(c.torch_threads)
+    # ------------------------------------------------------------------ the loop's parts
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        """Torch's threads, the session counted, the method's warm-up, then the pool the iterations play in."""
+        torch.set_num_threads(self.config.torch_threads)
         self.state.sessions += 1
-        reason = "completed"
         self.warm_up()
         with self.open_pool() as pool:
-            while self.state.iteration < c.iterations:
-                k = self.state.iteration
-                bar = tqdm(total=c.games_per_iteration, desc=f"iteration {k + 1}/{c.iterations}", unit="game",
-                           disable=not c.progress, file=sys.stderr, dynamic_ncols=True)  # fmt: skip
-                self.play(pool, k, bar)
-                bar.close()
-                fit = self.fit(k)
-                self.state.fits.append(fit)
-                self.report_fit(k, fit)
-                self.state.iteration = k + 1
-                # nothing is written between the fit and the checkpoint that a resume would read:
-                # the evaluation plays the network in memory, model.npz is the checkpoint's
-                if c.eval_every and c.eval_games and (k + 1) % c.eval_every == 0:
-                    for opponent in c.eval_opponents:
-                        result = self.evaluate(opponent, c.eval_games, k)
-                        self.state.history.append(result.to_dict())
-                        print(f"iteration {k + 1}: {result.summary()}", file=sys.stderr)
-                self.checkpoint()
-                write_eval_csv(self.run_dir, self.state.history)
-                print(self.progress_line(), file=sys.stderr)
-                limit = c.time_limit_minutes
-                if limit is not None and self.training_seconds() >= 60 * limit and self.state.iteration < c.iterations:
-                    where = f"after iteration {k + 1} of {c.iterations}"
-                    reason = cut_short_text(limit, where, f"--resume {self.run_dir}")
-                    break
-        return reason
+            self.game_pool = pool
+            yield
 
-    def progress_line(self) -> str:
-        """After an iteration: how far the run is, the time so far, and the time left at this pace."""
-        done, total = self.state.iteration, self.config.iterations
-        spent = self.training_seconds()
-        left = spent / max(done, 1) * (total - done)
-        return f"iteration {done}/{total} done: {spent / 60:.1f} min so far, about {left / 60:.1f} min left (this pace)"
+    def advance(self) -> None:
+        """One iteration: play its games in the pool (a progress bar), fit the network to the buffer."""
+        c = self.config
+        k = self.state.iteration
+        bar = tqdm(total=c.games_per_iteration, desc=f"iteration {k + 1}/{c.iterations}", unit="game",
+                   disable=not c.progress, file=sys.stderr, dynamic_ncols=True)  # fmt: skip
+        self.play(self.game_pool, k, bar)
+        bar.close()
+        fit = self.fit(k)
+        self.state.fits.append(fit)
+        self.report_fit(k, fit)
+        self.state.iteration = k + 1
+
+    def position(self) -> tuple[int, int]:
+        return self.state.iteration, self.config.iterations
+
+    def eval_due(self) -> bool:
+        """Every ``eval_every`` iterations (none when it or ``eval_games`` is 0)."""
+        c = self.config
+        return bool(c.eval_every and c.eval_games and self.state.iteration % c.eval_every == 0)
+
+    def eval_index(self) -> int:
+        """The iteration just played (0-based): evaluation ``k`` follows iteration ``k``."""
+        return self.state.iteration - 1
 
     def training_seconds(self) -> float:
         """Time spent playing, fitting and evaluating, all sessions together (what the time limit counts)."""
         return self.state.play_seconds + self.state.fit_seconds + self.state.eval_seconds
 
-    def finish(self, stop_reason: str) -> Path:
-        """Final evaluation, curve, ``summary.json`` and ``report.md``; returns the report's path."""
-        c, s = self.config, self.state
-        final = [self.evaluate(opponent, int(n), FINAL_EVAL_INDEX) for opponent, n in c.final_eval_games.items()]
-        plot_learning_curve(s.results(), final, c.num_players, self.run_dir / "learning_curve.png",
-                            f"{c.name}: {c.num_players}-player {c.map}",
-                            xlabel=f"{self.LEARNER_WORD} decisions")  # fmt: skip
-        summary = {
+    # ------------------------------------------------------------------ the end
+    def final_games(self) -> dict[str, int]:
+        return {opponent: int(games) for opponent, games in self.config.final_eval_games.items()}
+
+    def curve_xlabel(self) -> str:
+        return f"{self.LEARNER_WORD} decisions"
+
+    def summary_counts(self) -> dict[str, Any]:
+        s = self.state
+        return {
             "iterations": s.iteration,
             "games": s.games,
             "decisions": s.decisions,
@@ -617,17 +882,21 @@ class Run:
             "fit_seconds": s.fit_seconds,
             "eval_seconds": s.eval_seconds,
             "games_per_hour": 3600 * s.games / max(s.play_seconds, 1e-9),
-            **self.summary_extras(),
-            "wall_seconds": time.perf_counter() - self.wall_start,
-            "stop_reason": stop_reason,
-            "model_path": str(self.model_path),
-            "final": [r.to_dict() for r in final],
         }
-        (self.run_dir / "summary.json").write_text(json.dumps(summary, indent=1))
-        return write_report(self, summary, final)
+
+    def write_report(self, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+        return write_run_report(self, summary, final)
+
+    def trained_line(self, summary: dict[str, Any]) -> str:
+        return f"trained {summary['iterations']} iterations, {summary['games']:,} games ({summary['stop_reason']})"
 
 
-def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+def warm_start_model(config: Any) -> AfterstateModel | None:
+    """The model ``init_model`` names (a warm start), or None."""
+    return None if config.init_model is None else AfterstateModel.load(config.init_model)
+
+
+def write_run_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> Path:
     """``report.md``: the final evaluation, the learning curve, the method's sections, the config."""
     c = run.config
     lines = [
@@ -665,35 +934,43 @@ def write_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> 
 
 # ---------------------------------------------------------------------- command line
 def command_parser(
-    run_class: type[Run], description: str, config_glob: str, examples: list[str]
+    run_class: type[TrainingRun],
+    description: str,
+    config_glob: str,
+    examples: list[str],
+    values_example: str = "--hidden '[128, 128]' --opponent_shares '{self: 1}'",
 ) -> argparse.ArgumentParser:
-    """A method's command line: ``--config``, ``--resume`` and every config key as ``--key value``."""
+    """A method's command line: ``--config``, ``--resume`` and every config key as ``--key value``.
+
+    ``values_example``: options of the method's config that show values read as YAML.
+    """
     parser = argparse.ArgumentParser(
         prog=run_class.COMMAND,
         description=description,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="examples:\n"
         + "".join(f"  {line}\n" for line in examples)
-        + "values are read as YAML: --hidden '[128, 128]' --opponent_shares '{self: 1}'",
+        + f"values are read as YAML: {values_example}",
     )
     parser.add_argument("--config", help=f"YAML config file (concordia_env/training/configs/{config_glob})")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR after its last iteration")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
     add_override_arguments(parser, run_class.CONFIG_CLASS)
     return parser
 
 
-def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_class: type[Run]) -> Path:
+def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_class: type[TrainingRun]) -> Path:
     """A training command's main: create (or ``--resume``) the run, train, finish; returns the report's path.
 
-    Shared by every method (``concordia train afterstate``, ``concordia train expert``): its
-    config class and command name come from ``run_class``.
+    Shared by every method of the loop (``concordia train afterstate``, ``expert``,
+    ``selfplay``): its config class and command name come from ``run_class``.
 
     A person's mistake ends the command with one line on stderr and no traceback, before
     any training: a config file or run directory that is missing or unreadable, a value the
     config refuses, a ``--runs_dir`` that cannot be written, a run directory another live
     process writes (its lock, :class:`.run_folder.RunLock`; exit status 2). Ctrl-C (status
     130) and a lost worker (status 1) end it with the ``--resume`` command that continues it
-    from its last checkpoint; every run has one from its start (iteration 0).
+    from its last checkpoint (the network's runs have one from their start, iteration 0; a
+    run stopped before its first checkpoint says there is nothing to resume).
     """
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
@@ -701,7 +978,10 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
 
 
 def _run_locked(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, run_class: type[Run], held: contextlib.ExitStack
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    run_class: type[TrainingRun],
+    held: contextlib.ExitStack,
 ) -> Path:
     """:func:`run_command` with the run folder's lock entered in ``held``."""
     config_class = run_class.CONFIG_CLASS
@@ -719,18 +999,14 @@ def _run_locked(
             if saved.is_file():  # before open() rewrites the run's files with the overrides
                 run_class.preflight(resolve(saved, overrides, config_class))
             run = run_class.open(Path(args.resume), overrides, held)
-            print(f"resuming {run.run_dir} after iteration {run.state.iteration}", file=sys.stderr)
+            print(f"resuming {run.run_dir} after {run.where()}", file=sys.stderr)
         else:
             config = resolve(args.config, overrides, config_class)
             run_class.preflight(config)
             run = run_class.create(config, held)
             print(f"run directory: {run.run_dir}", file=sys.stderr)
     except KeyboardInterrupt:
-        if args.resume:
-            print(f"\ninterrupted; continue with: {run_class.COMMAND} --resume {args.resume}", file=sys.stderr)
-        else:
-            print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
-        raise SystemExit(130) from None
+        interrupted(run_class, Path(args.resume) if args.resume else None)
     except (OSError, ValueError, TypeError, RunFolderBusyError) as err:
         refuse(mistake_text(err))
     resume = f"{run_class.COMMAND} --resume {run.run_dir}"
@@ -738,16 +1014,24 @@ def _run_locked(
         reason = run.train()
         report = run.finish(reason)
     except KeyboardInterrupt:
-        print(f"\ninterrupted; continue with: {resume}", file=sys.stderr)
-        raise SystemExit(130) from None
+        interrupted(run_class, run.run_dir)
     except (WorkerLostError, BrokenProcessPool) as err:
         lost = str(err) if isinstance(err, WorkerLostError) else "a worker process died (killed, or out of memory?)"
         print(f"{parser.prog}: {lost}; the run stops at its last checkpoint: continue with: {resume}", file=sys.stderr)
         raise SystemExit(1) from None
-    summary = json.loads((run.run_dir / "summary.json").read_text())
-    print(f"trained {summary['iterations']} iterations, {summary['games']:,} games ({reason})")
+    summary = json.loads((run.run_dir / run.SUMMARY).read_text())
+    print(run.trained_line(summary))
     for r in summary["final"]:
         print(EvalResult.from_dict(r).summary())
     print(f"model: {run.model_path}")
     print(f"report: {report}")
     return report
+
+
+def interrupted(run_class: type[TrainingRun], run_dir: Path | None) -> NoReturn:
+    """Ctrl-C: one line, the command that continues the run (if it has a checkpoint), exit status 130."""
+    if run_dir is not None and run_class.checkpoint_file(run_dir).is_file():
+        print(f"\ninterrupted; continue with: {run_class.COMMAND} --resume {run_dir}", file=sys.stderr)
+    else:
+        print("\ninterrupted before the run's first checkpoint: there is nothing to resume", file=sys.stderr)
+    raise SystemExit(130) from None

@@ -23,11 +23,19 @@ How a run works
   No snapshots then (a past network does not run in compiled code); the reward scale and the
   margin shaping are applied per row (:class:`VecScaleReward`, :class:`VecMarginShaping`).
   ``docs/reports/vector_heuristic/config.yaml`` is the 2-hour run of ``docs/training.md``.
-* Between PPO updates (so that the network on disk is always a trained one) a callback
-  takes snapshots, runs the periodic evaluation (:mod:`concordia_env.training.run_evaluation`), writes
-  checkpoints and enforces ``time_limit_minutes``.
-* At the end: a final evaluation with ``final_eval_games`` games per opponent, the final
-  model, the learning curve and ``report.md`` (:mod:`concordia_env.training.run_report`).
+* The run is the project's one training loop (:class:`concordia_env.training.loop.TrainingRun`,
+  the loop of afterstate value iteration and expert iteration too; :class:`SelfPlayRun` is its
+  selfplay part): one iteration is one PPO update, a ``learn()`` call of one rollout
+  (``n_steps`` per environment, ``reset_num_timesteps=False``: the games go on across calls,
+  and :class:`WholeRunPPO` keeps ``lr_schedule: linear`` decaying over the whole run). After
+  every update (so that the network on disk is always a trained one) the run takes a
+  snapshot when due, and the loop runs the periodic evaluation
+  (:mod:`concordia_env.training.run_evaluation`), writes the checkpoint when due, prints a
+  progress line after it and enforces ``time_limit_minutes``; Ctrl-C stops the command in
+  one line with the ``--resume`` command (exit status 130).
+* At the end (the loop's ``finish``): a final evaluation with ``final_eval_games`` games per
+  opponent, the final model, the learning curve, ``summary.json`` and ``report.md``
+  (:mod:`concordia_env.training.run_report`).
 
 Rewards
 -------
@@ -56,7 +64,8 @@ Run directory ``<runs_dir>/<name>-<timestamp>/``::
 Resuming (``--resume DIR``) loads ``checkpoints/state.json`` and what it names: model
 weights, optimizer state and timestep count (SB3 ``save``/``load``), the opponent pool,
 the evaluation history, counters and the learner's RNG state; training continues at the
-checkpoint's timestep. What cannot be carried over is the inside of the environment
+checkpoint's timestep (a run stopped before its first checkpoint, ``checkpoint_every``
+timesteps, has nothing to resume). What cannot be carried over is the inside of the environment
 processes (games in progress are dropped); a resumed session seeds its environments
 afresh (seeds derived from the run seed and the session number), so it does not replay
 the games of the first session.
@@ -71,7 +80,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, SupportsFloat, cast
@@ -90,27 +99,25 @@ from tqdm import tqdm
 
 from concordia_env.engine.observation import player_scores
 from concordia_env.envs.gym_env import SingleAgentEnv
-from concordia_env.tools.arguments import mistake_text
 
-from .config import TrainConfig, add_override_arguments, overrides_from_args, resolve, resume_overrides
+from .config import TrainConfig
+from .loop import FINAL_EVAL_INDEX, TrainingRun, command_parser, run_command
 from .policy_net import describe_architecture, disable_distribution_checks, policy_kwargs
 from .pool import POOL_FILE, OpponentPool, PoolOpponent
-from .run_evaluation import EVAL_DB, EvalHistory, EvalResult, evaluate, weights_digest
-from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_json_atomic
-from .run_report import CURVE_FILE, cut_short_text, plot_learning_curve, write_eval_csv, write_report
+from .run_evaluation import EvalHistory, EvalResult, evaluate, weights_digest
+from .run_folder import write_json_atomic
+from .run_report import write_report
 
-CONFIG_FILE = "config.yaml"
+CONFIG_FILE = TrainingRun.CONFIG
 CHECKPOINT_DIR = "checkpoints"
 STATE_FILE = "state.json"
 LOG_DIR = "logs"
 FINAL_MODEL = "final_model.zip"
-SUMMARY_FILE = "summary.json"
+SUMMARY_FILE = TrainingRun.SUMMARY
 #: HTML replays of the final evaluation's first games (one per learner seat and opponent)
 REPLAY_DIR = "replays"
 #: separates the environments' seeds from the evaluation's
 ENV_TAG = 0xE4F
-#: the final evaluation's seed index (periodic evaluations count 0, 1, 2, ...)
-FINAL_EVAL_INDEX = 1_000_000
 #: thread counts of the numerical libraries, pinned to 1 in the environment processes
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 #: where the environment puts the legal mask of the next decision
@@ -121,7 +128,7 @@ PROGRESS_OPPONENT = "heuristic"
 
 # ---------------------------------------------------------------------- run state
 @dataclass
-class RunState(EvalHistory):
+class SelfPlayState(EvalHistory):
     """Counters and history that a checkpoint carries besides the model."""
 
     timesteps: int = 0
@@ -137,7 +144,7 @@ class RunState(EvalHistory):
     rng_file: str = ""
 
     @classmethod
-    def load(cls, path: Path) -> RunState:
+    def load(cls, path: Path) -> SelfPlayState:
         return cls(**json.loads(Path(path).read_text()))
 
 
@@ -370,9 +377,26 @@ def make_logger(run_dir: Path, session: int) -> Logger:
     return Logger(folder, [make_output_format("csv", folder, suffix), make_output_format("tensorboard", folder)])
 
 
-def new_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
+class WholeRunPPO(MaskablePPO):
+    """MaskablePPO whose learning-rate schedule runs over the whole run, not over one ``learn()`` call.
+
+    The loop advances a run one PPO update per ``learn()`` call, and SB3 computes the
+    progress its schedules read (``lr_schedule: linear``) from the call's own length; here it
+    is computed from ``run_timesteps`` (the config's ``total_timesteps``), as one ``learn()``
+    over the whole run computes it.
+    """
+
+    #: the run's length in timesteps, set for every session (a resume may change it)
+    run_timesteps: int = 0
+
+    def _update_current_progress_remaining(self, num_timesteps: int, total_timesteps: int) -> None:
+        super()._update_current_progress_remaining(num_timesteps, self.run_timesteps or total_timesteps)
+
+
+def new_model(config: TrainConfig, env: VecEnv) -> WholeRunPPO:
+    """A new MaskablePPO of the config's network and hyperparameters, seeded by the run's seed."""
     lr = LinearDecay(config.learning_rate) if config.lr_schedule == "linear" else config.learning_rate
-    return MaskablePPO(
+    return WholeRunPPO(
         "MlpPolicy",
         env,
         learning_rate=lr,
@@ -391,197 +415,6 @@ def new_model(config: TrainConfig, env: VecEnv) -> MaskablePPO:
         device=config.device,
         verbose=0,
     )
-
-
-# ---------------------------------------------------------------------- the run
-class Run:
-    """One run directory: its config, pool, state, checkpoints and the training session in progress."""
-
-    def __init__(self, run_dir: Path, config: TrainConfig, state: RunState) -> None:
-        self.run_dir = Path(run_dir)
-        self.config = config
-        self.state = state
-        self.pool = OpponentPool(
-            self.run_dir, config.opponent_shares, config.max_snapshots, config.snapshot_deterministic
-        )
-        self.session_start = time.perf_counter()
-        self.wall_start = time.perf_counter()
-        self.stop_reason = ""
-
-    # ------------------------------------------------------------------ creation
-    @classmethod
-    def create(cls, config: TrainConfig, held: contextlib.ExitStack | None = None) -> Run:
-        """A new run in a new run directory; ``held``: the command's stack, where the folder's lock goes at once."""
-        run_dir = new_run_dir(config.runs_dir, config.name)
-        if held is not None:
-            held.enter_context(RunLock(run_dir))
-        (run_dir / CHECKPOINT_DIR).mkdir()
-        config.save(run_dir / CONFIG_FILE)
-        run = cls(run_dir, config, RunState())
-        run.pool.publish()  # the environments read the pool file from their first reset on
-        return run
-
-    @classmethod
-    def open(cls, run_dir: Path, overrides: dict[str, Any], held: contextlib.ExitStack | None = None) -> Run:
-        """Reopen a run from its last checkpoint; ``overrides`` change its config (e.g. total_timesteps).
-
-        ``held`` (as for :meth:`create`): the folder's lock is taken there before anything is read.
-        """
-        run_dir = Path(run_dir)
-        if held is not None and run_dir.is_dir():
-            held.enter_context(RunLock(run_dir))
-        state_path = run_dir / CHECKPOINT_DIR / STATE_FILE
-        if not state_path.exists():
-            raise FileNotFoundError(f"{run_dir} has no checkpoint ({state_path} is missing): nothing to resume")
-        overrides = resume_overrides(run_dir / CONFIG_FILE, overrides, RESUMABLE)
-        config = resolve(run_dir / CONFIG_FILE, overrides)
-        config.save(run_dir / CONFIG_FILE)
-        run = cls(run_dir, config, RunState.load(state_path))
-        run.pool.restore(run.state.pool)
-        return run
-
-    @property
-    def checkpoint_dir(self) -> Path:
-        return self.run_dir / CHECKPOINT_DIR
-
-    # ------------------------------------------------------------------ periodic work
-    def take_snapshot(self, model: MaskablePPO, timesteps: int) -> None:
-        if not self.config.vector_env:  # the vector env's opponents are compiled agents, never snapshots
-            self.pool.add_snapshot(model.policy, timesteps)
-        self.state.last_snapshot = timesteps
-
-    def run_evaluation(self, model: MaskablePPO, timesteps: int) -> list[EvalResult]:
-        results = []
-        for opponent in self.config.eval_opponents:
-            result = self._evaluate(model, opponent, self.config.eval_games, self.state.eval_index)
-            result.timesteps = timesteps
-            results.append(result)
-            self.state.history.append(result.to_dict())
-        self.state.eval_index += 1
-        self.state.last_eval = timesteps
-        write_eval_csv(self.run_dir, self.state.history)
-        return results
-
-    def _evaluate(
-        self, model: MaskablePPO, opponent: str, games: int, index: int, replay_dir: Path | None = None
-    ) -> EvalResult:
-        return evaluate(
-            model.policy,
-            opponent,
-            games,
-            map=self.config.map,
-            num_players=self.config.num_players,
-            seed=self.config.seed,
-            index=index,
-            game_options=self.game_options(),
-            max_turns=self.config.eval_max_turns,
-            replay_dir=replay_dir,
-            db=self.run_dir / EVAL_DB,
-            given_version=weights_digest(p.detach().cpu().numpy() for p in model.policy.state_dict().values()),
-        )
-
-    def game_options(self) -> dict[str, Any]:
-        """The env options that are also ``Game.new`` options (the rest are the environment's own)."""
-        return {k: v for k, v in self.config.env_options.items() if k in GAME_OPTIONS}
-
-    def elapsed_train_seconds(self) -> float:
-        return self.state.train_seconds + (time.perf_counter() - self.session_start)
-
-    def save_checkpoint(self, model: MaskablePPO, timesteps: int) -> None:
-        """Model, RNG and state, each file complete before ``state.json`` names it; then old files go."""
-        previous = (self.state.model_file, self.state.rng_file)
-        model_file, rng_file = f"model_{timesteps:010d}.zip", f"rng_{timesteps:010d}.pt"
-        model.save(self.checkpoint_dir / f"{model_file}.tmp.zip")
-        os.replace(self.checkpoint_dir / f"{model_file}.tmp.zip", self.checkpoint_dir / model_file)
-        torch.save(rng_state(), self.checkpoint_dir / f"{rng_file}.tmp")
-        os.replace(self.checkpoint_dir / f"{rng_file}.tmp", self.checkpoint_dir / rng_file)
-        self.state.timesteps = timesteps
-        self.state.last_checkpoint = timesteps
-        self.state.model_file, self.state.rng_file = model_file, rng_file
-        self.state.pool = self.pool.state()
-        snapshot = asdict(self.state)
-        snapshot["train_seconds"] = self.elapsed_train_seconds()
-        write_json_atomic(self.checkpoint_dir / STATE_FILE, snapshot)
-        for old in previous:
-            if old and old not in (model_file, rng_file):
-                (self.checkpoint_dir / old).unlink(missing_ok=True)
-        self.pool.delete_evicted()
-
-    # ------------------------------------------------------------------ training
-    def train(self) -> MaskablePPO:
-        """Train from the current state to ``total_timesteps`` (or the time limit); returns the model."""
-        config = self.config
-        session = self.state.sessions
-        self.state.sessions = session + 1  # counted from its start: a killed session's logs are kept apart
-        torch.set_num_threads(config.torch_threads)
-        disable_distribution_checks()
-        env = make_vec_env(config, self.run_dir, session)
-        try:
-            if self.state.model_file:
-                model = MaskablePPO.load(self.checkpoint_dir / self.state.model_file, env=env, device=config.device)
-                restore_rng(torch.load(self.checkpoint_dir / self.state.rng_file, weights_only=False))
-                self._apply_overrides(model)
-            else:
-                model = new_model(config, env)
-            model.set_logger(make_logger(self.run_dir, session))
-            if self.state.last_snapshot is None:  # the pool is never empty once the games start
-                self.take_snapshot(model, model.num_timesteps)
-            self.session_start = time.perf_counter()
-            callback = SelfPlayCallback(self)
-            remaining = config.total_timesteps - model.num_timesteps
-            if remaining > 0:
-                model.learn(remaining, callback=callback, reset_num_timesteps=False)
-            callback.close()
-            model.num_timesteps = callback.trained_timesteps(model)
-            self.state.games += callback.session_games
-            self.save_checkpoint(model, model.num_timesteps)
-            self.state.train_seconds = self.elapsed_train_seconds()
-            self.session_start = time.perf_counter()  # the session's time is in train_seconds now
-            self.stop_reason = callback.stop_reason or "completed"
-        finally:
-            env.close()
-        return model
-
-    def _apply_overrides(self, model: MaskablePPO) -> None:
-        """The PPO hyperparameters among ``RESUMABLE`` (SB3 ``load`` restores the saved values)."""
-        config = self.config
-        model.ent_coef = config.ent_coef
-        model.vf_coef = config.vf_coef
-        model.max_grad_norm = config.max_grad_norm
-        model.n_epochs = config.n_epochs
-        model.batch_size = config.batch_size
-        model.target_kl = config.target_kl
-
-    # ------------------------------------------------------------------ the end
-    def finish(self, model: MaskablePPO) -> Path:
-        """Final evaluation, final model, learning curve, report; returns the report's path."""
-        timesteps = model.num_timesteps
-        final = []
-        for opponent in self.config.eval_opponents:
-            games = self.config.final_games(opponent)
-            result = self._evaluate(model, opponent, games, FINAL_EVAL_INDEX, self.run_dir / REPLAY_DIR)
-            result.timesteps = timesteps
-            final.append(result)
-        model.save(self.run_dir / FINAL_MODEL)
-        title = f"{self.config.name}: {self.config.num_players}-player {self.config.map}"
-        plot_learning_curve(self.state.results(), final, self.config.num_players, self.run_dir / CURVE_FILE, title)
-        summary = {
-            "timesteps": timesteps,
-            "games": self.state.games,
-            "sessions": self.state.sessions,
-            "train_seconds": self.state.train_seconds,
-            "wall_seconds": time.perf_counter() - self.wall_start,
-            "stop_reason": self.stop_reason or "completed",
-            "model_path": str(self.run_dir / FINAL_MODEL),
-            "checkpoint_dir": str(self.checkpoint_dir),
-            "pool": self.pool.describe(),
-            "final": [r.to_dict() for r in final],
-        }
-        architecture = describe_architecture(self.config, model.policy)
-        report = write_report(self.run_dir, self.config, summary, self.state.results(), final, architecture)
-        summary["wall_seconds"] = time.perf_counter() - self.wall_start
-        write_json_atomic(self.run_dir / SUMMARY_FILE, summary)
-        return report
 
 
 #: config keys a resume may change; the others are fixed by the saved network, optimizer and game
@@ -617,177 +450,332 @@ GAME_OPTIONS = ("intermediate_scoring", "display_costs")
 
 
 def rng_state() -> dict[str, Any]:
+    """The learner process's random generators (torch, numpy, Python), as a checkpoint keeps them."""
     return {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
 
 
 def restore_rng(state: dict[str, Any]) -> None:
+    """Set the random generators to a checkpoint's :func:`rng_state`."""
     torch.set_rng_state(state["torch"])
     np.random.set_state(state["numpy"])
     random.setstate(state["python"])
 
 
-# ---------------------------------------------------------------------- callback
-class SelfPlayCallback(BaseCallback):
-    """Between updates: snapshot, evaluate, checkpoint, time limit; every step: games and progress.
+# ---------------------------------------------------------------------- the run
+class SelfPlayRun(TrainingRun):
+    """A self-play run on the one training loop (:class:`.loop.TrainingRun`): an iteration is one PPO update.
 
-    Everything periodic runs in ``_on_rollout_start``: at that moment every collected
-    timestep has been trained on, so a checkpoint taken there loses nothing.
+    The loop's session (:meth:`session`) builds the environments and the model (new, or the
+    checkpoint's), takes the pool's first snapshot and the baseline evaluation
+    (``eval_at_start``); each iteration (:meth:`advance`) is one ``learn()`` of one rollout
+    (``n_steps`` per environment) and a snapshot every ``snapshot_every`` timesteps; the loop
+    then evaluates every ``eval_every`` timesteps, checkpoints every ``checkpoint_every``
+    timesteps (and at the end, or when the time limit stops the run) and applies the time
+    limit after every update.
     """
 
-    @property
-    def ppo(self) -> MaskablePPO:
-        """The model being trained (``BaseCallback`` types it as any algorithm; this run trains MaskablePPO)."""
-        return cast(MaskablePPO, self.model)
+    CONFIG_CLASS = TrainConfig
+    COMMAND = "concordia train selfplay"
+    UNIT = "timestep"
+    config: TrainConfig
+    state: SelfPlayState
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run_dir: Path, config: TrainConfig, state: SelfPlayState) -> None:
+        super().__init__(run_dir, config, state)
+        self.pool = OpponentPool(
+            self.run_dir, config.opponent_shares, config.max_snapshots, config.snapshot_deterministic
+        )
+        self._model: WholeRunPPO | None = None
+        self.counter = GameCounter(self)
+        #: when the time not yet in ``state.train_seconds`` began (the session's start, or its last checkpoint)
+        self.session_start = time.perf_counter()
+
+    @property
+    def model(self) -> WholeRunPPO:
+        """The model the session trains (the last session's, at the end)."""
+        if self._model is None:
+            raise RuntimeError("the run has no model before its first session")
+        return self._model
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        return self.run_dir / CHECKPOINT_DIR
+
+    # ------------------------------------------------------------------ the run folder
+    @classmethod
+    def start(cls, run_dir: Path, config: TrainConfig) -> SelfPlayRun:
+        """``checkpoints/`` and the pool file (the environments read it from their first reset on)."""
+        (run_dir / CHECKPOINT_DIR).mkdir()
+        run = cls(run_dir, config, SelfPlayState())
+        run.pool.publish()
+        return run
+
+    @classmethod
+    def checkpoint_file(cls, run_dir: Path) -> Path:
+        return Path(run_dir) / CHECKPOINT_DIR / STATE_FILE
+
+    @classmethod
+    def restore(cls, run_dir: Path, config: TrainConfig) -> SelfPlayRun:
+        """``checkpoints/state.json`` and the pool it names (the session loads the model and RNG files it names)."""
+        path = cls.checkpoint_file(run_dir)
+        try:
+            state = SelfPlayState.load(path)
+        except (ValueError, TypeError) as err:  # JSON errors are ValueErrors
+            raise ValueError(f"{path} cannot be resumed: {type(err).__name__}: {err}") from err
+        run = cls(run_dir, config, state)
+        run.pool.restore(state.pool)
+        return run
+
+    @classmethod
+    def resumable(cls) -> tuple[str, ...]:
+        return RESUMABLE
+
+    # ------------------------------------------------------------------ the loop's parts
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        """The environments and the model, the first snapshot and the baseline evaluation; closed at the end."""
+        config = self.config
+        session = self.state.sessions
+        self.state.sessions = session + 1  # counted from its start: a killed session's logs are kept apart
+        torch.set_num_threads(config.torch_threads)
+        disable_distribution_checks()
+        env = make_vec_env(config, self.run_dir, session)
+        try:
+            self._model = self.load_model(env)
+            self._model.set_logger(make_logger(self.run_dir, session))
+            self.counter.open_bar()
+            self.session_start = time.perf_counter()
+            self.snapshot_when_due()  # the pool is never empty once the games start
+            self.evaluate_when_due()
+            yield
+        finally:
+            self.counter.close()
+            env.close()
+
+    def load_model(self, env: VecEnv) -> WholeRunPPO:
+        """The checkpoint's model (weights, Adam state, timestep count) and RNG state, or a new model."""
+        if self.state.model_file:
+            path = self.checkpoint_dir / self.state.model_file
+            model = WholeRunPPO.load(path, env=env, device=self.config.device)
+            restore_rng(torch.load(self.checkpoint_dir / self.state.rng_file, weights_only=False))
+            self._apply_overrides(model)
+        else:
+            model = new_model(self.config, env)
+        model.run_timesteps = self.config.total_timesteps
+        return model
+
+    def _apply_overrides(self, model: MaskablePPO) -> None:
+        """The PPO hyperparameters among ``RESUMABLE`` (SB3 ``load`` restores the saved values)."""
+        config = self.config
+        model.ent_coef = config.ent_coef
+        model.vf_coef = config.vf_coef
+        model.max_grad_norm = config.max_grad_norm
+        model.n_epochs = config.n_epochs
+        model.batch_size = config.batch_size
+        model.target_kl = config.target_kl
+
+    def advance(self) -> None:
+        """One PPO update: ``learn()`` of one rollout (the games go on across calls), then a snapshot when due."""
+        model = self.model
+        model.learn(self.config.rollout_size, callback=self.counter, reset_num_timesteps=False)
+        self.state.timesteps = model.num_timesteps
+        self.state.games += self.counter.take_games()
+        self.snapshot_when_due()
+
+    def position(self) -> tuple[int, int]:
+        return self.state.timesteps, self.config.total_timesteps
+
+    def stopped_where(self) -> str:
+        return f"at timestep {self.state.timesteps:,} of {self.config.total_timesteps:,}"
+
+    def snapshot_when_due(self) -> None:
+        """The learner's actor into the pool: at the start, then every ``snapshot_every`` timesteps (not at the end)."""
+        last = self.state.last_snapshot
+        if self.done() or (last is not None and self.state.timesteps - last < self.config.snapshot_every):
+            return
+        if not self.config.vector_env:  # the vector env's opponents are compiled agents, never snapshots
+            self.pool.add_snapshot(self.model.policy, self.state.timesteps)
+            self.model.logger.record("pool/snapshots", len(self.pool.snapshots))
+        self.state.last_snapshot = self.state.timesteps
+
+    def training_seconds(self) -> float:
+        """The sessions' wall-clock time, evaluations included (what the time limit counts)."""
+        return self.state.train_seconds + (time.perf_counter() - self.session_start)
+
+    def checkpoint_due(self) -> bool:
+        return self.state.timesteps - (self.state.last_checkpoint or 0) >= self.config.checkpoint_every
+
+    def checkpoint(self) -> None:
+        """Model, RNG and state, each file complete before ``state.json`` names it; then old files go."""
+        self.state.train_seconds = self.training_seconds()
+        self.session_start = time.perf_counter()  # the time so far is in train_seconds now
+        timesteps = self.state.timesteps
+        previous = (self.state.model_file, self.state.rng_file)
+        model_file, rng_file = f"model_{timesteps:010d}.zip", f"rng_{timesteps:010d}.pt"
+        self.model.save(self.checkpoint_dir / f"{model_file}.tmp.zip")
+        os.replace(self.checkpoint_dir / f"{model_file}.tmp.zip", self.checkpoint_dir / model_file)
+        torch.save(rng_state(), self.checkpoint_dir / f"{rng_file}.tmp")
+        os.replace(self.checkpoint_dir / f"{rng_file}.tmp", self.checkpoint_dir / rng_file)
+        self.state.last_checkpoint = timesteps
+        self.state.model_file, self.state.rng_file = model_file, rng_file
+        self.state.pool = self.pool.state()
+        write_json_atomic(self.checkpoint_file(self.run_dir), asdict(self.state))
+        for old in previous:
+            if old and old not in (model_file, rng_file):
+                (self.checkpoint_dir / old).unlink(missing_ok=True)
+        self.pool.delete_evicted()
+
+    # ------------------------------------------------------------------ evaluation
+    def eval_due(self) -> bool:
+        """Every ``eval_every`` timesteps, at the start with ``eval_at_start``; not at the end (the final one is)."""
+        c, last, t = self.config, self.state.last_eval, self.state.timesteps
+        if c.eval_games == 0 or self.done():
+            return False
+        if last is None:
+            return c.eval_at_start or t >= c.eval_every
+        return t - last >= c.eval_every
+
+    def eval_index(self) -> int:
+        return self.state.eval_index
+
+    def evaluate(self, opponent: str, games: int, index: int) -> EvalResult:
+        return self.play_evaluation(opponent, games, index)
+
+    def evaluated(self, results: list[EvalResult]) -> None:
+        """The next evaluation's number and timestep; the results in SB3's log and the progress bar."""
+        self.state.eval_index += 1
+        self.state.last_eval = self.state.timesteps
+        for r in results:
+            self.model.logger.record(f"eval/win_rate_{r.opponent}", r.win_rate)
+            self.model.logger.record(f"eval/mean_vp_{r.opponent}", r.mean_vp)
+        self.counter.show()
+
+    def play_evaluation(self, opponent: str, games: int, index: int, replay_dir: Path | None = None) -> EvalResult:
+        """The masked argmax policy against ``opponent`` (:func:`.run_evaluation.evaluate`), kept in the db."""
+        policy = self.model.policy
+        result = evaluate(
+            policy,
+            opponent,
+            games,
+            map=self.config.map,
+            num_players=self.config.num_players,
+            seed=self.config.seed,
+            index=index,
+            game_options=self.game_options(),
+            max_turns=self.config.eval_max_turns,
+            replay_dir=replay_dir,
+            db=self.run_dir / self.EVAL_DB,
+            given_version=weights_digest(p.detach().cpu().numpy() for p in policy.state_dict().values()),
+        )
+        result.timesteps = self.state.timesteps
+        return result
+
+    def game_options(self) -> dict[str, Any]:
+        """The env options that are also ``Game.new`` options (the rest are the environment's own)."""
+        return {k: v for k, v in self.config.env_options.items() if k in GAME_OPTIONS}
+
+    # ------------------------------------------------------------------ the end
+    def final_games(self) -> dict[str, int]:
+        return {opponent: self.config.final_games(opponent) for opponent in self.config.eval_opponents}
+
+    def evaluate_final(self, opponent: str, games: int) -> EvalResult:
+        """As the periodic evaluations, and its first games as HTML replays (``replays/``)."""
+        return self.play_evaluation(opponent, games, FINAL_EVAL_INDEX, self.run_dir / REPLAY_DIR)
+
+    def save_final(self) -> None:
+        self.model.save(self.model_path)
+
+    @property
+    def model_path(self) -> Path:
+        return self.run_dir / FINAL_MODEL
+
+    def summary_counts(self) -> dict[str, Any]:
+        s = self.state
+        return {"timesteps": s.timesteps, "games": s.games, "sessions": s.sessions, "train_seconds": s.train_seconds}
+
+    def summary_extras(self) -> dict[str, Any]:
+        return {"checkpoint_dir": str(self.checkpoint_dir), "pool": self.pool.describe()}
+
+    def write_report(self, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+        architecture = describe_architecture(self.config, self.model.policy)
+        return write_report(self.run_dir, self.config, summary, self.state.results(), final, architecture)
+
+    def trained_line(self, summary: dict[str, Any]) -> str:
+        minutes = summary["train_seconds"] / 60
+        return f"trained {summary['timesteps']:,} timesteps in {minutes:.1f} min ({summary['stop_reason']})"
+
+
+# ---------------------------------------------------------------------- inside learn()
+class GameCounter(BaseCallback):
+    """Inside ``learn()``, at every step: the finished games counted, SB3's log and the session's progress bar."""
+
+    def __init__(self, run: SelfPlayRun) -> None:
         super().__init__()
         self.run = run
-        self.session_games = 0
-        self.stop_reason = ""
-        self._stop = False
-        self._rollout_start_timesteps = 0
+        #: games finished since the last :meth:`take_games`
+        self.games = 0
         self.bar: tqdm | None = None
 
-    # ------------------------------------------------------------------ hooks
-    def _on_training_start(self) -> None:
+    def open_bar(self) -> None:
+        """The session's progress bar (``progress``): timesteps, games, the win rate against the heuristic."""
         config = self.run.config
         if config.progress:
-            self.bar = tqdm(
-                total=config.total_timesteps,
-                initial=self.num_timesteps,
-                unit="step",
-                dynamic_ncols=True,
-                mininterval=1.0,
-                file=sys.stderr,
-            )
-            self._update_postfix()
-
-    def _on_rollout_start(self) -> None:
-        config, state, t = self.run.config, self.run.state, self.num_timesteps
-        self._rollout_start_timesteps = t
-        if state.last_snapshot is None or t - state.last_snapshot >= config.snapshot_every:
-            self.run.take_snapshot(self.ppo, t)
-            self.logger.record("pool/snapshots", len(self.run.pool.snapshots))
-        if config.eval_games > 0 and self._eval_due(t):
-            for r in self.run.run_evaluation(self.ppo, t):
-                self.logger.record(f"eval/win_rate_{r.opponent}", r.win_rate)
-                self.logger.record(f"eval/mean_vp_{r.opponent}", r.mean_vp)
-            self._update_postfix()
-        if t - (state.last_checkpoint or 0) >= config.checkpoint_every:  # nothing to save at 0
-            self.run.state.games += self.session_games
-            self.session_games = 0
-            self.run.save_checkpoint(self.ppo, t)
-        limit = config.time_limit_minutes
-        if limit is not None and self.run.elapsed_train_seconds() >= limit * 60:
-            self._stop = True
-            where = f"at timestep {t:,} of {config.total_timesteps:,}"
-            self.stop_reason = cut_short_text(limit, where, f"concordia train selfplay --resume {self.run.run_dir}")
-
-    def _eval_due(self, t: int) -> bool:
-        last = self.run.state.last_eval
-        if last is None:
-            return self.run.config.eval_at_start or t >= self.run.config.eval_every
-        return t - last >= self.run.config.eval_every
+            self.bar = tqdm(total=config.total_timesteps, initial=self.run.state.timesteps, unit="step",
+                            dynamic_ncols=True, mininterval=1.0, file=sys.stderr)  # fmt: skip
+            self.show()
 
     def _on_step(self) -> bool:
-        if self._stop:
-            return False  # this step's transitions are dropped; trained_timesteps() accounts for it
         dones = self.locals.get("dones")
         finished = int(np.sum(dones)) if dones is not None else 0
-        self.session_games += finished
+        self.games += finished
         if self.bar is not None:
             self.bar.update(self.num_timesteps - self.bar.n)
             if finished:
-                self._update_postfix()
-        self.logger.record("train/games", self.run.state.games + self.session_games)
+                self.show()
+        self.logger.record("train/games", self.run.state.games + self.games)
         return True
 
-    def trained_timesteps(self, model: MaskablePPO) -> int:
-        """Timesteps the network was trained on (a stop drops the rollout it interrupted)."""
-        return self._rollout_start_timesteps if self._stop else model.num_timesteps
+    def take_games(self) -> int:
+        """The games finished since the last call."""
+        games, self.games = self.games, 0
+        return games
+
+    def show(self) -> None:
+        """The bar's postfix: games, the latest win rate against the heuristic, the time limit left."""
+        if self.bar is None:
+            return
+        latest = self.run.state.latest(PROGRESS_OPPONENT)
+        postfix: dict[str, Any] = {"games": self.run.state.games + self.games}
+        postfix[f"win vs {PROGRESS_OPPONENT}"] = f"{latest.win_rate:.0%}" if latest else "-"
+        limit = self.run.config.time_limit_minutes
+        if limit is not None:
+            left = max(0.0, limit * 60 - self.run.training_seconds())
+            postfix["time limit left"] = f"{int(left // 60)}:{int(left % 60):02d}"
+        self.bar.set_postfix(postfix, refresh=False)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
 
-    # ------------------------------------------------------------------ display
-    def _update_postfix(self) -> None:
-        if self.bar is None:
-            return
-        latest = self.run.state.latest(PROGRESS_OPPONENT)
-        postfix: dict[str, Any] = {"games": self.run.state.games + self.session_games}
-        postfix[f"win vs {PROGRESS_OPPONENT}"] = f"{latest.win_rate:.0%}" if latest else "-"
-        limit = self.run.config.time_limit_minutes
-        if limit is not None:
-            left = max(0.0, limit * 60 - self.run.elapsed_train_seconds())
-            postfix["time limit left"] = f"{int(left // 60)}:{int(left % 60):02d}"
-        self.bar.set_postfix(postfix, refresh=False)
-
 
 # ---------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="concordia train selfplay",
-        description="Self-play training of a MaskablePPO policy for Concordia (concordia_env/training/selfplay.py).",
-        epilog=(
-            "examples:\n"
-            "  concordia train selfplay --config quick\n"
-            "  concordia train selfplay --config quick --total_timesteps 20000 --n_envs 2\n"
-            "  concordia train selfplay --resume runs/quick-20250101-120000 --total_timesteps 400000\n"
-            "values are read as YAML: --net_arch '[64, 64]' --opponent_shares '{snapshot: 0.8, random: 0.2}'"
-        ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    return command_parser(
+        SelfPlayRun,
+        "Self-play training of a MaskablePPO policy for Concordia (concordia_env/training/selfplay.py).",
+        "quick.yaml",
+        [
+            "concordia train selfplay --config quick",
+            "concordia train selfplay --config quick --total_timesteps 20000 --n_envs 2",
+            "concordia train selfplay --resume runs/quick-20250101-120000 --total_timesteps 400000",
+        ],
+        values_example="--net_arch '[64, 64]' --opponent_shares '{snapshot: 0.8, random: 0.2}'",
     )
-    parser.add_argument(
-        "--config", help="YAML config file (concordia_env/training/configs/*.yaml); defaults for missing keys"
-    )
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
-    add_override_arguments(parser)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
-        return _run_locked(parser, args, held)
-
-
-def _run_locked(parser: argparse.ArgumentParser, args: argparse.Namespace, held: contextlib.ExitStack) -> Path:
-    """:func:`main` with the run folder's lock entered in ``held``."""
-    try:  # a config or argument mistake (a missing config, a bad value, no checkpoint, a busy folder): one line
-        overrides = overrides_from_args(args)
-        if args.resume:
-            if args.config:
-                parser.error("--resume takes the run's own config.yaml; give changes as --key value options")
-            run = Run.open(Path(args.resume), overrides, held)
-            print(f"resuming {run.run_dir} at timestep {run.state.timesteps:,}", file=sys.stderr)
-        else:
-            run = Run.create(resolve(args.config, overrides), held)
-            print(f"run directory: {run.run_dir}", file=sys.stderr)
-    except (OSError, ValueError, TypeError, RunFolderBusyError) as err:
-        parser.error(mistake_text(err))
-    try:
-        model = run.train()
-        report = run.finish(model)
-    except KeyboardInterrupt:
-        print(
-            f"\ninterrupted; continue with: concordia train selfplay --resume {run.run_dir}",
-            file=sys.stderr,
-        )
-        raise SystemExit(130) from None
-    for line in _final_lines(run, report):
-        print(line)
-    return report
-
-
-def _final_lines(run: Run, report: Path) -> list[str]:
-    summary = json.loads((run.run_dir / SUMMARY_FILE).read_text())
-    lines = [f"trained {summary['timesteps']:,} timesteps in {summary['train_seconds'] / 60:.1f} min"]
-    lines += [EvalResult.from_dict(r).summary() for r in summary["final"]]
-    lines.append(f"report: {report}")
-    return lines
+    return run_command(build_parser(), argv, SelfPlayRun)
 
 
 if __name__ == "__main__":
