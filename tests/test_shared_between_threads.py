@@ -3,18 +3,24 @@
 The compiled rules release the GIL, so two threads calling one object used to interleave
 inside its state: a step checked against a position the other thread had just changed left
 rows with negative goods or money, or a colonist index of -2, and every later step raised.
-Every public method now holds the object's lock (``concordia_env.engine.serial``): the calls
-run one after another. A thread that chose its action before the other stepped is refused
-like any illegal action, and changes nothing.
+Now the calls run one after another (``concordia_env.engine.serial``): ``Game``'s per-decision
+calls are single compiled calls that keep the GIL, every other public method holds the
+object's lock, and a per-decision call waits for another thread's locked call. A thread that
+chose its action before the other stepped is refused like any illegal action, and changes
+nothing.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+import pytest
 
 from concordia_env import Game, IllegalActionError
+from concordia_env.engine import serial
 from concordia_env.engine.state_check import check_state
 from concordia_env.envs.vector_game import VectorGame
 
@@ -115,21 +121,82 @@ def test_the_lock_is_per_object_and_reentrant() -> None:
     assert clone._lock is not one._lock
 
 
-def test_the_per_decision_calls_lock_inline_and_every_other_public_method_is_wrapped() -> None:
-    """Game's hot path holds the lock in its own body (a wrapper's call frame cost the bare engine 60%)."""
+def test_the_per_decision_calls_are_lock_free_compiled_calls_and_every_other_public_method_is_wrapped() -> None:
+    """Game's hot path takes no lock: one compiled call each, keeping the GIL (engine.serial)."""
     import inspect
 
-    from concordia_env import Game
+    from concordia_env.engine.rules import entry_points
 
-    for name in Game.LOCKS_INLINE:
+    for name in ("legal_mask", "legal_actions", "step"):
         method = vars(Game)[name]
-        assert not hasattr(method, "__wrapped__") and "lock.acquire()" in inspect.getsource(method), name
+        assert name in Game.LOCK_FREE and not hasattr(method, "__wrapped__"), name
+        assert "_unless_busy(" in inspect.getsource(method) and ".acquire()" not in inspect.getsource(method), name
+    for entry in (entry_points.step_unless_busy, entry_points.legal_actions_unless_busy,
+                  entry_points.legal_mask_unless_busy):  # fmt: skip
+        assert entry.targetoptions["nogil"] is False, entry  # atomic for every other Python thread
     wrapped = [
         name
         for name, value in vars(Game).items()
-        if inspect.isfunction(value) and not name.startswith("_") and name not in (*Game.LOCKS_INLINE, *Game.LOCK_FREE)
+        if inspect.isfunction(value) and not name.startswith("_") and name not in Game.LOCK_FREE
     ]
     assert wrapped and all(hasattr(vars(Game)[name], "__wrapped__") for name in wrapped)
+
+
+def _locked_call(game: Game, during: Callable[[], Any]) -> None:
+    """A locked call of ``game`` (as every wrapped public method makes) that runs ``during`` inside it."""
+    serial._holding_the_lock(lambda self: during())(game)
+
+
+@pytest.mark.parametrize("call", ["step", "legal_actions", "legal_mask"])
+def test_a_lock_free_call_waits_for_another_thread_s_locked_call(call: str) -> None:
+    """While one thread is inside a locked call (several compiled calls, the GIL released between them),
+    a lock-free call of another thread refuses in its compiled code, takes the lock and runs after it."""
+    game = Game.new("italia", 2, seed=1)
+    action = int(game.legal_actions()[0])
+    inside, leave = threading.Event(), threading.Event()
+    holder = threading.Thread(target=_locked_call, args=(game, lambda: (inside.set(), leave.wait(30))))
+    holder.start()
+    assert inside.wait(30)
+    done: list[Any] = []
+    work = (lambda: game.step(action)) if call == "step" else getattr(game, call)
+    caller = threading.Thread(target=lambda: done.append(work()))
+    caller.start()
+    caller.join(timeout=0.5)
+    assert caller.is_alive() and not done and game.decision_count == 0  # waiting for the lock
+    leave.set()
+    holder.join(timeout=30)
+    caller.join(timeout=30)
+    assert done and int(game._busy[0]) == 0
+    if call == "step":
+        assert game.decision_count == 1
+    else:
+        reference = Game.new("italia", 2, seed=1)
+        assert np.array_equal(done[0], getattr(reference, call)())
+
+
+def test_a_lock_free_call_inside_its_own_thread_s_locked_call_runs() -> None:
+    """The lock is reentrant, and so is the lock-free path: a thread's own locked call does not block it."""
+    game = Game.new("italia", 2, seed=1)
+    legal: list[np.ndarray] = []
+
+    def inside() -> None:
+        legal.append(game.legal_actions())
+        game.step(int(legal[0][0]))
+        legal.append(game.legal_mask())
+
+    _locked_call(game, inside)
+    assert game.decision_count == 1 and int(game._busy[0]) == 0
+    assert np.array_equal(np.flatnonzero(legal[1]), game.legal_actions())
+
+
+def test_a_refused_step_leaves_no_locked_call_counted() -> None:
+    game = Game.new("italia", 2, seed=1)
+    illegal = int(np.flatnonzero(~game.legal_mask())[0])
+    with pytest.raises(IllegalActionError):
+        game.step(illegal)
+    assert int(game._busy[0]) == 0 and game.decision_count == 0
+    game.step(int(game.legal_actions()[0]))  # and the fast path runs again
+    assert game.decision_count == 1
 
 
 def test_two_threads_stepping_one_options_level_env_see_each_decision_s_own_options() -> None:

@@ -35,7 +35,16 @@ from .maps import Map, load
 from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, fill_observation
 from .position_codec import parse_position, position_text, read_position, write_position
 from .rules import entry_points, facts
-from .rules.entry_points import CACHE_LEGAL, CACHE_MASK, STEP_OK, legal_into_cache, new_cache, play_plan
+from .rules.entry_points import (
+    BUSY_LEGAL_LENGTH,
+    CACHE_BUSY,
+    CACHE_MASK,
+    STEP_BUSY,
+    STEP_OK,
+    legal_into_cache,
+    new_cache,
+    play_plan,
+)
 from .rules.hidden import shuffle_hidden_stack
 from .rules.scoring import CONCORDIA_PART, NUM_SCORE_PARTS, SPECIAL_PART, ranking, score_parts, score_totals
 from .rules.setup import new_state
@@ -126,8 +135,9 @@ class Game:
     * Unpickling and ``copy.deepcopy`` check the state the same way; :meth:`clone` copies
       it (a state the engine produced needs no check).
 
-    One game may be shared by threads: every public method holds the game's lock while it
-    runs, so calls from several threads run one after another (:mod:`concordia_env.engine.serial`).
+    One game may be shared by threads: calls from several threads run one after another, as if
+    one thread had made them all (:mod:`concordia_env.engine.serial`: the per-decision calls are
+    single compiled calls that keep the GIL, every other public method holds the game's lock).
     A step that another thread's step made illegal is refused (``IllegalActionError``).
 
     The package's code outside the engine never touches the game's own array (``tests/test_layering.py``
@@ -143,14 +153,13 @@ class Game:
     # decision's mask is neither recomputed for the legality check nor for ``legal_mask()``.
     # The flag is the state itself, compared in compiled code, not a boolean: a state
     # written in place by the package's compiled code is never given a stale mask.
-    # Mask, state and indices live in one buffer, ``_cache`` (``rules.entry_points.new_cache``), which the compiled
-    # calls take; ``_mask`` and ``_legal`` (where ``legal_actions`` finds the indices it copies
-    # out) are numpy views of its parts.
+    # Mask, state, indices and the count of locked calls under way live in one buffer, ``_cache``
+    # (``rules.entry_points.new_cache``), which the compiled calls take; ``_mask`` and ``_busy``
+    # are numpy views of two of its parts.
     # ``_tables`` is ``_map.tables``, kept at hand for the calls made on every decision.
-    __slots__ = ("_cache", "_legal", "_lock", "_map", "_mask", "_state", "_tables", "_view")
-    #: the per-decision calls lock in their own body, and is_over reads one value (engine.serial)
-    LOCKS_INLINE = ("legal_mask", "legal_actions", "step")
-    LOCK_FREE = ("is_over",)
+    __slots__ = ("_busy", "_cache", "_lock", "_map", "_mask", "_state", "_tables", "_view")
+    #: the per-decision calls are lock-free compiled calls, and is_over reads one value (engine.serial)
+    LOCK_FREE = ("legal_mask", "legal_actions", "step", "is_over")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
         m = _map_of(map)
@@ -166,14 +175,14 @@ class Game:
         return game
 
     def _set(self, state: np.ndarray, m: Map) -> None:
-        self._lock = threading.RLock()  # one call at a time (engine.serial): the compiled rules release the GIL
+        self._lock = threading.RLock()  # one locked call at a time (engine.serial): the compiled rules release the GIL
         self._map = m
         self._tables = m.tables
         self._state = state
         self._view: np.ndarray | None = None  # the read-only view, made on first use of .state
         self._cache = cache = new_cache()
         self._mask = cache[CACHE_MASK : CACHE_MASK + NUM_ACTIONS].view(np.bool_)
-        self._legal = cache[CACHE_LEGAL:].view(np.int64)
+        self._busy = cache[CACHE_BUSY : CACHE_BUSY + 8].view(np.int64)  # locked calls under way (engine.serial)
 
     @property
     def state(self) -> np.ndarray:
@@ -282,23 +291,19 @@ class Game:
         A fresh array the caller owns (a copy of the game's cached mask: changing it changes
         nothing in the game, and it does not change when the game moves on).
         """
-        lock = self._lock  # acquire/release: half the cost of a with-block on this per-decision path
-        lock.acquire()
-        try:
-            legal_into_cache(self._state, self._tables, self._cache)
-            return self._mask.copy()
-        finally:
-            lock.release()
+        mask = _legal_mask_unless_busy(self._state, self._tables, self._cache, 0)  # engine.serial: lock-free
+        if len(mask) == 0:  # another thread's locked call is under way
+            with self._lock:
+                mask = _legal_mask_unless_busy(self._state, self._tables, self._cache, int(self._busy[0]))
+        return mask
 
     def legal_actions(self) -> np.ndarray:
         """The legal action indices, ascending (a fresh int64 array; empty when the game is over)."""
-        lock = self._lock
-        lock.acquire()
-        try:
-            n = _legal_indices(self._state, self._tables, self._cache)
-            return self._legal[:n].copy()
-        finally:
-            lock.release()
+        legal = _legal_actions_unless_busy(self._state, self._tables, self._cache, 0)  # engine.serial: lock-free
+        if len(legal) == BUSY_LEGAL_LENGTH:  # another thread's locked call is under way
+            with self._lock:
+                legal = _legal_actions_unless_busy(self._state, self._tables, self._cache, int(self._busy[0]))
+        return legal
 
     def step(self, action: int) -> None:
         """Apply one action; an illegal one raises IllegalActionError and changes nothing.
@@ -309,15 +314,22 @@ class Game:
         unusual type never compiles a new version of them.
         """
         a = action_index(action)
-        lock = self._lock
-        lock.acquire()
-        try:
-            code = _step(self._state, self._tables, a, self._cache)
-            if code != STEP_OK:
-                reason = explain_illegal(self._state, self._map, a)
-                raise IllegalActionError(a, reason, describe(self._state, self._map, a))
-        finally:
-            lock.release()
+        code = _step_unless_busy(self._state, self._tables, a, self._cache, 0)  # engine.serial: lock-free
+        if code != STEP_OK:
+            self._step_refused(a, code)
+
+    def _step_refused(self, a: int, code: int) -> None:
+        """:meth:`step`'s slow path: another thread's locked call was under way, or ``a`` is illegal here."""
+        with self._lock:
+            self._busy[0] += 1  # the explanation below reads the state: no lock-free step meanwhile
+            try:
+                if code == STEP_BUSY:
+                    code = _step_unless_busy(self._state, self._tables, a, self._cache, int(self._busy[0]))
+                if code != STEP_OK:
+                    reason = explain_illegal(self._state, self._map, a)
+                    raise IllegalActionError(a, reason, describe(self._state, self._map, a))
+            finally:
+                self._busy[0] -= 1
 
     def play_plan(self, actions: Sequence[int] | np.ndarray) -> int:
         """Play ``actions`` in order while each is legal and the mover's own; returns how many were played.
@@ -834,18 +846,31 @@ _TABLES_T = types.Array(types.int32, 1, "C", readonly=True)
 _CACHE_T = types.Array(types.uint8, 1, "C")
 
 
-def _step(state: np.ndarray, tables: np.ndarray, action: int, cache: np.ndarray) -> int:
-    """``rules.entry_points.step_cached``: on first use, replaces itself by its compiled entry point."""
-    global _step
-    _step = entry_point(entry_points.step_cached, _STATE_T, _TABLES_T, types.int64, _CACHE_T)
-    return int(_step(state, tables, action, cache))
+def _step_unless_busy(state: np.ndarray, tables: np.ndarray, action: int, cache: np.ndarray, allowed: int) -> int:
+    """``rules.entry_points.step_unless_busy``: on first use, replaces itself by its compiled entry point."""
+    global _step_unless_busy
+    _step_unless_busy = entry_point(
+        entry_points.step_unless_busy, _STATE_T, _TABLES_T, types.int64, _CACHE_T, types.int64
+    )
+    return int(_step_unless_busy(state, tables, action, cache, allowed))
 
 
-def _legal_indices(state: np.ndarray, tables: np.ndarray, cache: np.ndarray) -> int:
-    """``rules.entry_points.legal_indices``: on first use, replaces itself by its compiled entry point."""
-    global _legal_indices
-    _legal_indices = entry_point(entry_points.legal_indices, _STATE_T, _TABLES_T, _CACHE_T)
-    return int(_legal_indices(state, tables, cache))
+def _legal_actions_unless_busy(state: np.ndarray, tables: np.ndarray, cache: np.ndarray, allowed: int) -> np.ndarray:
+    """``rules.entry_points.legal_actions_unless_busy``: on first use, replaces itself by its compiled entry point."""
+    global _legal_actions_unless_busy
+    _legal_actions_unless_busy = entry_point(
+        entry_points.legal_actions_unless_busy, _STATE_T, _TABLES_T, _CACHE_T, types.int64
+    )
+    return _legal_actions_unless_busy(state, tables, cache, allowed)
+
+
+def _legal_mask_unless_busy(state: np.ndarray, tables: np.ndarray, cache: np.ndarray, allowed: int) -> np.ndarray:
+    """``rules.entry_points.legal_mask_unless_busy``: on first use, replaces itself by its compiled entry point."""
+    global _legal_mask_unless_busy
+    _legal_mask_unless_busy = entry_point(
+        entry_points.legal_mask_unless_busy, _STATE_T, _TABLES_T, _CACHE_T, types.int64
+    )
+    return _legal_mask_unless_busy(state, tables, cache, allowed)
 
 
 def _map_of(map: Map | str) -> Map:

@@ -1,4 +1,4 @@
-"""One call at a time per object: the lock that serializes the calls of a ``Game`` or a ``VectorGame``.
+"""One call at a time per object: how a ``Game`` or a ``VectorGame`` stays whole when threads share it.
 
 The compiled rules release the GIL (numba ``nogil``), so two threads calling one object
 at once would interleave inside its state: one thread's legality check overtaken by the
@@ -15,12 +15,19 @@ between; its step is then refused like any illegal action (``IllegalActionError`
 changed). Properties (``current_player``, ``state``...) read one value without the lock: a
 number or a read-only view, current when read.
 
-The hot path locks inline. A wrapper around a method costs a Python call frame, which on
-``Game``'s per-decision calls (``is_over``, ``legal_actions``, ``step``) took the bare engine
-from 2.7 to 4.4 µs per decision. A class names such methods in ``LOCKS_INLINE``: they hold
-``self._lock`` in their own body around the compiled calls (``acquire``, then ``release``
-in a ``finally``: about a tenth of a microsecond, half a with-block's cost), and methods that
-read one value (``is_over``) in ``LOCK_FREE``.
+**The lock-free path.** A single thread should not pay for the rare shared use: the lock
+took ``Game``'s bare decision (``legal_actions`` + ``step``) from 2.7 to 3.1 µs. So
+``Game``'s per-decision calls (named in the class's ``LOCK_FREE``, with methods that read
+one value such as ``is_over``) take no lock: each is **one compiled call that keeps the
+GIL** (``rules._jit.njit_holding_gil``), and while it runs no other Python thread does, so
+two of them never interleave. A locked method is different: it makes several compiled
+calls, each releasing the GIL, and Python steps between them. So a locked call counts
+itself in the object's ``_busy`` while it runs (:func:`serialized` does it), and a lock-free
+call finding the count above what its caller allows refuses inside its compiled code
+(atomically, since the GIL is held), leaving everything as it was; its caller then takes the
+lock, which waits for the locked call to end, and calls again allowing its own thread's
+count (nonzero only when it runs inside one of its own locked calls). A class without
+``_busy`` (``VectorGame``) has no lock-free calls; its methods are all locked.
 """
 
 from __future__ import annotations
@@ -36,12 +43,13 @@ T = TypeVar("T", bound=type)
 def serialized(cls: T) -> T:
     """Make every public method of ``cls`` (defined in ``cls`` itself) hold ``self._lock`` while it runs.
 
-    Methods named in the class's ``LOCKS_INLINE`` (they lock in their own body) and
-    ``LOCK_FREE`` (they read one value) are left as they are.
+    Methods named in the class's ``LOCK_FREE`` (single compiled calls that keep the GIL, or
+    reads of one value) are left as they are. A wrapped method counts itself in the object's
+    ``_busy`` counter while it runs, where the class has one.
     """
-    own = set(getattr(cls, "LOCKS_INLINE", ())) | set(getattr(cls, "LOCK_FREE", ()))
+    free = set(getattr(cls, "LOCK_FREE", ()))
     for name, value in list(vars(cls).items()):
-        if not name.startswith("_") and name not in own and inspect.isfunction(value):
+        if not name.startswith("_") and name not in free and inspect.isfunction(value):
             setattr(cls, name, _holding_the_lock(value))
     return cls
 
@@ -50,6 +58,13 @@ def _holding_the_lock(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         with self._lock:
-            return method(self, *args, **kwargs)
+            busy = getattr(self, "_busy", None)
+            if busy is None:
+                return method(self, *args, **kwargs)
+            busy[0] += 1  # the lock-free calls of other threads wait for this one (see the module docstring)
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                busy[0] -= 1
 
     return call

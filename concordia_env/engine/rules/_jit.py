@@ -210,11 +210,15 @@ numba_event.register("numba:compile", COMPILE_NOTICE)
 
 
 def _compiled(func, **options):
-    """``numba.njit(**options)(func)`` with our cache (:mod:`.compiled_cache`); numba's where its internals differ."""
+    """``numba.njit(**options)(func)`` with our cache (:mod:`.compiled_cache`); numba's where its internals differ.
+
+    Compiled code releases the GIL (``nogil``) unless ``options`` say otherwise.
+    """
     setattr(func, _MARK, True)
+    options.setdefault("nogil", True)
     if not PACKAGE_STAMPS:
-        return numba.njit(cache=True, nogil=True, **options)(func)
-    dispatcher = numba.njit(nogil=True, **options)(func)
+        return numba.njit(cache=True, **options)(func)
+    dispatcher = numba.njit(**options)(func)
     dispatcher._cache = CompiledCache(func, LOCATORS, source_stamp(func.__code__.co_filename))
     return dispatcher
 
@@ -222,6 +226,17 @@ def _compiled(func, **options):
 def njit(func):
     """Compile a rule function (nopython mode, cached, no exceptions inside)."""
     return _compiled(func)
+
+
+def njit_holding_gil(func):
+    """Compile an entry point that keeps the GIL while it runs: no other Python thread runs meanwhile.
+
+    Only ``Game``'s per-decision calls use it (:mod:`concordia_env.engine.serial`): a call
+    that holds the GIL is atomic for every other Python thread, so it needs no lock. Called
+    from other compiled code it is the same function as any rule (the GIL is taken or
+    released only where Python calls in).
+    """
+    return _compiled(func, nogil=False)
 
 
 def njit_parallel(func):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS
 from ..state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
-from ._jit import njit
+from ._jit import njit, njit_holding_gil
 from .effects import apply_action, end_action
 from .legal import fill_legal, only_done_is_legal
 
@@ -19,6 +19,8 @@ STEP_OK = 0
 STEP_OUT_OF_RANGE = 1
 STEP_GAME_OVER = 2
 STEP_ILLEGAL = 3
+#: a locked call of another thread is under way: take the lock and call again (``Game``'s fast path)
+STEP_BUSY = 4
 
 
 @njit
@@ -110,10 +112,16 @@ def step_and_cache(s, m, a, mask, key):
 #   CACHE_KEY    int32[STATE_SIZE]   the state the mask was computed for (all zeros: none yet,
 #                                    no valid state is all zeros)
 #   CACHE_LEGAL  int64[NUM_ACTIONS]  where :func:`legal_indices` writes the legal indices
+#   CACHE_BUSY   int64[1]            how many locked calls are under way on the game (``engine.serial``):
+#                                    the lock-free calls below refuse to run while it is above what
+#                                    their caller allows
 CACHE_MASK = 0
 CACHE_KEY = (NUM_ACTIONS + 7) // 8 * 8
 CACHE_LEGAL = (CACHE_KEY + 4 * STATE_SIZE + 7) // 8 * 8  # 8-byte aligned for the int64 view
-CACHE_BYTES = CACHE_LEGAL + 8 * NUM_ACTIONS
+CACHE_BUSY = CACHE_LEGAL + 8 * NUM_ACTIONS
+CACHE_BYTES = CACHE_BUSY + 8
+#: the length of what :func:`legal_actions_unless_busy` returns when the game is busy (no list of legal actions is)
+BUSY_LEGAL_LENGTH = NUM_ACTIONS + 1
 #: whole 8-byte words of a mask (the rest, NUM_ACTIONS % 8 entries, is read one by one)
 MASK_WORDS = NUM_ACTIONS // 8
 
@@ -138,7 +146,13 @@ def cache_mask(cache):
 @njit
 def cache_legal(cache):
     """The CACHE_LEGAL part of a decision cache, as int64 indices."""
-    return cache[CACHE_LEGAL:CACHE_BYTES].view(np.int64)
+    return cache[CACHE_LEGAL:CACHE_BUSY].view(np.int64)
+
+
+@njit
+def cache_busy(cache):
+    """The CACHE_BUSY part of a decision cache: the count of locked calls under way."""
+    return cache[CACHE_BUSY : CACHE_BUSY + 8].view(np.int64)
 
 
 @njit
@@ -179,12 +193,45 @@ def mask_indices_into(mask, out):
 def legal_indices(s, m, cache):
     """Write the legal action indices of ``s`` ascending into CACHE_LEGAL; return how many.
 
-    Through the cached mask. Returning a new array from compiled code costs more than the
-    rest of the call, so ``Game.legal_actions`` copies the first entries out in numpy.
+    Through the cached mask. ``Game.legal_actions`` takes a copy of the first entries in the
+    same compiled call (:func:`legal_actions_unless_busy`): a copy taken in numpy after the
+    call returned could see another thread's call overwrite them in between.
     """
     mask = cache_mask(cache)
     cached_legal(s, m, mask, cache_key(cache))
     return mask_indices_into(mask, cache_legal(cache))
+
+
+# --------------------------------------------------------------------------- Game's lock-free calls
+# Each is one compiled call that keeps the GIL, so no other Python thread runs while it does:
+# two of them on one game never interleave. They refuse (STEP_BUSY, an empty mask, a list of
+# BUSY_LEGAL_LENGTH) while more locked calls are under way than ``allowed`` (a locked call
+# runs several compiled calls, each releasing the GIL); the caller then takes the game's lock,
+# which waits for them, and calls again allowing its own (``Game.step``, ``engine.serial``).
+@njit_holding_gil
+def step_unless_busy(s, m, a, cache, allowed):
+    """:func:`step_cached`, or STEP_BUSY while more than ``allowed`` locked calls are under way."""
+    if cache_busy(cache)[0] > allowed:
+        return STEP_BUSY
+    return step_cached(s, m, a, cache)
+
+
+@njit_holding_gil
+def legal_actions_unless_busy(s, m, cache, allowed):
+    """A new array of the legal action indices (:func:`legal_indices`), or one of BUSY_LEGAL_LENGTH when busy."""
+    if cache_busy(cache)[0] > allowed:
+        return np.empty(BUSY_LEGAL_LENGTH, dtype=np.int64)
+    n = legal_indices(s, m, cache)
+    return cache_legal(cache)[:n].copy()
+
+
+@njit_holding_gil
+def legal_mask_unless_busy(s, m, cache, allowed):
+    """A copy of the legal mask (:func:`legal_into_cache`), or an empty array when busy."""
+    if cache_busy(cache)[0] > allowed:
+        return np.empty(0, dtype=np.bool_)
+    legal_into_cache(s, m, cache)
+    return cache_mask(cache).copy()
 
 
 @njit
