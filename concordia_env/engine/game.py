@@ -39,7 +39,6 @@ from .rules.entry_points import (
     BUSY_LEGAL_LENGTH,
     CACHE_BUSY,
     CACHE_MASK,
-    STEP_BUSY,
     STEP_OK,
     legal_into_cache,
     new_cache,
@@ -319,12 +318,17 @@ class Game:
             self._step_refused(a, code)
 
     def _step_refused(self, a: int, code: int) -> None:
-        """:meth:`step`'s slow path: another thread's locked call was under way, or ``a`` is illegal here."""
+        """:meth:`step`'s slow path: another thread's locked call was under way, or ``a`` was illegal.
+
+        Under the lock, counted as a locked call (the explanation reads the state: no
+        lock-free step of another thread meanwhile), the step is tried once more: the
+        refused try changed nothing, and another thread may have moved the game on since,
+        to a position where ``a`` is legal. Refused again, it is explained in that position.
+        """
         with self._lock:
-            self._busy[0] += 1  # the explanation below reads the state: no lock-free step meanwhile
+            self._busy[0] += 1
             try:
-                if code == STEP_BUSY:
-                    code = _step_unless_busy(self._state, self._tables, a, self._cache, int(self._busy[0]))
+                code = _step_unless_busy(self._state, self._tables, a, self._cache, int(self._busy[0]))
                 if code != STEP_OK:
                     reason = explain_illegal(self._state, self._map, a)
                     raise IllegalActionError(a, reason, describe(self._state, self._map, a))
