@@ -144,11 +144,16 @@ def test_the_doc_table_check_sees_a_table_without_its_command() -> None:
     assert [bool(DOC_COMMAND.search(block)) for _, block in blocks] == [True, False]
 
 
-def test_the_strength_tables_play_the_models_they_were_measured_with() -> None:
+def test_the_strength_tables_play_the_models_they_were_measured_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    from concordia_env import agents
+
     tables = load("benchmarks/strength_tables.py").TABLES
     specs = [spec for table in tables.values() for match in table for spec in (match.agent, match.opponent)]
     paths = {found.group(1) for spec in specs if (found := re.search(r"path=([^,]+)", spec))}
     assert paths and all((ROOT / path).is_file() for path in paths), paths
+    monkeypatch.chdir(ROOT)  # the scripts run from the checkout
+    for spec in specs:  # every spec builds: its model loads and its options are known
+        agents.from_spec(spec)
     *settings, control, after = tables["search-settings"]
     assert all("docs/reports/expert_italia2c/model.npz,simulations=150," in m.agent for m in settings)
     assert control.agent.startswith("mcts:") and "expert_italia2d/model.npz,simulations=150" in after.agent
