@@ -11,10 +11,16 @@ row: wins, the win rate with its 95% Wilson interval and the Elo difference it i
   heuristic against three ``random`` in 4-player Imperium, ``mcts`` at 1 s a move, 30 and 150
   simulations against the heuristic in 2-player Italia;
 * ``search-settings``: "The learned search's settings": the learned search at 150 simulations
-  with each rollout and prior weight against ``mcts:150`` (seed 8801);
+  with each rollout and prior weight against ``mcts:150`` (seed 8801), with the model of the
+  table (``expert_italia2c``), then its last row with the model taught by that search
+  (``expert_italia2d``);
 * ``model``: "The 2-player model expert_italia2l": the shipped 2-player model against the
   heuristic, ``mcts:150`` and ``mcts:1000``, and both searching 0.25 s a move against the
-  ``expert_italia2d`` model (run from the checkout: it reads docs/reports/).
+  ``expert_italia2d`` model;
+* ``curve``: the learned search's curve against ``mcts`` at 1 s a move, under "The 2-player
+  model expert_italia2l": its search at 0.05, 0.25 and 1 s a move (40 games each, seed 700).
+
+The models other than the shipped one are read from docs/reports/: run it from the checkout.
 
 Run it from the checkout::
 
@@ -25,7 +31,8 @@ Run it from the checkout::
 What it reaches (docs/benchmarks.md, each row dated there): the heuristic 200/200 against
 three ``random``; ``mcts:150`` 94/100 and ``mcts:30`` 90/100 against the heuristic; the learned
 search 82.0% against ``mcts:150`` without rollout and with 10 prior visits; the shipped
-``learned`` 82.5% against ``mcts:150`` and 61.0% at 0.25 s a move against ``expert_italia2d``.
+``learned`` 82.5% against ``mcts:150`` and 61.0% at 0.25 s a move against ``expert_italia2d``;
+its search 60.0%, 70.0% and 72.5% against ``mcts`` at 1 s a move with 0.05, 0.25 and 1 s a move.
 """
 
 from __future__ import annotations
@@ -48,12 +55,15 @@ class Match(NamedTuple):
     seed: int = 0
 
 
-_SEARCH = "learned:simulations=150,rollout={},prior_visits={}"
-_2D = "learned:path=docs/reports/expert_italia2d/model.npz,time_per_move=0.25"
+#: a model of docs/reports/ as a ``learned`` spec (its options follow, comma first)
+_REPORT_MODEL = "learned:path=docs/reports/{}/model.npz"
+_SEARCH = _REPORT_MODEL.format("expert_italia2c") + ",simulations=150,rollout={},prior_visits={}"
+_2D = _REPORT_MODEL.format("expert_italia2d") + ",time_per_move=0.25"
+_MCTS_1S = "mcts:time_per_move=1.0"
 TABLES: dict[str, list[Match]] = {
     "strength": [
         Match("heuristic", "random", map="imperium", players=4, games=200),
-        Match("mcts:time_per_move=1.0", "heuristic", games=40),
+        Match(_MCTS_1S, "heuristic", games=40),
         Match("mcts:30", "heuristic", games=100),
         Match("mcts:150", "heuristic", games=100),
     ],
@@ -61,6 +71,7 @@ TABLES: dict[str, list[Match]] = {
         *(Match(_SEARCH.format("heuristic", p), "mcts:150", seed=8801) for p in (1, 3, 10, 30, 100)),
         *(Match(_SEARCH.format("none", p), "mcts:150", seed=8801) for p in (1, 10)),
         Match("mcts:simulations=150,prior_visits=10", "mcts:150", seed=8801),
+        Match(_REPORT_MODEL.format("expert_italia2d") + ",simulations=150", "mcts:150", seed=8801),
     ],
     "model": [
         Match("learned", "heuristic", games=400),
@@ -68,6 +79,7 @@ TABLES: dict[str, list[Match]] = {
         Match("learned", "mcts:1000"),
         Match("learned:time_per_move=0.25", _2D),
     ],
+    "curve": [Match(f"learned:time_per_move={t}", _MCTS_1S, games=40, seed=700) for t in (0.05, 0.25, 1.0)],
 }
 
 

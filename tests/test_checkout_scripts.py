@@ -9,6 +9,7 @@ how to run it and what it reaches.
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -62,6 +63,10 @@ RUNS: dict[str, tuple[Callable[[Path], list[str]], str]] = {
         "connect_four_v3 (AEC)",
     ),
     "benchmarks/agent_costs.py": (lambda tmp: ["--agents", "heuristic", "--seconds", "0.02"], "heuristic"),
+    "benchmarks/options_level_speed.py": (
+        lambda tmp: ["--seconds", "0.02", "--rounds", "1", "--threads", "1", "--envs", "2"],
+        "| 1 thread, steps per **CPU** second | ",
+    ),
     "benchmarks/sprt_error_rates.py": (lambda tmp: ["--matches", "20"], "`elo0=0 elo1=50` (2p: 50.0% vs 57.1%)"),
     "benchmarks/strength_tables.py": (
         lambda tmp: ["--table", "strength", "--rows", "1", "--games", "4", "--workers", "1"],
@@ -93,6 +98,66 @@ def test_the_script_runs_at_a_tiny_size(script: str, tmp_path: Path, capsys: pyt
     arguments, expected = RUNS[script]
     assert load(script).main(arguments(tmp_path)) == 0
     assert expected in capsys.readouterr().out
+
+
+#: a command in backticks, as docs/benchmarks.md names what reproduces a table
+DOC_COMMAND = re.compile(r"`(python |concordia |make |time )")
+#: what a table's caption says when it is a second table of the run named above it
+SAME_RUN = "from the same run"
+
+
+def doc_tables(text: str) -> list[tuple[int, str]]:
+    """Each markdown table of ``text``: its first line's number, and its text.
+
+    The text starts with the prose since the heading or table before it (a caption names the command).
+    """
+    tables: list[tuple[int, str]] = []
+    prose: list[str] = []
+    table: list[str] = []
+    first = 0
+    for number, line in enumerate([*text.split("\n"), ""], start=1):
+        if line.startswith("| "):
+            first = first or number
+            table.append(line)
+            continue
+        if table:
+            tables.append((first, "\n".join(prose + table)))
+            prose, table, first = [], [], 0
+        prose = [line] if line.startswith("#") else [*prose, line]
+    return tables
+
+
+def test_every_table_of_the_benchmarks_doc_names_what_reproduces_it() -> None:
+    text = (ROOT / "docs" / "benchmarks.md").read_text()
+    tables = doc_tables(text)
+    assert len(tables) > 20
+    unnamed = [first for first, block in tables if not DOC_COMMAND.search(block) and SAME_RUN not in block]
+    assert unnamed == [], f"docs/benchmarks.md: tables at lines {unnamed} name no command that reproduces them"
+    scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("*.py"))
+    assert [name for name in scripts if f"python benchmarks/{name}" not in text] == []
+
+
+def test_the_doc_table_check_sees_a_table_without_its_command() -> None:
+    text = "## A\n\n`concordia bench x`:\n\n| a |\n| --- |\n\nThen, by hand:\n\n| b |\n| --- |\n"
+    blocks = doc_tables(text)
+    assert [first for first, _ in blocks] == [5, 10]
+    assert [bool(DOC_COMMAND.search(block)) for _, block in blocks] == [True, False]
+
+
+def test_the_strength_tables_play_the_models_they_were_measured_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    from concordia_env import agents
+
+    tables = load("benchmarks/strength_tables.py").TABLES
+    specs = [spec for table in tables.values() for match in table for spec in (match.agent, match.opponent)]
+    paths = {found.group(1) for spec in specs if (found := re.search(r"path=([^,]+)", spec))}
+    assert paths and all((ROOT / path).is_file() for path in paths), paths
+    monkeypatch.chdir(ROOT)  # the scripts run from the checkout
+    for spec in specs:  # every spec builds: its model loads and its options are known
+        agents.from_spec(spec)
+    *settings, control, after = tables["search-settings"]
+    assert all("docs/reports/expert_italia2c/model.npz,simulations=150," in m.agent for m in settings)
+    assert control.agent.startswith("mcts:") and "expert_italia2d/model.npz,simulations=150" in after.agent
+    assert {m.seed for m in tables["search-settings"]} == {8801} and {m.seed for m in tables["curve"]} == {700}
 
 
 def test_the_agent_example_registers_its_agent_under_its_name() -> None:
