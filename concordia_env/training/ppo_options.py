@@ -528,7 +528,7 @@ def write_options_report(run: OptionsPPORun, summary: dict[str, Any], final: lis
         f"# {c.name}: PPO on the options level, {c.num_players}-player {c.map} against {c.opponents}",
         "",
         f"Seed **{c.seed}**; config `{run.run_dir / CONFIG}`; reproduce with `{COMMAND} --config <that file>` "
-        "(the run is deterministic for its seed and its envs' threads).",
+        "(the run is deterministic for its seed; the envs' threads do not change it).",
         "",
         f"{run.trained_line(summary)}.",
         "",
