@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -146,6 +147,47 @@ def test_a_run_stopped_in_its_first_update_resumes_from_its_start(
     (straight,) = (tmp_path / "straight").iterdir()
     (lines, weights, report), (lines_b, weights_b, report_b) = _run_record(straight), _run_record(run)
     assert lines == lines_b and report == report_b and all(th.equal(weights[k], weights_b[k]) for k in weights)
+
+
+def test_the_script_runs_on_the_one_training_loop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its run class is a ``TrainingRun``: the loop's iterations, checkpoints, time guard and end write its folder."""
+    from concordia_env.training.loop import TrainingRun
+
+    assert issubclass(ppo_options.OptionsPPORun, TrainingRun)
+    calls: list[str] = []
+    for name in ("train", "advance", "checkpoint", "time_guard", "finish"):
+        method = getattr(ppo_options.OptionsPPORun, name)
+        monkeypatch.setattr(ppo_options.OptionsPPORun, name, _recorded(method, name, calls))
+    tiny = ["--num_envs", "1", "--num_steps", "16", "--total_steps", "48", "--eval_games", "2", "--save_every", "2"]
+    report = ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])
+    update = ["advance", "time_guard"]  # then a checkpoint when due: the 2nd update and the last (the 3rd)
+    assert calls == ["checkpoint", "train", *update, *update, "checkpoint", *update, "checkpoint", "finish"]
+    run = Path(report["run_dir"])
+    summary = json.loads((run / "summary.json").read_text())
+    assert (summary["updates"], summary["timesteps"], summary["stop_reason"]) == (3, 48, "completed")
+    assert summary["final"][0]["games"] == 2 == report["games"] and summary["model_path"] == str(run / "model.pt")
+    assert (run / "report.md").read_text().startswith("# ppo_options: PPO on the options level, 2-player italia")
+    assert (run / "learning_curve.png").is_file() and (run / "evaluations.csv").is_file()
+
+
+def _recorded(method: Any, name: str, calls: list[str]) -> Any:
+    """``method`` that appends ``name`` to ``calls`` before it runs."""
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return method(*args, **kwargs)
+
+    return recorded
+
+
+def test_a_run_the_time_guard_stopped_says_why_in_its_summary(tmp_path: Path) -> None:
+    tiny = ["--num_envs", "1", "--num_steps", "16", "--total_steps", "64", "--eval_games", "2", "--minutes", "0"]
+    report = ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])
+    summary = json.loads((Path(report["run_dir"]) / "summary.json").read_text())
+    assert summary["stop_reason"].startswith("CUT SHORT by the time limit of 0 minutes after update 1 of 4")
+    again = ppo_options.main(["--resume", report["run_dir"]])  # no more minutes: no update, the same end
+    assert (again["timesteps"], again["cut_short"]) == (16, True)
+    assert len((Path(report["run_dir"]) / "progress.jsonl").read_text().splitlines()) == 1
 
 
 def test_a_resume_refuses_a_change_the_run_cannot_follow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import sys
 from collections.abc import Sequence
@@ -65,7 +66,9 @@ class ConfigBase:
         return yaml.safe_dump(self.to_dict(), sort_keys=False)
 
     def save(self, path: Path) -> None:
-        Path(path).write_text(self.to_yaml())
+        """The config in ``path``: indented JSON for a ``.json`` file (as ``ppo_options`` keeps it), else YAML."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=1) if path.suffix == ".json" else self.to_yaml())
 
     @classmethod
     def from_dict(cls, values: dict[str, Any]) -> Any:

@@ -8,7 +8,7 @@ run, **evaluates** it when due, applies the **time limit**, a guard, and writes 
 **checkpoint** with a progress line), and the end (:meth:`TrainingRun.finish`: the final
 evaluation, the learning curve, ``summary.json``, the report). :func:`run_command` is every
 method's ``main``: one line for a person's mistake, Ctrl-C in one line with the command that
-resumes (exit status 130). Three methods run it:
+resumes (exit status 130). Four methods run it:
 
 * afterstate value iteration (:mod:`.afterstate_learning`, ``concordia train afterstate``):
   targets from the games' outcomes and short rollouts;
@@ -18,6 +18,10 @@ resumes (exit status 130). Three methods run it:
   :class:`~concordia_env.training.selfplay.SelfPlayRun` advances by one PPO update of
   MaskablePPO per iteration and checkpoints every ``checkpoint_every`` timesteps (its own
   files: see its module).
+* PPO on the options level in one file (:mod:`.ppo_options`, ``concordia train
+  ppo_options``): its :class:`~concordia_env.training.ppo_options.OptionsPPORun` advances by
+  one CleanRL-style PPO update per iteration, checkpoints every ``save_every`` updates and
+  keeps its own folder layout (``config.json``, ``progress.jsonl``, ``eval.json``: see its module).
 
 The first two train the ``learned`` agent's network (:class:`.afterstate_net.AfterstateNet`)
 in :class:`Run`, the loop's part for it; they differ only in how an iteration's games are
@@ -275,8 +279,10 @@ class TrainingRun:
     is every method's ``main``.
 
     Its subclasses: :class:`Run`, the ``learned`` agent's network (afterstate value
-    iteration, expert iteration), and :class:`~concordia_env.training.selfplay.SelfPlayRun`
-    (MaskablePPO, one iteration a PPO update). The methods marked "the method's" are theirs.
+    iteration, expert iteration), :class:`~concordia_env.training.selfplay.SelfPlayRun`
+    (MaskablePPO, one iteration a PPO update) and
+    :class:`~concordia_env.training.ppo_options.OptionsPPORun` (PPO on the options level, one
+    iteration a PPO update). The methods marked "the method's" are theirs.
     """
 
     CONFIG = "config.yaml"
@@ -307,7 +313,7 @@ class TrainingRun:
         writes its first files (:meth:`start`).
         """
         cls.check_new(config)
-        run_dir = new_run_dir(config.runs_dir, config.name)
+        run_dir = new_run_dir(config.runs_dir, cls.run_name(config))
         if held is not None:
             held.enter_context(RunLock(run_dir))
         config.save(run_dir / cls.CONFIG)
@@ -343,6 +349,11 @@ class TrainingRun:
     @classmethod
     def check_new(cls, config: Any) -> None:
         """What the method refuses before a new run's folder exists: nothing unless it says."""
+
+    @classmethod
+    def run_name(cls, config: Any) -> str:
+        """The new run folder's name before its timestamp: the config's ``name`` unless the method says."""
+        return str(config.name)
 
     @classmethod
     def start(cls: type[R], run_dir: Path, config: Any) -> R:
@@ -419,10 +430,15 @@ class TrainingRun:
 
     def time_guard(self) -> str:
         """After an iteration that crosses ``time_limit_minutes`` (the run not done): why it stops; else ``""``."""
-        limit = self.config.time_limit_minutes
+        limit = self.time_limit_minutes()
         if limit is None or self.done() or self.training_seconds() < 60 * limit:
             return ""
         return cut_short_text(limit, self.stopped_where(), f"{self.COMMAND} --resume {self.run_dir}")
+
+    def time_limit_minutes(self) -> float | None:
+        """The time limit (a guard), in minutes of :meth:`training_seconds`: the config's ``time_limit_minutes``."""
+        limit: float | None = self.config.time_limit_minutes
+        return limit
 
     def where(self) -> str:
         """How far the run is, in words (``iteration 3``)."""
@@ -942,7 +958,8 @@ def command_parser(
 ) -> argparse.ArgumentParser:
     """A method's command line: ``--config``, ``--resume`` and every config key as ``--key value``.
 
-    ``values_example``: options of the method's config that show values read as YAML.
+    ``config_glob``: the method's configs in the package (``""``: none ship); ``values_example``:
+    options of the method's config that show values read as YAML.
     """
     parser = argparse.ArgumentParser(
         prog=run_class.COMMAND,
@@ -952,7 +969,8 @@ def command_parser(
         + "".join(f"  {line}\n" for line in examples)
         + f"values are read as YAML: {values_example}",
     )
-    parser.add_argument("--config", help=f"YAML config file (concordia_env/training/configs/{config_glob})")
+    shipped = f" (concordia_env/training/configs/{config_glob})" if config_glob else " of config keys"
+    parser.add_argument("--config", help=f"YAML config file{shipped}")
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
     add_override_arguments(parser, run_class.CONFIG_CLASS)
     return parser
@@ -962,7 +980,7 @@ def run_command(parser: argparse.ArgumentParser, argv: list[str] | None, run_cla
     """A training command's main: create (or ``--resume``) the run, train, finish; returns the report's path.
 
     Shared by every method of the loop (``concordia train afterstate``, ``expert``,
-    ``selfplay``): its config class and command name come from ``run_class``.
+    ``selfplay``, ``ppo_options``): its config class and command name come from ``run_class``.
 
     A person's mistake ends the command with one line on stderr and no traceback, before
     any training: a config file or run directory that is missing or unreadable, a value the
@@ -994,7 +1012,7 @@ def _run_locked(
         overrides = overrides_from_args(args, config_class)
         if args.resume:
             if args.config:
-                refuse("--resume takes the run's own config.yaml; give changes as --key value options")
+                refuse(f"--resume takes the run's own {run_class.CONFIG}; give changes as --key value options")
             saved = Path(args.resume) / run_class.CONFIG
             if saved.is_file():  # before open() rewrites the run's files with the overrides
                 run_class.preflight(resolve(saved, overrides, config_class))

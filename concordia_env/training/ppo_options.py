@@ -9,16 +9,25 @@ step). Every ``--field value`` of :class:`Config` overrides its default, read as
 every training command (:mod:`.config`), e.g. ``concordia train ppo_options --total_steps
 200000 --minutes 60 --seed 0 --option_hidden '[128, 64]'``; ``--config FILE.yaml`` gives many.
 
+The run is a :class:`OptionsPPORun` on the one training loop (:class:`.loop.TrainingRun`,
+as afterstate, expert iteration and self-play): one iteration is one PPO update (a rollout
+of ``num_steps`` in every env, then ``update_epochs`` passes over it); the loop checkpoints,
+applies the time guard, prints its progress after each checkpoint and ends with the final
+evaluation, ``summary.json`` and the report; :func:`.loop.run_command` is its command.
+
 The run writes ``<runs_dir>/<name>-<seed>-<timestamp>/``: ``config.json``,
-``progress.jsonl`` (one line per update: steps, games, the learner's win rate over the
-games finished since the last line, losses, steps/s), ``checkpoint.pt`` at the start, every
-``save_every`` updates and at the end of training (the network, Adam's state, torch's
-generator, the counts and the learner's actions so far), ``model.pt`` beside it (the network's ``state_dict`` and
-its sizes: :func:`load` rebuilds it), and ``eval.json``: the greedy policy against
-``eval_opponent`` over ``eval_games`` games with every seat equally often and a 95% Wilson
-interval (:func:`concordia_env.training.run_evaluation.evaluate`, the project's one evaluation).
-``minutes`` is a time guard: the run stops after the update that passes it and says so,
-in its last line and in ``eval.json`` (``"cut_short"``). The numbers it reaches are in
+``progress.jsonl`` (one line per update, also on stdout: steps, games, the learner's win rate
+over the games finished since the last line, losses, steps/s), ``checkpoint.pt`` at the
+start, every ``save_every`` updates and at the end of training (the network, Adam's state,
+torch's generator, the counts and the learner's actions so far), ``model.pt`` beside it (the
+network's ``state_dict`` and its sizes: :func:`load` rebuilds it), and at the end
+``eval.json``: the greedy policy against ``eval_opponent`` over ``eval_games`` games with
+every seat equally often and a 95% Wilson interval
+(:func:`concordia_env.training.run_evaluation.evaluate`, the project's one evaluation), with
+the loop's ``summary.json`` (the counts, why the run stopped, the final evaluation),
+``report.md``, ``evaluations.csv`` and ``learning_curve.png``. ``minutes`` is the time guard:
+the run stops after the update that passes it and says so, on stdout, in ``eval.json``
+(``"cut_short"``) and in ``summary.json``'s ``stop_reason``. The numbers it reaches are in
 ``docs/training.md`` ("The options level").
 
 Ctrl-C stops the run in one line (exit status 130) that says how to continue it;
@@ -38,8 +47,8 @@ import contextlib
 import dataclasses
 import io
 import json
-import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -50,23 +59,20 @@ import torch as th
 from concordia_env.agents.options_net import UTILITY_PRIOR, OptionsNet
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy import features_version
-from concordia_env.tools.arguments import mistake_text
 
-from .config import (
-    ConfigBase,
-    _f,
-    add_override_arguments,
-    check_positive,
-    overrides_from_args,
-    resolve,
-    resume_overrides,
-)
-from .run_evaluation import OptionsAgent, evaluate
-from .run_folder import RunFolderBusyError, RunLock, new_run_dir, write_atomic, write_json_atomic
+from .config import ConfigBase, _f, check_positive
+from .loop import TrainingRun, command_parser, run_command
+from .run_evaluation import EvalHistory, EvalResult, OptionsAgent, evaluate
+from .run_folder import write_atomic, write_json_atomic
+from .run_report import cut_short_text, final_table
 
 COMMAND = "concordia train ppo_options"
 #: the run folder's files: the config, one line per update, the checkpoint a resume reads, the network
 CONFIG, PROGRESS, CHECKPOINT, MODEL = "config.json", "progress.jsonl", "checkpoint.pt", "model.pt"
+#: the final evaluation (with the steps, the training time and whether the time guard cut the run short), the report
+EVAL, REPORT = "eval.json", "report.md"
+#: the final evaluation's seed index (:func:`.run_evaluation.eval_seed`): 0, as before the script ran on the loop
+FINAL_EVAL_SEEDS = 0
 
 
 @dataclass
@@ -192,46 +198,6 @@ class Learner:
     sizes: dict[str, Any]
 
 
-def train(config: Config, envs: ConcordiaVectorEnv, run_dir: Path, resume: bool = False) -> dict[str, Any]:
-    """Train a run in ``run_dir`` (``resume``: from its checkpoint), then evaluate it; returns ``eval.json``'s report.
-
-    ``envs``: the config's envs, made (and the config checked) by the caller before any file.
-    """
-    th.manual_seed(config.seed)
-    th.set_num_threads(config.torch_threads)
-    obs: Any  # a dict of batched arrays: "observation", "options", "action_mask"
-    obs, _ = envs.reset(seed=config.seed)
-    sizes = network_sizes(config, obs)
-    net = OptionsNet(**sizes)
-    learner = Learner(net, th.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5), sizes)
-    progress, actions = Progress(), list[np.ndarray]()
-    if resume:
-        progress, actions = restore(run_dir, learner)
-        progress.cut_short = progress.cut_short and progress.seconds >= 60 * config.minutes  # more minutes: go on
-    else:
-        checkpoint(run_dir, learner, progress, actions)  # update 0: a run stopped in its first updates resumes
-    updates = max(1, config.total_steps // (config.num_steps * config.num_envs))
-    if progress.update < updates and not progress.cut_short:
-        rollout = Rollout(config, obs)
-        if actions:
-            replay(envs, rollout, np.concatenate(actions))
-        with (run_dir / PROGRESS).open("a") as log:
-            run_updates(config, envs, learner, Session(rollout, progress, actions, log, run_dir), updates)
-    envs.close()
-    return final_evaluation(config, learner, progress, run_dir)
-
-
-@dataclass
-class Session:
-    """What the updates of one session go through: the rollout, the progress, the actions so far, the log, the run."""
-
-    rollout: Rollout
-    progress: Progress
-    actions: list[np.ndarray]
-    log: IO[str]
-    run_dir: Path
-
-
 def network_sizes(config: Config, obs: dict[str, np.ndarray]) -> dict[str, Any]:
     """The :class:`OptionsNet` of ``config`` for the env's observations (what ``model.pt`` keeps to rebuild it)."""
     n_obs, (_, n_features) = obs["observation"].shape[1], obs["options"].shape[1:]
@@ -239,37 +205,6 @@ def network_sizes(config: Config, obs: dict[str, np.ndarray]) -> dict[str, Any]:
     sizes.update(option_hidden=list(config.option_hidden), observation_hidden=list(config.observation_hidden))
     sizes.update(utility_prior=config.utility_prior)
     return sizes
-
-
-def run_updates(config: Config, envs: ConcordiaVectorEnv, learner: Learner, session: Session, updates: int) -> None:
-    """Updates until ``updates`` or the time guard; a checkpoint every ``save_every`` and at the end."""
-    progress = session.progress
-    start = time.perf_counter() - progress.seconds
-    while progress.update < updates:
-        update = progress.update + 1
-        if config.anneal_lr:
-            learner.optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - (update - 1.0) / updates)
-        won_before, games_before = progress.wins, progress.games
-        collect(config, envs, learner.net, session.rollout, progress)
-        session.actions.append(session.rollout.actions.numpy().astype(np.int16))
-        losses = optimize(config, learner, session.rollout)
-        progress.update, progress.seconds = update, time.perf_counter() - start
-        finished = progress.games - games_before
-        line: dict[str, Any] = {"update": update, "steps": progress.steps, "games": progress.games}
-        line.update(seconds=round(progress.seconds, 1))
-        line.update(win_rate=(progress.wins - won_before) / finished if finished else None)
-        line.update(steps_per_s=round(progress.steps / progress.seconds), **losses)
-        session.log.write(json.dumps(line) + "\n")
-        session.log.flush()
-        print(json.dumps(line), flush=True)
-        if progress.seconds > 60 * config.minutes and update < updates:
-            progress.cut_short = True
-            steps = f"{progress.steps} of {config.total_steps} steps"
-            print(f"time guard: stopped after {config.minutes:g} minutes, {steps}")
-        if update % config.save_every == 0 or update == updates or progress.cut_short:
-            checkpoint(session.run_dir, learner, progress, session.actions)
-        if progress.cut_short:
-            break
 
 
 def collect(config: Config, envs: ConcordiaVectorEnv, net: OptionsNet, rollout: Rollout, progress: Progress) -> None:
@@ -328,18 +263,6 @@ def optimize(config: Config, learner: Learner, rollout: Rollout) -> dict[str, fl
             th.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
             optimizer.step()
     return {"pg_loss": pg_loss.item(), "v_loss": v_loss.item(), "entropy": entropy.item()}
-
-
-def final_evaluation(config: Config, learner: Learner, progress: Progress, run_dir: Path) -> dict[str, Any]:
-    """The greedy policy against ``eval_opponent``, every seat equally often, fresh seeds: ``eval.json``."""
-    agent = options_agent(learner.net, config.max_options, learner.sizes["num_features"])
-    result = evaluate(agent, config.eval_opponent, config.eval_games, map=config.map,
-                      num_players=config.num_players, seed=config.seed, index=0)  # fmt: skip
-    report = {**result.to_dict(), "timesteps": progress.steps, "train_seconds": round(progress.seconds, 1)}
-    report["cut_short"] = progress.cut_short
-    write_json_atomic(run_dir / "eval.json", report)
-    print(result.summary() + (" (the time guard cut the run short)" if progress.cut_short else ""))
-    return {**report, "run_dir": str(run_dir)}
 
 
 # ---------------------------------------------------------------------- checkpoint and resume
@@ -410,65 +333,254 @@ def load(path: str | Path) -> OptionsNet:
     return net
 
 
+# ---------------------------------------------------------------------- the run on the loop
+class OptionsPPORun(TrainingRun):
+    """A ``ppo_options`` run on the one training loop (:class:`.loop.TrainingRun`): an iteration is one PPO update.
+
+    The run holds the envs, the network and its optimizer from its start (:meth:`start`, a new
+    run: update 0 checkpointed) or its checkpoint (:meth:`restore`); the loop's session
+    (:meth:`session`) rebuilds the games in progress and opens ``progress.jsonl``; each
+    iteration (:meth:`advance`) is one rollout and its update, one line in ``progress.jsonl``
+    and on stdout; the loop checkpoints every ``save_every`` updates, at the end and when the
+    time guard (``minutes``) stops the run. No periodic evaluation: the final one
+    (:meth:`evaluate`, seeds of index 0 as before the loop) writes ``eval.json`` beside the
+    loop's ``summary.json``, ``report.md``, ``evaluations.csv`` and ``learning_curve.png``.
+    """
+
+    CONFIG = CONFIG
+    CONFIG_CLASS = Config
+    COMMAND = COMMAND
+    UNIT = "update"
+    config: Config
+    #: the session's rollout storage and ``progress.jsonl`` (:meth:`session`)
+    rollout: Rollout
+    log: IO[str]
+
+    def __init__(self, run_dir: Path, config: Config, learner: Learner, envs: ConcordiaVectorEnv, obs: Any) -> None:
+        super().__init__(run_dir, config, EvalHistory())
+        self.learner, self.envs, self.obs = learner, envs, obs
+        self.progress, self.actions = Progress(), list[np.ndarray]()
+        #: the updates of the run (its length), and ``perf_counter()`` less the time trained before this session
+        self.updates = max(1, config.total_steps // (config.num_steps * config.num_envs))
+        self.clock_start = 0.0
+
+    # ------------------------------------------------------------------ the run folder
+    @classmethod
+    def build(cls, run_dir: Path, config: Config) -> OptionsPPORun:
+        """The run with its envs reset to the seed and a new network: torch seeded first, as every run starts."""
+        th.manual_seed(config.seed)
+        th.set_num_threads(config.torch_threads)
+        envs = make_envs(config)
+        obs: Any  # a dict of batched arrays: "observation", "options", "action_mask"
+        obs, _ = envs.reset(seed=config.seed)
+        sizes = network_sizes(config, obs)
+        net = OptionsNet(**sizes)
+        learner = Learner(net, th.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5), sizes)
+        return cls(run_dir, config, learner, envs, obs)
+
+    @classmethod
+    def check_new(cls, config: Config) -> None:
+        """The envs of ``config`` are made once and closed: an unknown opponent or map is refused before the folder."""
+        make_envs(config).close()
+
+    @classmethod
+    def run_name(cls, config: Config) -> str:
+        return f"{config.name}-{config.seed}"
+
+    @classmethod
+    def start(cls, run_dir: Path, config: Config) -> OptionsPPORun:
+        """The new run, checkpointed at update 0: a run stopped in its first updates resumes."""
+        run = cls.build(run_dir, config)
+        run.checkpoint()
+        return run
+
+    @classmethod
+    def checkpoint_file(cls, run_dir: Path) -> Path:
+        return Path(run_dir) / CHECKPOINT
+
+    @classmethod
+    def restore(cls, run_dir: Path, config: Config) -> OptionsPPORun:
+        """The run as ``checkpoint.pt`` left it (:func:`restore`); a time guard given more minutes goes on."""
+        run = cls.build(run_dir, config)
+        try:
+            run.progress, run.actions = restore(run_dir, run.learner)
+        except ValueError:  # an unusable checkpoint: refused in one line, the envs closed first
+            run.envs.close()
+            raise
+        run.progress.cut_short = run.progress.cut_short and run.progress.seconds >= 60 * config.minutes
+        return run
+
+    @classmethod
+    def resumable(cls) -> tuple[str, ...]:
+        return RESUMABLE
+
+    # ------------------------------------------------------------------ the loop's parts
+    def train(self) -> str:
+        """The loop's iterations (none for a resumed run its time guard still stops); the envs closed after."""
+        try:
+            if self.progress.cut_short:
+                return cut_short_text(self.config.minutes, self.stopped_where(), f"{COMMAND} --resume {self.run_dir}")
+            return super().train()
+        finally:
+            self.envs.close()
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        """The rollout's storage, the games in progress rebuilt from the learner's actions, ``progress.jsonl``."""
+        self.rollout = Rollout(self.config, self.obs)
+        if self.actions:
+            replay(self.envs, self.rollout, np.concatenate(self.actions))
+        self.clock_start = time.perf_counter() - self.progress.seconds
+        with (self.run_dir / PROGRESS).open("a") as self.log:
+            yield
+
+    def advance(self) -> None:
+        """One PPO update: the learning rate annealed, a rollout collected and optimized, its progress line."""
+        config, progress, learner = self.config, self.progress, self.learner
+        update = progress.update + 1
+        if config.anneal_lr:
+            learner.optimizer.param_groups[0]["lr"] = config.learning_rate * (1.0 - (update - 1.0) / self.updates)
+        won_before, games_before = progress.wins, progress.games
+        collect(config, self.envs, learner.net, self.rollout, progress)
+        self.actions.append(self.rollout.actions.numpy().astype(np.int16))
+        losses = optimize(config, learner, self.rollout)
+        progress.update, progress.seconds = update, time.perf_counter() - self.clock_start
+        finished = progress.games - games_before
+        line: dict[str, Any] = {"update": update, "steps": progress.steps, "games": progress.games}
+        line.update(seconds=round(progress.seconds, 1))
+        line.update(win_rate=(progress.wins - won_before) / finished if finished else None)
+        line.update(steps_per_s=round(progress.steps / progress.seconds), **losses)
+        self.log.write(json.dumps(line) + "\n")
+        self.log.flush()
+        print(json.dumps(line), flush=True)
+
+    def position(self) -> tuple[int, int]:
+        return self.progress.update, self.updates
+
+    def training_seconds(self) -> float:
+        return self.progress.seconds
+
+    def time_limit_minutes(self) -> float | None:
+        return self.config.minutes
+
+    def time_guard(self) -> str:
+        """The loop's guard on ``minutes``; a stopped run says so in its checkpoint, ``eval.json`` and on stdout."""
+        reason = super().time_guard()
+        if reason:
+            self.progress.cut_short = True
+            steps = f"{self.progress.steps} of {self.config.total_steps} steps"
+            print(f"time guard: stopped after {self.config.minutes:g} minutes, {steps}")
+        return reason
+
+    def checkpoint_due(self) -> bool:
+        return self.progress.update % self.config.save_every == 0
+
+    def checkpoint(self) -> None:
+        checkpoint(self.run_dir, self.learner, self.progress, self.actions)
+
+    # ------------------------------------------------------------------ evaluation and the end
+    def eval_due(self) -> bool:
+        """Never: the run is evaluated once, at its end."""
+        return False
+
+    def evaluate(self, opponent: str, games: int, index: int) -> EvalResult:
+        """The greedy policy against ``opponent``, every seat equally often (:func:`.run_evaluation.evaluate`)."""
+        learner, config = self.learner, self.config
+        agent = options_agent(learner.net, config.max_options, learner.sizes["num_features"])
+        result = evaluate(agent, opponent, games, map=config.map, num_players=config.num_players,
+                          seed=config.seed, index=index)  # fmt: skip
+        result.timesteps = self.progress.steps
+        return result
+
+    def final_games(self) -> dict[str, int]:
+        return {self.config.eval_opponent: self.config.eval_games}
+
+    def evaluate_final(self, opponent: str, games: int) -> EvalResult:
+        """The seeds of index 0 (the final evaluation's since the script's first version: its numbers stand)."""
+        return self.evaluate(opponent, games, FINAL_EVAL_SEEDS)
+
+    @property
+    def model_path(self) -> Path:
+        return self.run_dir / MODEL
+
+    def summary_counts(self) -> dict[str, Any]:
+        p = self.progress
+        return {"updates": p.update, "timesteps": p.steps, "games": p.games, "train_seconds": round(p.seconds, 1)}
+
+    def write_report(self, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+        """``eval.json`` (the final evaluation, the steps, the training time, ``cut_short``) and ``report.md``."""
+        (result,) = final
+        report = {**result.to_dict(), "train_seconds": round(self.progress.seconds, 1)}
+        report["cut_short"] = self.progress.cut_short
+        write_json_atomic(self.run_dir / EVAL, report)
+        return write_options_report(self, summary, final)
+
+    def trained_line(self, summary: dict[str, Any]) -> str:
+        minutes = summary["train_seconds"] / 60
+        return f"trained {summary['updates']:,} updates, {summary['timesteps']:,} steps in {minutes:.1f} min " \
+               f"({summary['stop_reason']})"  # fmt: skip
+
+
+def write_options_report(run: OptionsPPORun, summary: dict[str, Any], final: list[EvalResult]) -> Path:
+    """``report.md``: what was trained, why it stopped, the final evaluation, the progress, the config."""
+    c = run.config
+    lines = [
+        f"# {c.name}: PPO on the options level, {c.num_players}-player {c.map} against {c.opponents}",
+        "",
+        f"Seed **{c.seed}**; config `{run.run_dir / CONFIG}`; reproduce with `{COMMAND} --config <that file>` "
+        "(the run is deterministic for its seed; the envs' threads do not change it).",
+        "",
+        f"{run.trained_line(summary)}.",
+        "",
+        "## Final evaluation",
+        "",
+        "The greedy policy (`ppo_options.load`) against the opponent; fresh seeds, seats rotated, 95% Wilson interval.",
+        "",
+        final_table(final),
+        "",
+        "![learning curve](learning_curve.png)",
+        "",
+        f"One line per update (steps, games, the learner's win rate, losses, steps/s): `{PROGRESS}`.",
+        "",
+        "## Config",
+        "",
+        "```yaml",
+        c.to_yaml().rstrip(),
+        "```",
+        "",
+    ]
+    path = run.run_dir / REPORT
+    path.write_text("\n".join(lines))
+    return path
+
+
 #: what a resume may change: the time guard, the final evaluation, the env's threads (rows are independent)
 RESUMABLE = ("minutes", "eval_games", "eval_opponent", "threads")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """``--config``, ``--resume`` and every field of :class:`Config` as ``--field value`` (read as YAML)."""
-    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--config", help="a YAML file of Config fields (the defaults for those not given)")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
-    add_override_arguments(parser, Config)
-    return parser
-
-
-def parse(argv: list[str] | None, parser: argparse.ArgumentParser | None = None) -> Config:
-    """The config of a new run: ``--config`` (or the defaults) with the fields given in ``argv``."""
-    args = (parser or build_parser()).parse_args(argv)
-    return resolve(args.config, overrides_from_args(args, Config), Config)
-
-
-def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> Config:
-    """The config of the run in ``run_dir`` with ``overrides`` (``ValueError`` for a key outside :data:`RESUMABLE`)."""
-    if not (run_dir / CHECKPOINT).is_file():
-        raise FileNotFoundError(f"{run_dir} has no {CHECKPOINT}: not a run directory of {COMMAND}, or one stopped "
-                                "before its first checkpoint; nothing to resume")  # fmt: skip
-    overrides = resume_overrides(run_dir / CONFIG, overrides, RESUMABLE, Config)
-    return resolve(run_dir / CONFIG, overrides, Config)
+    return command_parser(
+        OptionsPPORun,
+        __doc__.split("\n", 1)[0],
+        "",  # no config ships: the defaults are the measured run's
+        [
+            f"{COMMAND} --minutes 60 --seed 0",
+            f"{COMMAND} --total_steps 200000 --num_envs 16 --threads 4",
+            f"{COMMAND} --resume runs/ppo_options-0-20250101-120000 --minutes 120",
+        ],
+        values_example="--option_hidden '[128, 64]' --anneal_lr false",
+    )
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    """The command: a config, env or run-folder mistake is one line and exit status 2, before any file is written.
+    """The command (:func:`.loop.run_command`): a config, env or run-folder mistake is one line and exit status 2,
+    before any file is written; Ctrl-C ends it in one line (status 130) that says how to continue.
 
-    Ctrl-C ends it in one line (status 130) that says how to continue from the last checkpoint.
+    Returns ``eval.json``'s report with the run's folder (``run_dir``).
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    with contextlib.ExitStack() as held:  # the run folder's lock, from its first file to the command's end
-        try:
-            overrides = overrides_from_args(args, Config)
-            if args.resume:
-                if args.config:
-                    raise ValueError("--resume takes the run's own config; give changes as --key value options")
-                run_dir = Path(args.resume)
-                held.enter_context(RunLock(run_dir))
-                config = resumed_config(run_dir, overrides)
-            else:
-                config = resolve(args.config, overrides, Config)
-            envs = make_envs(config)
-            if not args.resume:
-                run_dir = new_run_dir(config.runs_dir, f"{config.name}-{config.seed}")
-                held.enter_context(RunLock(run_dir))
-        except (ValueError, TypeError, OSError, RunFolderBusyError) as err:
-            parser.error(mistake_text(err))
-        write_json_atomic(run_dir / CONFIG, config.to_dict())
-        print(f"{'resuming' if args.resume else 'run directory:'} {run_dir}", file=sys.stderr)
-        try:
-            return train(config, envs, run_dir, resume=bool(args.resume))
-        except KeyboardInterrupt:
-            print(f"\ninterrupted; continue with: {COMMAND} --resume {run_dir}", file=sys.stderr)
-            raise SystemExit(130) from None
+    report = run_command(build_parser(), argv, OptionsPPORun)
+    return {**json.loads((report.parent / EVAL).read_text()), "run_dir": str(report.parent)}
 
 
 if __name__ == "__main__":
