@@ -80,7 +80,7 @@ from concordia_env.engine.maps import (
     MAX_CITIES,
     MAX_PATHS,
 )
-from concordia_env.engine.rules import njit, njit_borrowing
+from concordia_env.engine.rules import njit, njit_borrowing, njit_inline
 from concordia_env.engine.rules.effects import apply_action
 from concordia_env.engine.rules.entry_points import advance
 from concordia_env.engine.rules.facts import (
@@ -168,7 +168,7 @@ def is_lookahead_phase(phase):
     return phase == PHASE_PLAY_CARD or phase == PHASE_DIPLOMAT or phase == PHASE_PREFECT or phase == PHASE_BONUS_GOOD
 
 
-@njit_borrowing
+@njit
 def apply(s, m, a, scratch):
     """Carry out legal action ``a`` and close decisions that offer nothing but "done" (as ``entry_points.step``)."""
     apply_action(s, m, a)
@@ -284,7 +284,7 @@ def house_row(s, p, keys, recent):
     return -1
 
 
-@njit
+@njit_inline
 def house_values(s, m, params, remaining, cache):
     """The decider's house net values, its places by value and the house prices, from ``cache`` when it has them.
 
@@ -374,7 +374,7 @@ def places_bits(m, loc):
     return bits
 
 
-@njit
+@njit_inline
 def architect(s, m, params, remaining, mask, cache):
     """Move one colonist where the best set of affordable houses opens up, else build, else stop.
 

@@ -24,6 +24,6 @@ function that only reads the arrays it is given, without reference counting (see
 
 from __future__ import annotations
 
-from ._jit import njit, njit_borrowing, njit_parallel
+from ._jit import njit, njit_borrowing, njit_inline, njit_parallel
 
-__all__ = ["njit", "njit_borrowing", "njit_parallel"]
+__all__ = ["njit", "njit_borrowing", "njit_inline", "njit_parallel"]

@@ -233,6 +233,17 @@ def njit_parallel(func):
     return _compiled(func, parallel=True)
 
 
+def njit_inline(func):
+    """Compile a function that numba copies into each of its callers (``inline="always"``).
+
+    Why: every call between compiled functions updates the reference counts of the arrays it
+    passes (atomic operations), on the way in and out; a function with one or two callers
+    that runs in the planner's innermost loop is cheaper as part of its caller, where numba
+    removes those updates. Only for functions with few callers (each caller compiles a copy).
+    """
+    return _compiled(func, inline="always")
+
+
 def njit_borrowing(func):
     """Compile a rule function that only borrows arrays: reads (or writes into) the arrays it is given,
     never creates or keeps one.
