@@ -49,7 +49,12 @@ houses are broken by the lower place id (the Python version broke them by the it
 order of a set).
 
 Like the engine's rules, the code compares with ``==`` chains where Python would test tuple
-membership (numba).
+membership (numba). The play-outs of one decision share what does not change between them
+(:func:`new_plan_cache`: the players' values, the Architect's house values of the last
+:data:`HOUSE_SLOTS` positions it valued); the helpers of the innermost loops borrow their
+arrays (``njit_borrowing``: no reference counting) and the Architect's rule is compiled into
+its caller (``njit_inline``): reference counting was a quarter of an Architect decision's
+options. None of it changes an answer (``tests/strategy/test_recorded_options.py``).
 """
 
 from __future__ import annotations
