@@ -1,4 +1,4 @@
-"""Turn options, agents' decisions and the options level as recorded before their speed-ups (issue 53).
+"""Turn options, agents' decisions and the options level as recorded before their speed-ups.
 
 The turn options (:func:`concordia_env.strategy.turn_options`) are the default ``learned``
 agent's decision, the heuristic's card choice and the options level's step; making them
