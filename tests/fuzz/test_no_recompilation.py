@@ -120,7 +120,10 @@ def _is_compiled(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         d = d.func if isinstance(d, ast.Call) else d
         return d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
 
-    return any(name(d) in ("njit", "njit_borrowing", "njit_parallel", "jit", "compiled") for d in node.decorator_list)
+    return any(
+        name(d) in ("njit", "njit_borrowing", "njit_inline", "njit_parallel", "jit", "compiled")
+        for d in node.decorator_list
+    )
 
 
 def _call_target(func: ast.expr, names: dict[str, str]) -> str | None:
