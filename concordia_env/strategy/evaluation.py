@@ -76,7 +76,7 @@ from concordia_env.engine.cards import (
 )
 from concordia_env.engine.layout import Layout
 from concordia_env.engine.maps import M_CITY_PROVINCE, M_NUM_CITIES, M_NUM_PROVINCES, MAX_CITIES
-from concordia_env.engine.rules import njit
+from concordia_env.engine.rules import njit, njit_borrowing
 from concordia_env.engine.rules.facts import colonists_on_board, house_prices, is_buildable_place, reachable_places
 from concordia_env.engine.rules.scoring import count_bits, house_summary
 from concordia_env.engine.state import (
@@ -175,7 +175,7 @@ def remaining_fraction(s, m):
     return max(0.0, min(card_left, house_left))
 
 
-@njit
+@njit_borrowing
 def economy_weight(params, remaining):
     """1 for most of the game, fading to 0 over its last ``economy_fade``."""
     fade = params[W_ECONOMY_FADE]
@@ -184,7 +184,7 @@ def economy_weight(params, remaining):
     return 1.0
 
 
-@njit
+@njit_borrowing
 def player_facts(s, m, params, p, out):
     """What the evaluation reads about player p, into ``out`` (offsets ``F_*``)."""
     b = PLAYERS + p * PLAYER_SIZE
@@ -215,7 +215,7 @@ def player_facts(s, m, params, p, out):
     out[F_ON_BOARD] = colonists_on_board(s, p)
 
 
-@njit
+@njit_borrowing
 def wealth(money, goods):
     """Money plus the goods at their price (what Vesta counts, and what selling everything gives)."""
     total = money
@@ -224,7 +224,7 @@ def wealth(money, goods):
     return total
 
 
-@njit
+@njit_borrowing
 def player_wealth(facts):
     total = facts[F_MONEY]
     for g in range(NUM_GOODS):
@@ -233,13 +233,13 @@ def player_wealth(facts):
 
 
 # --------------------------------------------------------------------------- houses
-@njit
+@njit_borrowing
 def may_build_there(s, m, p, c):
     """A place where p could have a house one day: buildable, and p has none there."""
     return is_buildable_place(m, c) and s[HOUSES + p * MAX_CITIES + c] == 0
 
 
-@njit
+@njit_borrowing
 def house_gains(s, m, params, p, facts, remaining, out):
     """Value (VP) of one more house of p in each place, before paying for it, into ``out[place]``.
 
@@ -267,7 +267,7 @@ def house_gains(s, m, params, p, facts, remaining, out):
         out[c] = gain
 
 
-@njit
+@njit_borrowing
 def marginal_money_value(params, e, wealth_now):
     """What one more sestertius adds to the (concave) value of this much wealth."""
     return e * params[W_MONEY] * math.exp(-wealth_now / params[W_MONEY_SCALE])
@@ -330,7 +330,7 @@ def need(s, m, params, p, facts, remaining, gains, price_goods, out):
             out[NEED_COLONIST, g] = COLONIST_COST[g]
 
 
-@njit
+@njit_borrowing
 def need_value(params, goods, needs):
     """The premium of the goods held for what is needed soon (VP, before the economy weight).
 
@@ -348,7 +348,7 @@ def need_value(params, goods, needs):
     return total
 
 
-@njit
+@njit_borrowing
 def good_need_value(params, good, held, needs):
     """The need premium of holding ``held`` units of one good (as :func:`need_value`, one good)."""
     house_units = min(held, needs[NEED_HOUSES, good])
@@ -357,7 +357,7 @@ def good_need_value(params, good, held, needs):
     return house_units * (premium + params[W_HOUSE_NEED_BONUS]) + colonist_units * premium
 
 
-@njit
+@njit_borrowing
 def economy_value(params, e, money, goods, needs):
     """Money and goods as wealth (concave) plus the premium of needed goods, fading at the end."""
     if e == 0:
@@ -368,7 +368,7 @@ def economy_value(params, e, money, goods, needs):
 
 
 # --------------------------------------------------------------------------- value
-@njit
+@njit_borrowing
 def card_score(m, params, facts, remaining, wealth_now):
     """The owned cards scored against the board the player will probably have at the end.
 
@@ -466,26 +466,28 @@ def new_value_cache():
     return np.zeros((MAX_PLAYERS, KEY_SIZE), dtype=np.int32), np.full(MAX_PLAYERS, np.nan)
 
 
-@njit
-def _key_matches(s, q, key):
+@njit_borrowing
+def _key_matches(s, q, keys):
+    """Whether row q of ``keys`` holds what q's value reads of ``s`` (:data:`KEY_SIZE`)."""
     b = PLAYERS + q * PLAYER_SIZE
     for i in range(PLAYER_SIZE):
-        if key[i] != s[b + i]:
+        if keys[q, i] != s[b + i]:
             return False
     for i in range(MAX_PLAYERS * MAX_CITIES):
-        if key[PLAYER_SIZE + i] != s[HOUSES + i]:
+        if keys[q, PLAYER_SIZE + i] != s[HOUSES + i]:
             return False
-    return key[KEY_SIZE - 1] == s[CONCORDIA_HOLDER]
+    return keys[q, KEY_SIZE - 1] == s[CONCORDIA_HOLDER]
 
 
-@njit
-def _store_key(s, q, key):
+@njit_borrowing
+def _store_key(s, q, keys):
+    """Write what q's value reads of ``s`` into row q of ``keys``."""
     b = PLAYERS + q * PLAYER_SIZE
     for i in range(PLAYER_SIZE):
-        key[i] = s[b + i]
+        keys[q, i] = s[b + i]
     for i in range(MAX_PLAYERS * MAX_CITIES):
-        key[PLAYER_SIZE + i] = s[HOUSES + i]
-    key[KEY_SIZE - 1] = s[CONCORDIA_HOLDER]
+        keys[q, PLAYER_SIZE + i] = s[HOUSES + i]
+    keys[q, KEY_SIZE - 1] = s[CONCORDIA_HOLDER]
 
 
 @njit
@@ -494,24 +496,34 @@ def cached_values(s, m, params, remaining, keys, cached, out):
 
     A lookahead tries many answers that change only the decider's own block (a card bought,
     a colonist settled): the opponents' values are then the ones already computed. The cache
-    (:func:`new_value_cache`) serves one decision: one ``remaining``, one game.
+    (:func:`new_value_cache`) serves one decision: one ``remaining``, one game. The values
+    read back go into ``out`` here; the others are NaN until :func:`fill_missing_values`.
     """
-    prices_ready = False
+    missing = False
+    for q in range(s[NUM_PLAYERS]):
+        if not np.isnan(cached[q]) and _key_matches(s, q, keys):
+            out[q] = cached[q]
+        else:
+            out[q] = np.nan
+            missing = True
+    if missing:
+        fill_missing_values(s, m, params, remaining, keys, cached, out)
+
+
+@njit
+def fill_missing_values(s, m, params, remaining, keys, cached, out):
+    """The values :func:`cached_values` could not read back (NaN in ``out``), computed and remembered."""
     facts = np.zeros(NUM_FACTS)
     gains = np.zeros(MAX_CITIES)
     price_money = np.zeros(MAX_CITIES, dtype=np.int64)
     price_goods = np.zeros((MAX_CITIES, NUM_GOODS), dtype=np.int64)
     needs = np.zeros((2, NUM_GOODS), dtype=np.int64)
+    house_prices(s, m, price_money, price_goods)
     for q in range(s[NUM_PLAYERS]):
-        if not np.isnan(cached[q]) and _key_matches(s, q, keys[q]):
-            out[q] = cached[q]
-            continue
-        if not prices_ready:
-            house_prices(s, m, price_money, price_goods)
-            prices_ready = True
-        out[q] = player_value(s, m, params, q, remaining, facts, gains, price_goods, needs)
-        cached[q] = out[q]
-        _store_key(s, q, keys[q])
+        if np.isnan(out[q]):
+            out[q] = player_value(s, m, params, q, remaining, facts, gains, price_goods, needs)
+            cached[q] = out[q]
+            _store_key(s, q, keys)
 
 
 @njit

@@ -49,7 +49,12 @@ houses are broken by the lower place id (the Python version broke them by the it
 order of a set).
 
 Like the engine's rules, the code compares with ``==`` chains where Python would test tuple
-membership (numba).
+membership (numba). The play-outs of one decision share what does not change between them
+(:func:`new_plan_cache`: the players' values, the Architect's house values of the last
+:data:`HOUSE_SLOTS` positions it valued); the helpers of the innermost loops borrow their
+arrays (``njit_borrowing``: no reference counting) and the Architect's rule is compiled into
+its caller (``njit_inline``): reference counting was a quarter of an Architect decision's
+options. None of it changes an answer (``tests/strategy/test_recorded_options.py``).
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ from concordia_env.engine.maps import (
     MAX_CITIES,
     MAX_PATHS,
 )
-from concordia_env.engine.rules import njit
+from concordia_env.engine.rules import njit, njit_borrowing, njit_inline
 from concordia_env.engine.rules.effects import apply_action
 from concordia_env.engine.rules.entry_points import advance
 from concordia_env.engine.rules.facts import (
@@ -210,9 +215,9 @@ def decider_facts(s, m, params, remaining):
 #: what the Architect's house values depend on (:func:`same_house_key`): the decider, how many
 #: colonists it has on the board, its block but for where they stand, and every house
 HOUSE_KEY_SIZE = 2 + PLAYER_SIZE + MAX_PLAYERS * MAX_CITIES
-#: house values remembered at once: an option's play-out builds (new values), the next option
-#: starts from the decision's position again (the values before any house)
-HOUSE_SLOTS = 2
+#: house values remembered at once: the decision's position (every option starts there) and
+#: the positions after the houses the options' play-outs build (many options build the same)
+HOUSE_SLOTS = 8
 
 
 @njit
@@ -222,8 +227,9 @@ def new_plan_cache():
     ``(keys, values, house_keys, nets, order, price_money, price_goods, recent)``: the
     evaluation's player values (:func:`.evaluation.new_value_cache`), and the Architect's house
     values of the last :data:`HOUSE_SLOTS` positions it valued (:func:`house_values`), one row
-    each; ``recent[0]`` is the row used last. Moving colonists changes no house value, so
-    every step of an Architect, in every option's play-out, reuses them.
+    each; ``recent[0]`` is the row used last, ``recent[1]`` the row overwritten next. Moving
+    colonists changes no house value, so every step of an Architect, in every option's
+    play-out, reuses them; and the options that build the same house share the values after it.
     """
     keys, values = new_value_cache()
     house_keys = np.full((HOUSE_SLOTS, HOUSE_KEY_SIZE), -1, dtype=np.int32)  # player -1: nothing valued yet
@@ -231,75 +237,87 @@ def new_plan_cache():
     order = np.zeros((HOUSE_SLOTS, MAX_CITIES), dtype=np.int64)
     price_money = np.zeros((HOUSE_SLOTS, MAX_CITIES), dtype=np.int64)
     price_goods = np.zeros((HOUSE_SLOTS, MAX_CITIES, NUM_GOODS), dtype=np.int64)
-    recent = np.zeros(1, dtype=np.int64)
+    recent = np.zeros(2, dtype=np.int64)
     return keys, values, house_keys, nets, order, price_money, price_goods, recent
 
 
-@njit
-def same_house_key(s, p, key):
-    """Whether ``key`` holds what p's house values (:func:`house_values`) read of ``s``.
+@njit_borrowing
+def same_house_key(s, p, keys, row):
+    """Whether row ``row`` of ``keys`` holds what p's house values (:func:`house_values`) read of ``s``.
 
-    ``key``: p; how many colonists p has on the board (the facts never read where they
+    The key: p; how many colonists p has on the board (the facts never read where they
     stand); p's block, its colonists' places left as they were stored; every house (the
     prices and the places p may build in). ``remaining`` and the map's goods are the same
     for every position of one decision.
     """
-    if key[0] != p or key[1] != colonists_on_board(s, p):
+    if keys[row, 0] != p or keys[row, 1] != colonists_on_board(s, p):
         return False
     b = PLAYERS + p * PLAYER_SIZE
     for i in range(P_COLONISTS):
-        if key[2 + i] != s[b + i]:
+        if keys[row, 2 + i] != s[b + i]:
             return False
     for i in range(P_COLONISTS + COLONISTS_PER_PLAYER, PLAYER_SIZE):
-        if key[2 + i] != s[b + i]:
+        if keys[row, 2 + i] != s[b + i]:
             return False
     for i in range(MAX_PLAYERS * MAX_CITIES):
-        if key[2 + PLAYER_SIZE + i] != s[HOUSES + i]:
+        if keys[row, 2 + PLAYER_SIZE + i] != s[HOUSES + i]:
             return False
     return True
 
 
-@njit
-def store_house_key(s, p, key):
-    """Write p's house key of ``s`` into ``key`` (:func:`same_house_key`)."""
-    key[0] = p
-    key[1] = colonists_on_board(s, p)
+@njit_borrowing
+def store_house_key(s, p, keys, row):
+    """Write p's house key of ``s`` into row ``row`` of ``keys`` (:func:`same_house_key`)."""
+    keys[row, 0] = p
+    keys[row, 1] = colonists_on_board(s, p)
     b = PLAYERS + p * PLAYER_SIZE
     for i in range(PLAYER_SIZE):
-        key[2 + i] = s[b + i]
+        keys[row, 2 + i] = s[b + i]
     for i in range(MAX_PLAYERS * MAX_CITIES):
-        key[2 + PLAYER_SIZE + i] = s[HOUSES + i]
+        keys[row, 2 + PLAYER_SIZE + i] = s[HOUSES + i]
 
 
-@njit
+@njit_borrowing
+def house_row(s, p, keys, recent):
+    """The cache row whose key matches p's house key of ``s`` (the row used last is tried first), or -1."""
+    row = recent[0]
+    if same_house_key(s, p, keys, row):
+        return row
+    for other in range(HOUSE_SLOTS):
+        if other != row and same_house_key(s, p, keys, other):
+            return other
+    return -1
+
+
+@njit_inline
 def house_values(s, m, params, remaining, cache):
     """The decider's house net values, its places by value and the house prices, from ``cache`` when it has them.
 
     Returns ``(nets, order, positive, price_money, price_goods)``: the net value of a house in
     each place (:func:`.evaluation.house_net_values`; -1 where the decider may not build),
     the places by net value, best first (ties: lower place id), how many of them are worth a
-    house (net value above 0), and the prices. A row of the cache whose key matches the
-    position (:func:`same_house_key`) is read back; else the values are computed into the
-    row used less recently.
+    house (net value above 0), and the prices. A row
+    whose key matches the position (:func:`same_house_key`) is read back; else the values are
+    computed into the row whose turn it is (round robin).
     """
     keys, all_nets, all_order, all_money, all_goods, recent = cache[2], cache[3], cache[4], cache[5], cache[6], cache[7]
     p = s[CURRENT_PLAYER]
     n_cities = m[M_NUM_CITIES]
-    row = recent[0]
-    if not same_house_key(s, p, keys[row]):
-        row = (row + 1) % HOUSE_SLOTS
-        if not same_house_key(s, p, keys[row]):
-            store_house_key(s, p, keys[row])
-            nets = all_nets[row]
-            facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
-            all_money[row] = price_money
-            all_goods[row] = price_goods
-            house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
-            for c in range(n_cities):
-                if not np.isfinite(nets[c]):
-                    nets[c] = -1.0
-            all_order[row, :n_cities] = np.argsort(-nets[:n_cities], kind="mergesort")
-        recent[0] = row
+    row = house_row(s, p, keys, recent)
+    if row < 0:
+        row = recent[1]
+        recent[1] = (row + 1) % HOUSE_SLOTS
+        store_house_key(s, p, keys, row)
+        nets = all_nets[row]
+        facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
+        all_money[row] = price_money
+        all_goods[row] = price_goods
+        house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
+        for c in range(n_cities):
+            if not np.isfinite(nets[c]):
+                nets[c] = -1.0
+        all_order[row, :n_cities] = np.argsort(-nets[:n_cities], kind="mergesort")
+    recent[0] = row
     nets = all_nets[row]
     order = all_order[row]
     positive = 0
@@ -309,7 +327,7 @@ def house_values(s, m, params, remaining, cache):
 
 
 # --------------------------------------------------------------------------- Architect
-@njit
+@njit_borrowing
 def plan_houses(
     order, positive, nets, reach, price_money, price_goods, money, goods, position_cities, chosen, goods_left
 ):
@@ -321,7 +339,8 @@ def plan_houses(
     house but not affordable, number of houses chosen); the houses go into ``chosen`` in
     build order; ``goods_left`` is scratch of ``NUM_GOODS`` entries.
     """
-    goods_left[:] = goods
+    for g in range(NUM_GOODS):
+        goods_left[g] = goods[g]
     money_left = money
     total = 0.0
     rest = 0.0
@@ -360,7 +379,7 @@ def places_bits(m, loc):
     return bits
 
 
-@njit
+@njit_inline
 def architect(s, m, params, remaining, mask, cache):
     """Move one colonist where the best set of affordable houses opens up, else build, else stop.
 

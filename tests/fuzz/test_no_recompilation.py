@@ -121,7 +121,7 @@ def _is_compiled(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         return d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
 
     return any(
-        name(d) in ("njit", "njit_borrowing", "njit_holding_gil", "njit_parallel", "jit", "compiled")
+        name(d) in ("njit", "njit_borrowing", "njit_holding_gil", "njit_inline", "njit_parallel", "jit", "compiled")
         for d in node.decorator_list
     )
 

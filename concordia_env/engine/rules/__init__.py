@@ -19,11 +19,12 @@ One module per concern, each the only home of its rules:
 edit of the package); code outside ``rules/`` that compiles its own functions over the
 state (observations, fast rollouts) uses it from here. ``njit_borrowing`` compiles a
 function that only reads the arrays it is given, without reference counting (see
-``_jit.njit_borrowing`` for why the refusal checks need it).
+``_jit.njit_borrowing`` for why the refusal checks need it); ``njit_inline`` one that numba
+copies into its few callers (the strategy's innermost Architect rule, ``_jit.njit_inline``).
 """
 
 from __future__ import annotations
 
-from ._jit import njit, njit_borrowing, njit_parallel
+from ._jit import njit, njit_borrowing, njit_inline, njit_parallel
 
-__all__ = ["njit", "njit_borrowing", "njit_parallel"]
+__all__ = ["njit", "njit_borrowing", "njit_inline", "njit_parallel"]

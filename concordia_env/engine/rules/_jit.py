@@ -248,6 +248,19 @@ def njit_parallel(func):
     return _compiled(func, parallel=True)
 
 
+def njit_inline(func):
+    """Compile a function that numba copies into each of its callers (``inline="always"``).
+
+    Why: every call between compiled functions updates the reference counts of the arrays it
+    passes (atomic operations), on the way in and out; a function with one caller that runs in
+    the planner's innermost loop is cheaper as part of its caller, where numba removes those
+    updates (the Architect's rule and its house values: about a quarter of an Architect
+    decision's turn options was reference counting). Only for functions with one or two
+    callers: each caller compiles a copy.
+    """
+    return _compiled(func, inline="always")
+
+
 def njit_borrowing(func):
     """Compile a rule function that only borrows arrays: reads (or writes into) the arrays it is given,
     never creates or keeps one.

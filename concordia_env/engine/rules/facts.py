@@ -71,7 +71,7 @@ from ..state import (
     P_DISCARD,
     PRAEFECTUS_MAGNUS,
 )
-from ._jit import njit
+from ._jit import njit, njit_borrowing
 from .legal import (
     buy_card_cost,
     can_buy,
@@ -137,7 +137,7 @@ buy_cost = buy_card_cost
 
 
 # --------------------------------------------------------------------------- houses
-@njit
+@njit_borrowing
 def house_prices(s, m, money, goods):
     """The next house in every place: sestertii into ``money[c]`` and goods into ``goods[c, :]``.
 
