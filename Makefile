@@ -16,9 +16,6 @@ STAMP_RUN := $(VENV)/.installed-run
 # torch first, pinned to a CPU wheel, so that stable-baselines3 does not pull a CUDA build.
 # Elsewhere: make run TORCH="torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu"
 TORCH  ?= torch==2.13.0
-# pip byte-compiles every file it installs (torch's and ray's thousands: half of the setup's CPU time);
-# Python compiles the modules that are imported, once, on first import
-PIP_NO_COMPILE := --no-compile
 
 .PHONY: run test lint typecheck wheel-check bench warmup setup clean
 
@@ -27,15 +24,15 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet $(PIP_NO_COMPILE) $(TORCH)
-	$(PY) -m pip install --quiet $(PIP_NO_COMPILE) -e ".[all]"
+	$(PY) -m pip install --quiet $(TORCH)
+	$(PY) -m pip install --quiet -e ".[all]"
 	touch $(STAMP) $(STAMP_RUN)
 
 $(STAMP_RUN): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet $(PIP_NO_COMPILE) $(TORCH)
-	$(PY) -m pip install --quiet $(PIP_NO_COMPILE) -e ".[train]"
+	$(PY) -m pip install --quiet $(TORCH)
+	$(PY) -m pip install --quiet -e ".[train]"
 	touch $(STAMP_RUN)
 
 run: $(STAMP_RUN)

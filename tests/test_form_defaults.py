@@ -123,3 +123,23 @@ def test_a_two_agent_tournament_gives_each_agent_one_seat() -> None:
 def test_the_docs_say_the_defaults() -> None:
     text = (Path(__file__).resolve().parents[1] / "docs" / "environments.md").read_text()
     assert "concordia_env.engine.defaults" in text and '"italia"' in text and '"random"' in text
+
+
+def test_every_command_takes_map_and_players_from_the_one_place() -> None:
+    """One home for the table's options, ``--map`` and ``--players``: ``tools.arguments.add_table``.
+
+    Two exceptions: the training commands' ``--players`` is their config key ``num_players``
+    (``training.config``), and the picture tool below the tools layer reads ``engine.defaults``.
+    """
+    package = Path(concordia_env.__file__).parent
+    allowed = {"tools/arguments.py", "training/config.py", "views/render/__main__.py"}
+    elsewhere = [
+        f"{path.relative_to(package)}: {option}"
+        for path in sorted(package.rglob("*.py"))
+        if path.relative_to(package).as_posix() not in allowed
+        for option in ('"--map"', '"--players"')
+        if f"add_argument({option}" in path.read_text()
+    ]
+    assert not elsewhere, elsewhere
+    render = (package / "views/render/__main__.py").read_text()
+    assert "default=defaults.MAP" in render and "default=defaults.NUM_PLAYERS" in render

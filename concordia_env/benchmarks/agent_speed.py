@@ -53,7 +53,6 @@ import numpy as np
 from concordia_env import Game, agents, strategy
 from concordia_env.agents.base import Agent, agent_seed
 from concordia_env.agents.learned import GreedyLearnedAgent
-from concordia_env.engine import maps
 from concordia_env.strategy import STATUS_SIZE, compiled_turn_options
 from concordia_env.tools import arguments
 
@@ -288,8 +287,7 @@ def refuse_unmeasurable(parser: argparse.ArgumentParser, args: argparse.Namespac
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia bench agent_speed", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--map", default="italia", choices=maps.MAP_NAMES)
-    parser.add_argument("--players", type=int, default=2)
+    arguments.add_table(parser, with_seed=False)
     parser.add_argument("--seconds", type=arguments.seconds, default=5.0, help="time per measurement (default 5)")
     parser.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS), help="agent specs to measure")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")

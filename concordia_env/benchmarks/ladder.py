@@ -213,9 +213,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=arguments.count, default=4, help="times every table is played in each rotation (default 4)"
     )
-    parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=arguments.count, default=2, help="players at every table (default 2)")
-    parser.add_argument("--seed", type=arguments.seed, default=0)
+    arguments.add_table(parser)
     parser.add_argument("--workers", type=arguments.count, default=os.cpu_count() or 1)
     parser.add_argument("--db", default=DEFAULT_DB)
     parser.add_argument("--out", default=DEFAULT_OUT)

@@ -309,13 +309,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="concordia bench openspiel_mcts", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=arguments.count, default=100, help="games per contender")
     parser.add_argument("--time-per-move", type=arguments.seconds, default=0.1, help="seconds per decision")
-    parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=arguments.count, default=2)
+    arguments.add_table(parser)
     parser.add_argument("--only", nargs="+", choices=CONTENDERS, help="contenders to run (default: all)")
     parser.add_argument(
         "--overhead-games", type=arguments.index, default=20, help="random games for the bridge's cost (0: skip)"
     )
-    parser.add_argument("--seed", type=arguments.seed, default=0)
     parser.add_argument("--json", default=DEFAULT_JSON, help="where to write the results")
     args = parser.parse_args(argv)
     arguments.refuse_unwritable(parser, "--json", args.json)  # before the matches, not after them

@@ -82,13 +82,23 @@ seconds = number_above_zero("a number of seconds")
 positive_number = number_above_zero("a number")
 
 
-def add_table(parser: argparse.ArgumentParser, *, players: bool = True, seed_help: str = "") -> None:
+def add_table(
+    parser: argparse.ArgumentParser,
+    *,
+    players: bool = True,
+    with_seed: bool = True,
+    seed_help: str = "",
+    seed_default: int | None = defaults.COMMAND_SEED,
+) -> None:
     """``--map``, ``--players`` and ``--seed`` with the defaults every form of the game shares.
 
     The defaults are :mod:`concordia_env.engine.defaults`' (2-player Italia; the measuring
     commands' seed 0, so that a report is reproduced by its command line). ``players=False``
     leaves ``--players`` out, for a command whose player count is its list of agents
-    (``replay --play``). The values are checked by ``Game.new`` before anything is played.
+    (``replay --play``), and ``with_seed=False`` ``--seed``, for one that deals no game of its own
+    (``bench agent_speed``). ``seed_default=None`` is for the commands a person plays
+    (``play``, ``web``): a new deal each time, its seed printed. The values are checked by
+    ``Game.new`` before anything is played.
     """
     parser.add_argument("--map", default=defaults.MAP, help=f"the map (default {defaults.MAP})")
     if players:
@@ -98,11 +108,13 @@ def add_table(parser: argparse.ArgumentParser, *, players: bool = True, seed_hel
             default=defaults.NUM_PLAYERS,
             help=f"players at every table (default {defaults.NUM_PLAYERS})",
         )
+    if not with_seed:
+        return
     parser.add_argument(
         "--seed",
         type=seed,
-        default=defaults.COMMAND_SEED,
-        help=seed_help or f"the seed (default {defaults.COMMAND_SEED})",
+        default=seed_default,
+        help=seed_help or f"the seed (default {seed_default})",
     )
 
 

@@ -42,9 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="concordia demo", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=arguments.count, default=2)
-    parser.add_argument("--seed", type=arguments.seed, default=0)
+    arguments.add_table(parser)
     parser.add_argument("--verbose", action="store_true", help="print every decision")
     args = parser.parse_args(argv)
     try:  # an unknown map or a player count it is not played by

@@ -164,8 +164,7 @@ def _echoing_read(out: TextIO) -> Callable[[str], str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia play", description="Play Concordia against agents.")
-    parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=arguments.count, default=2)
+    arguments.add_table(parser, seed_default=None, seed_help="setup seed (default: a random one, printed)")
     parser.add_argument(
         "--vs", nargs="+", default=["heuristic"], help="opponent spec(s): one for all opponents, or one per opponent"
     )
@@ -175,7 +174,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=0,
         help="your seat P0..P(players-1), a place at the table, not the turn order: the setup seed draws who starts",
     )
-    parser.add_argument("--seed", type=arguments.seed, default=None, help="setup seed (default: a random one, printed)")
     parser.add_argument("--save", default=None, metavar="DB", help="store the finished game in this results file")
     parser.add_argument("--color", action=argparse.BooleanOptionalAction, default=None, help="ANSI colours")
     args = parser.parse_args(argv)

@@ -664,16 +664,12 @@ def _page_html(defaults: GameOptions) -> str:
 # ---------------------------------------------------------------------- command line
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="concordia web", description="Play Concordia against agents in the browser.")
-    parser.add_argument("--map", default="italia")
-    parser.add_argument("--players", type=arguments.count, default=2)
+    arguments.add_table(parser, seed_default=None, seed_help="setup seed of the first game (default: a random one)")
     parser.add_argument(
         "--vs", nargs="+", default=["heuristic"], help="opponent spec(s): one for all opponents, or one per opponent"
     )
     parser.add_argument(
         "--seat", type=arguments.index, default=0, help="your seat, 0..players-1 (the seed draws who starts)"
-    )
-    parser.add_argument(
-        "--seed", type=arguments.seed, default=None, help="setup seed of the first game (default: a random one)"
     )
     parser.add_argument("--port", type=arguments.port, default=DEFAULT_PORT)
     parser.add_argument("--no-browser", action="store_true", help="only print the address")

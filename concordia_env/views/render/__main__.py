@@ -14,8 +14,8 @@ import argparse
 import numpy as np
 
 from concordia_env.engine import actions as A
+from concordia_env.engine import defaults
 from concordia_env.engine.game import Game
-from concordia_env.engine.maps import MAP_NAMES
 
 from .board_picture import DEFAULT_WIDTH, save_png
 from .text import render_text
@@ -35,15 +35,19 @@ def demo_position(map_name: str, players: int, seed: int, decisions: int) -> Gam
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m concordia_env.views.render", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--map", default="imperium", choices=MAP_NAMES)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
+    # the shared defaults (tools.arguments.add_table's, which this layer below the tools cannot import)
+    parser.add_argument("--map", default=defaults.MAP, help=f"the map (default {defaults.MAP})")
+    parser.add_argument("--players", type=int, default=defaults.NUM_PLAYERS, help="players at the table")
+    parser.add_argument("--seed", type=int, default=defaults.COMMAND_SEED, help="the setup and demo-play seed")
     parser.add_argument("--decisions", type=int, default=0, help="decisions of demo play before rendering")
     parser.add_argument("--png", help="also write the board picture to this file")
     parser.add_argument("--width", type=int, default=DEFAULT_WIDTH, help="picture width in pixels")
     parser.add_argument("--color", action="store_true", help="ANSI colours in the text board")
     args = parser.parse_args(argv)
-    game = demo_position(args.map, args.players, args.seed, args.decisions)
+    try:  # a map, player count or seed the rules do not take: one line
+        game = demo_position(args.map, args.players, args.seed, args.decisions)
+    except ValueError as err:
+        parser.error(str(err))
     print(render_text(game, color=args.color), end="")
     if args.png:
         save_png(game, args.png, width=args.width)
