@@ -53,6 +53,7 @@ Needs the ``train`` extra (torch, Stable-Baselines3, sb3-contrib).
 
 from __future__ import annotations
 
+import inspect
 import re
 from functools import partial
 from typing import Any
@@ -73,7 +74,7 @@ with needs_extra("OptionsPolicy"):  # without the train extra: one line naming i
 from concordia_env.strategy import FEATURE_COUNTS, UTILITY_INDEX, features_version
 
 from .options_agent import OptionsAgent
-from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, masked_logits, option_scores
+from .options_net import UTILITY_PRIOR, OptionsEncoder, OptionsHeads, OptionsNet, masked_logits, option_scores
 
 #: what the features extractor gives: per-option rows (B, K, D), the pooled summary (B, P), the valid rows (B, K)
 #: and the utility prior's logits (B, K)
@@ -287,6 +288,41 @@ def level_from_space_text(text: str) -> tuple[int, int, int] | None:
     if len(observation) != 1 or len(options) != 2 or mask != options[:1] or options[1] not in FEATURE_COUNTS.values():
         return None
     return options[0], features_version(options[1]), observation[0]
+
+
+def policy_from_options_net(sizes: dict[str, Any], state_dict: dict[str, Any], max_options: int) -> OptionsPolicy:
+    """The :class:`OptionsPolicy` that computes what an :class:`OptionsNet` computes, for ``max_options`` options.
+
+    ``concordia train ppo_options`` trains an :class:`~concordia_env.agents.options_net.OptionsNet`
+    and saves its constructor's arguments (``sizes``) beside its weights (``state_dict``): the
+    same encoder, heads, score and value that this policy holds under SB3's names. The net is
+    rebuilt and its modules' weights copied into a policy of the same sizes, so
+    ``policy:run/model.pt`` plays through :class:`~concordia_env.agents.policy.PolicyAgent`
+    exactly as a saved ``MaskablePPO`` does. ``ValueError`` if the sizes or weights do not fit.
+    """
+    from concordia_env.envs.options_level import options_space
+
+    try:
+        arguments = inspect.signature(OptionsNet).bind(**sizes)
+        arguments.apply_defaults()
+        net = OptionsNet(**arguments.arguments)
+        net.load_state_dict(state_dict)
+    except (TypeError, ValueError, RuntimeError, KeyError) as err:
+        reason = " ".join(str(err).split())[:200]  # torch's message spans lines
+        raise ValueError(f"its sizes and weights do not build the network: {reason}") from None
+    size = dict(arguments.arguments)
+    net_arch = {"pi": list(size.pop("pi")), "vf": list(size.pop("vf"))}
+    observation_size, num_features = size.pop("observation_size"), size.pop("num_features")
+    flat = spaces.Box(-np.inf, np.inf, shape=(observation_size,), dtype=np.float32)
+    level_space = options_space(flat, max_options, features_version(num_features))
+    policy = OptionsPolicy(
+        level_space, spaces.Discrete(max_options), lambda _: 0.0, net_arch=net_arch, features_extractor_kwargs=size
+    )
+    policy.features_extractor.encoder.load_state_dict(net.encoder.state_dict())
+    policy.mlp_extractor.load_state_dict(net.heads.state_dict())
+    policy.action_net.load_state_dict(net.score.state_dict())
+    policy.value_net.load_state_dict(net.value.state_dict())
+    return policy.eval()
 
 
 def options_agent(model: Any) -> OptionsAgent:

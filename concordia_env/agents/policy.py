@@ -14,7 +14,11 @@ evaluate``, ``tournament``, ``bench ladder``, ``replay --play``, ``web --vs`` an
   (:class:`~concordia_env.agents.options_agent.OptionsAgent`: the same determinization,
   order and features, with the model's own ``max_options`` and features version), the
   model picks one and the agent plays its first action. A saved file says its level
-  (:mod:`concordia_env.agents.options_policy`, "What a saved model says").
+  (:mod:`concordia_env.agents.options_policy`, "What a saved model says");
+* **a ppo_options run's** ``model.pt`` (``concordia train ppo_options``: the same network
+  as an ``OptionsNet``, its sizes, weights and ``max_options``; ``policy:runs/<run>/model.pt``):
+  played as the options-level policy of the same weights
+  (:func:`~concordia_env.agents.options_policy.policy_from_options_net`).
 
 With ``deterministic=True`` (default) the agent plays the most probable legal action (or
 option); otherwise it samples from the masked distribution with its own seeded generator,
@@ -79,7 +83,8 @@ FLAT, OPTIONS = "flat", "options"
 #: what the agent takes, for the refusals' messages
 TAKES = (
     "a MaskablePPO (sb3_contrib) model of this game: flat (MlpPolicy on SingleAgentEnv or SB3VecEnv, "
-    f"{NUM_ACTIONS} actions) or of the options level (OptionsPolicy on an env with level='options')"
+    f"{NUM_ACTIONS} actions) or of the options level (OptionsPolicy on an env with level='options'), "
+    "or the model.pt of a concordia train ppo_options run"
 )
 
 
@@ -302,6 +307,8 @@ def load_policy(path: Path, device: str = "cpu") -> Any:
     try:
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
+            if "policy.pth" not in names and any(name.endswith("/data.pkl") for name in names):  # torch.save's
+                return _options_net_policy(path, device)
             if "policy.pth" not in names:
                 raise ValueError(f"{path} is {_zip_kind(path, names)}, not a saved MaskablePPO model (no policy.pth)")
             data = json.loads(archive.read("data").decode()) if "data" in names else {}
@@ -385,6 +392,53 @@ def _options_policy(path: Path, weights: dict[str, Any], data: dict[str, Any], k
         raise ValueError(f"{path}: its policy_kwargs do not build an OptionsPolicy: {str(err)[:200]}") from None
 
 
+def _options_net_policy(path: Path, device: str) -> Any:
+    """The policy of a ``model.pt`` that ``concordia train ppo_options`` saved: an OptionsNet's sizes and weights.
+
+    Read with ``torch.load(weights_only=True)``; the options the net chooses among
+    (``max_options``) are in the file, or, in a file written before it said them, in the
+    run's ``config.json`` beside it.
+    """
+    import torch
+
+    from .options_policy import policy_from_options_net
+
+    try:
+        saved = torch.load(path, map_location=device, weights_only=True)
+    except pickle.UnpicklingError:  # torch's weights-only reader refused something
+        raise UnsafeModelError(
+            f"{path} is a torch file that holds more than weights and plain data (a run's checkpoint? "
+            f"its model.pt plays as policy:...model.pt)"
+        ) from None
+    except Exception as err:  # a truncated or damaged archive
+        raise ValueError(f"{path} is a torch archive that cannot be read ({type(err).__name__})") from None
+    if not (isinstance(saved, dict) and all(isinstance(saved.get(key), dict) for key in ("sizes", "state_dict"))):
+        held = ", ".join(map(str, list(saved)[:4])) if isinstance(saved, dict) else type(saved).__name__
+        raise ValueError(
+            f"{path} is a torch file ({held or 'empty'}), not a model.pt of concordia train ppo_options; "
+            f"the policy agent takes {TAKES}"
+        )
+    max_options = saved.get("max_options", _max_options_beside(path))
+    if not isinstance(max_options, int) or isinstance(max_options, bool) or max_options < 1:
+        raise ValueError(
+            f"{path} is a ppo_options model that does not say its max_options (neither the file nor a config.json "
+            f"beside it)"
+        )
+    try:
+        return policy_from_options_net(saved["sizes"], saved["state_dict"], max_options).to(device)
+    except ValueError as err:
+        raise ValueError(f"{path} is a ppo_options model.pt, but {err}") from None
+
+
+def _max_options_beside(path: Path) -> Any:
+    """``max_options`` of the run's ``config.json`` beside ``path``, or None."""
+    try:
+        config = json.loads((path.parent / "config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return config.get("max_options") if isinstance(config, dict) else None
+
+
 def _zip_kind(path: Path, names: list[str]) -> str:
     """What a zip archive without a policy holds, in a few words (a numpy archive: the learned agent's kind)."""
     if names and all(name.endswith(".npy") for name in names):
@@ -411,9 +465,18 @@ def _policy_class(data: dict[str, Any]) -> str:
 
 
 def _load_trusted(path: Path, device: str) -> Any:
-    """``MaskablePPO.load``: runs what the file's pickles say, so only for files you trust."""
+    """``MaskablePPO.load``: runs what the file's pickles say, so only for files you trust.
+
+    A ppo_options ``model.pt`` is no MaskablePPO file: it is read as without ``trusted``.
+    """
     from sb3_contrib import MaskablePPO  # heavy: imported only for this agent
 
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "policy.pth" not in archive.namelist():
+                return load_policy(path, device)
+    except zipfile.BadZipFile:
+        pass  # MaskablePPO.load says what it is
     return MaskablePPO.load(str(path), device=device).policy
 
 

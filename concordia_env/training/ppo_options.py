@@ -196,6 +196,7 @@ class Learner:
     net: OptionsNet
     optimizer: th.optim.Optimizer
     sizes: dict[str, Any]
+    max_options: int  # K, the options the env shows (``model.pt`` says it, so that ``policy:model.pt`` plays it)
 
 
 def network_sizes(config: Config, obs: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -319,9 +320,10 @@ def options_agent(net: OptionsNet, max_options: int, num_features: int) -> Optio
 
 
 def save(learner: Learner, path: Path) -> None:
-    """``model.pt``: the network's sizes and weights (:func:`load`), atomically."""
+    """``model.pt``: the network's sizes, weights and K (:func:`load`; ``policy:model.pt`` plays it), atomically."""
     buffer = io.BytesIO()
-    th.save({"sizes": learner.sizes, "state_dict": learner.net.state_dict()}, buffer)
+    saved = {"sizes": learner.sizes, "state_dict": learner.net.state_dict(), "max_options": learner.max_options}
+    th.save(saved, buffer)
     write_atomic(path, buffer.getvalue())
 
 
@@ -375,7 +377,8 @@ class OptionsPPORun(TrainingRun):
         obs, _ = envs.reset(seed=config.seed)
         sizes = network_sizes(config, obs)
         net = OptionsNet(**sizes)
-        learner = Learner(net, th.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5), sizes)
+        optimizer = th.optim.Adam(net.parameters(), lr=config.learning_rate, eps=1e-5)
+        learner = Learner(net, optimizer, sizes, config.max_options)
         return cls(run_dir, config, learner, envs, obs)
 
     @classmethod

@@ -169,3 +169,97 @@ def test_a_file_or_model_of_neither_kind_is_one_line_saying_what_it_is(tmp_path:
         PolicyAgent.from_model(ppo)
     for caught in (npz, plain):
         assert "\n" not in str(caught.value)
+
+
+# ---------------------------------------------------------------------- a ppo_options run's model.pt
+@pytest.fixture(scope="module")
+def ppo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny ``concordia train ppo_options`` run with K = 8: its folder (config.json, model.pt, checkpoint.pt)."""
+    from concordia_env.training import ppo_options
+
+    runs = tmp_path_factory.mktemp("ppo_runs")
+    tiny = ["--num_envs", "2", "--num_steps", "16", "--total_steps", "64", "--eval_games", "2", "--max_options", "8"]
+    ppo_options.main([*tiny, "--runs_dir", str(runs), "--seed", "2"])
+    (run,) = runs.iterdir()
+    return run
+
+
+def test_a_ppo_options_model_plays_as_its_network_chooses(ppo_run: Path) -> None:
+    from concordia_env.training import ppo_options
+
+    agent = agents.from_spec(f"policy:{ppo_run / 'model.pt'}")
+    assert (agent.level, agent.max_options, agent.features_version) == ("options", K, 2)
+    net = ppo_options.load(ppo_run / "model.pt")
+    reference = ppo_options.options_agent(net, K, net.encoder.num_features)  # what the run's evaluation plays
+    game, opponent = Game.new("italia", 2, seed=7), agents.make("heuristic", seed=1)
+    agent.reset(3)
+    checked = 0
+    while not game.is_over():
+        if game.current_player == 0:
+            reference.rng = copy.deepcopy(agent.rng)  # the same determinizations
+            observation_before = game.observation(0)
+            action = agent.act(game)
+            assert action == reference.act(game), f"decision {checked}"
+            assert np.array_equal(observation_before, game.observation(0)), "choosing changed nothing"
+            checked += 1
+        else:
+            action = opponent.act(game)
+        game.step(action)
+    assert checked > 20
+    options = OptionSet(K, 2)  # the probabilities too, not only the choice
+    options.compute(Game.new("italia", 2, seed=7), 11)
+    observation = options.observation(Game.new("italia", 2, seed=7).observation(0))
+    with torch.no_grad():
+        logits, _ = net(*(x.unsqueeze(0) for x in ppo_options.tensors(observation)))
+    expected = torch.softmax(logits[0], dim=0).numpy()
+    assert np.allclose(agent.action_probabilities(observation, observation["action_mask"]), expected, atol=1e-6)
+
+
+def test_a_ppo_options_model_goes_wherever_a_model_goes(ppo_run: Path) -> None:
+    model = ppo_run / "model.pt"
+    result = concordia_env.evaluate(f"policy:{model}", opponents=["random"], games=2, seed=3, progress=False)
+    assert result["random"].games == 2
+    concordia = [sys.executable, "-m", "concordia_env.tools.cli"]
+    evaluated = subprocess.run(
+        [*concordia, "evaluate", f"policy:{model}", "--vs", "random", "--games", "2", "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert "vs random: won" in evaluated.stdout
+    trusted = agents.make("policy", path=model, trusted=True)  # no MaskablePPO file: read the same way
+    assert trusted.max_options == K
+
+
+def test_an_older_model_pt_takes_its_k_from_the_run_s_config(ppo_run: Path, tmp_path: Path) -> None:
+    saved = torch.load(ppo_run / "model.pt", weights_only=True)
+    assert saved["max_options"] == K
+    del saved["max_options"]  # as the script wrote it before the file said its K
+    older = tmp_path / "older"
+    older.mkdir()
+    torch.save(saved, older / "model.pt")
+    with pytest.raises(ValueError, match=r"a ppo_options model that does not say its max_options") as caught:
+        agents.make("policy", path=older / "model.pt")
+    assert "\n" not in str(caught.value)
+    (older / "config.json").write_text((ppo_run / "config.json").read_text())
+    assert agents.make("policy", path=older / "model.pt").max_options == K
+
+
+def test_other_torch_files_are_one_line_saying_what_they_are(ppo_run: Path, tmp_path: Path) -> None:
+    from concordia_env.agents.policy import UnsafeModelError
+
+    with pytest.raises(UnsafeModelError, match=r"holds more than weights .*a run's checkpoint\?") as checkpoint:
+        agents.make("policy", path=ppo_run / "checkpoint.pt")
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(ValueError, match=r"a torch file \(weights\), not a model.pt of concordia train ppo_opt") as o:
+        agents.make("policy", path=other)
+    saved = torch.load(ppo_run / "model.pt", weights_only=True)
+    saved["sizes"]["option_hidden"] = [7]  # weights of another shape
+    mismatched = tmp_path / "mismatched.pt"
+    torch.save(saved, mismatched)
+    with pytest.raises(ValueError, match=r"a ppo_options model.pt, but its sizes and weights do not build") as shape:
+        agents.make("policy", path=mismatched)
+    for caught in (checkpoint, o, shape):
+        assert "\n" not in str(caught.value)
