@@ -28,9 +28,10 @@ def test_costs_are_ratios_to_the_engine_per_decision_or_per_simulation(tmp_path:
 
 def test_the_targets_are_on_the_bare_engine_s_scale() -> None:
     assert agent_speed.target_of("learned:replan=False", "learned") == 25.0
-    assert agent_speed.target_of("learned", "learned") is None  # its target is relative to the heuristic's cost
-    assert agent_speed.RELATIVE_TARGETS["learned"] == ("heuristic", 2.0)
-    assert agent_speed.target_of("heuristic", "heuristic") == 17.0
+    assert agent_speed.target_of("learned", "learned") == 25.0  # the default, deciding at every decision
+    assert agent_speed.target_of("learned:path=m.npz", "learned") is None  # another setting: compared, no target
+    assert agent_speed.RELATIVE_TARGETS["learned"] == ("heuristic", None)  # shown beside, no target
+    assert agent_speed.target_of("heuristic", "heuristic") == 8.0
     assert agent_speed.target_of("mcts:30", "mcts") == 50.0
 
 
@@ -62,7 +63,7 @@ def test_the_learned_agent_is_measured_against_the_heuristic_of_the_same_run(tmp
     agent_speed.main(["--agents", "heuristic", "learned", "--seconds", "0.05", "--no-progress", "--json", str(out)])
     rows = {row["name"]: row for row in json.loads(out.read_text())["results"]}
     learned, heuristic = rows["learned"], rows["heuristic"]
-    assert learned["versus"] == "heuristic" and learned["versus_target"] == 2.0
+    assert learned["versus"] == "heuristic" and learned["versus_target"] is None and learned["target"] == 25.0
     assert learned["versus_ratio"] == pytest.approx(learned["microseconds"] / heuristic["microseconds"])
     floor = rows[agent_speed.FLOOR_LINE]
     assert floor["versus"] == "heuristic" and floor["versus_target"] is None and floor["count"] > 0

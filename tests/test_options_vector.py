@@ -149,5 +149,5 @@ def test_throughput_benchmark_has_an_options_line(tmp_path) -> None:
     assert throughput.main(args) == 0
     rows = {r["name"]: r for r in json.loads(out.read_text())["results"]}
     line = rows["vector env(4) heuristic italia 2p, options"]
-    assert line["steps"] > 0 and line["min_steps"] == throughput.OPTIONS_STEPS_TARGET
+    assert line["steps"] > 0 and line["target"] == throughput.OPTIONS_TARGET
     assert line["versus"] == "vector env(4) heuristic italia 2p" and line["versus_ratio"] > 0

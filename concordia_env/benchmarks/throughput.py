@@ -49,11 +49,11 @@ line's ``setup_seconds`` beside its ``seconds``).
 The peer is measured at the start and again at the end of the run (half the time each)
 and pooled, so that a change of machine load during the run biases the ratios less (which
 is why the ratios wait for the table). Each result in the table is printed with its ratio
-to the peer and, where the project has one, its target: a ratio to the peer (engine ≥ 20×,
-AEC ≥ 3×, VectorGame(256) ≥ 30×) or to another line of the same run (2 threads ≥ 1.7× one
-thread; the vector env ≥ 10× the ``SubprocVecEnv``); the options level's is absolute,
-≥ 5,000 learner steps/s, with its ratio to the flat vector env printed beside it. Machines
-differ; the ratios are what to compare. ``--check`` exits with status 1 if a target is missed.
+to the peer and, where the project has one, its target: a ratio to the peer (engine ≥ 22×,
+AEC ≥ 3.2×, VectorGame(256) ≥ 30×) or to another line of the same run (2 threads ≥ 1.7× one
+thread; the vector env ≥ 10× the ``SubprocVecEnv``; the options level ≥ 0.5× the flat
+vector env, in learner steps). Machines differ; the ratios are what to compare. ``--check``
+exits with status 1 if a target is missed.
 
 **A busy machine.** Every line also records the CPU time this process got while it ran.
 When a line got less than ``BUSY_SHARE`` of the CPUs it uses (one, or both threads'), or
@@ -95,12 +95,12 @@ SETTLED_SLACK = 1.0
 WARMUP_ROUNDS = 5
 ENGINE_PLAYERS = 4
 #: targets as ratios to the peer
-TARGETS = {"engine": 20.0, "aec": 3.0, "vector": 30.0}
+TARGETS = {"engine": 22.0, "aec": 3.2, "vector": 30.0}
 #: targets as ratios to another line of the same run
 THREADS_TARGET = 1.7
 VECTOR_ENV_TARGET = 10.0
-#: learner steps per second of the vector env at the options level, against the compiled heuristic on 2 threads
-OPTIONS_STEPS_TARGET = 5000.0
+#: learner steps per second of the vector env at the options level, as a share of the flat vector env's
+OPTIONS_TARGET = 0.5
 #: turns of the lines measured against each other (one thread and two: :func:`measure_interleaved`)
 ROUNDS = 4
 #: threads of the multi-threaded lines (the machines this project runs on have 2 cores)
@@ -138,9 +138,6 @@ class Result:
         if not self.threads or self.seconds <= 0:
             return None
         return self.cpu_seconds / (self.seconds * self.threads)
-
-    #: a target in steps per second instead of a ratio (its ratio to ``versus`` is shown beside it)
-    min_steps: float | None = None
 
     @property
     def steps_per_second(self) -> float:
@@ -472,7 +469,7 @@ def run(
         shown(vector_env, options)
         if results[-1].name.startswith("SubprocVecEnv"):
             vector_env.target, vector_env.versus = VECTOR_ENV_TARGET, results[-1].name
-        options.min_steps, options.versus = OPTIONS_STEPS_TARGET, vector_env.name
+        options.target, options.versus = OPTIONS_TARGET, vector_env.name
         results += [vector_env, options]
     again = line("connect_four_v3 (AEC), again", lambda: peer_runner, seconds / 2)
     peer.steps, peer.games, peer.seconds, peer.cpu_seconds, peer.setup_seconds = (
@@ -497,9 +494,7 @@ def achieved(r: Result) -> float:
 
 
 def missed(r: Result) -> bool:
-    """Whether ``r`` has a target (a ratio, or steps per second) and misses it."""
-    if r.min_steps is not None:
-        return r.steps_per_second < r.min_steps
+    """Whether ``r`` has a target (a ratio) and misses it."""
     return r.target is not None and not achieved(r) >= r.target
 
 
@@ -531,10 +526,7 @@ def table(results: Sequence[Result]) -> str:
     ]
     for r in results:
         target = ""
-        if r.min_steps is not None:
-            versus = "" if r.versus is None else f" ({achieved(r):.2f}× {r.versus})"
-            target = f"≥{r.min_steps:,.0f} steps/s{versus} {'MISS' if missed(r) else 'ok'}"
-        elif r.target is not None:
+        if r.target is not None:
             versus = "" if r.versus is None else f" ({achieved(r):.2f}× {r.versus})"
             target = f"≥{r.target:g}×{versus} {'MISS' if missed(r) else 'ok'}"
         games = f"{r.games_per_second:9.2f}" if r.games else " " * 9
