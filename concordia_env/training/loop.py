@@ -102,7 +102,15 @@ from .config import (
 )
 from .run_evaluation import EVAL_DB, EvalHistory, EvalResult, eval_result, eval_seed, weights_digest
 from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic, write_json_atomic
-from .run_report import CURVE_FILE, cut_short_text, final_table, plot_learning_curve, write_eval_csv
+from .run_report import (
+    CURVE_FILE,
+    config_section,
+    cut_short_text,
+    final_table,
+    plot_learning_curve,
+    report_opening,
+    write_eval_csv,
+)
 from .workers import WorkerLostError, open_pool
 
 #: the opponent share of games the learner plays against itself (every seat learns)
@@ -915,12 +923,9 @@ def warm_start_model(config: Any) -> AfterstateModel | None:
 def write_run_report(run: Run, summary: dict[str, Any], final: list[EvalResult]) -> Path:
     """``report.md``: the final evaluation, the learning curve, the method's sections, the config."""
     c = run.config
+    title = f"{c.name}: {run.TITLE}, {c.num_players}-player {c.map}"
     lines = [
-        f"# {c.name}: {run.TITLE}, {c.num_players}-player {c.map}",
-        "",
-        f"Seed **{c.seed}**; config `{run.run_dir / Run.CONFIG}`; reproduce with "
-        f"`{run.COMMAND} --config <that file>` (the run is deterministic for its seed{run.DETERMINISM}).",
-        "",
+        *report_opening(title, c.seed, run.run_dir / Run.CONFIG, run.COMMAND, run.DETERMINISM),
         "## Final evaluation",
         "",
         f"{run.EVALUATED} (`agents.make('learned', path=...)`) against each opponent; fresh seeds, seats rotated, "
@@ -942,7 +947,7 @@ def write_run_report(run: Run, summary: dict[str, Any], final: list[EvalResult])
         lines.append(f"| {k // per_eval + 1} | {r.timesteps:,} | {r.opponent} | {r.games} | {r.win_rate:.1%} | "
                      f"{r.ci_low:.1%} – {r.ci_high:.1%} |")  # fmt: skip
     lines += ["", *run.report_sections(summary)]
-    lines += ["## Config", "", "```yaml", c.to_yaml().rstrip(), "```", ""]
+    lines += config_section(c.to_yaml())
     path = run.run_dir / "report.md"
     path.write_text("\n".join(lines))
     return path

@@ -64,7 +64,7 @@ from .config import ConfigBase, _f, check_positive
 from .loop import TrainingRun, command_parser, run_command
 from .run_evaluation import EvalHistory, EvalResult, OptionsAgent, evaluate
 from .run_folder import write_atomic, write_json_atomic
-from .run_report import cut_short_text, final_table
+from .run_report import config_section, cut_short_text, final_table, report_opening
 
 COMMAND = "concordia train ppo_options"
 #: the run folder's files: the config, one line per update, the checkpoint a resume reads, the network
@@ -527,12 +527,9 @@ class OptionsPPORun(TrainingRun):
 def write_options_report(run: OptionsPPORun, summary: dict[str, Any], final: list[EvalResult]) -> Path:
     """``report.md``: what was trained, why it stopped, the final evaluation, the progress, the config."""
     c = run.config
+    title = f"{c.name}: PPO on the options level, {c.num_players}-player {c.map} against {c.opponents}"
     lines = [
-        f"# {c.name}: PPO on the options level, {c.num_players}-player {c.map} against {c.opponents}",
-        "",
-        f"Seed **{c.seed}**; config `{run.run_dir / CONFIG}`; reproduce with `{COMMAND} --config <that file>` "
-        "(the run is deterministic for its seed; the envs' threads do not change it).",
-        "",
+        *report_opening(title, c.seed, run.run_dir / CONFIG, COMMAND, "; the envs' threads do not change it"),
         f"{run.trained_line(summary)}.",
         "",
         "## Final evaluation",
@@ -545,12 +542,7 @@ def write_options_report(run: OptionsPPORun, summary: dict[str, Any], final: lis
         "",
         f"One line per update (steps, games, the learner's win rate, losses, steps/s): `{PROGRESS}`.",
         "",
-        "## Config",
-        "",
-        "```yaml",
-        c.to_yaml().rstrip(),
-        "```",
-        "",
+        *config_section(c.to_yaml()),
     ]
     path = run.run_dir / REPORT
     path.write_text("\n".join(lines))

@@ -129,6 +129,25 @@ def _duration(seconds: float) -> str:
     return f"{hours}h {minutes:02d}m {secs:02d}s" if hours else f"{minutes}m {secs:02d}s"
 
 
+def report_opening(title: str, seed: int, config_file: Path, command: str, determinism: str = "") -> list[str]:
+    """The opening lines of a run's ``report.md``: its title and how to make it again (seed, config, command).
+
+    ``determinism`` completes "the run is deterministic for its seed" (e.g. what does not change it).
+    """
+    return [
+        f"# {title}",
+        "",
+        f"Seed **{seed}**; config `{config_file}`; reproduce with `{command} --config <that file>` "
+        f"(the run is deterministic for its seed{determinism}).",
+        "",
+    ]
+
+
+def config_section(config_yaml: str) -> list[str]:
+    """The closing ``## Config`` section of a run's ``report.md``: the resolved config as YAML."""
+    return ["## Config", "", "```yaml", config_yaml.rstrip(), "```", ""]
+
+
 def write_report(
     run_dir: Path,
     config: TrainConfig,
@@ -140,6 +159,7 @@ def write_report(
     """Write ``report.md`` into ``run_dir`` (the learning curve must already be there)."""
     run_dir = Path(run_dir)
     model = summary["model_path"]
+    config_text = "\n".join(config_section(config.to_yaml()))
     text = f"""# Self-play training report: {config.name}
 
 Run directory: `{run_dir}`
@@ -194,12 +214,7 @@ Resume or extend the run: `concordia train selfplay --resume {run_dir} [--total_
 
 {_history_table(history)}
 
-## Config
-
-```yaml
-{config.to_yaml().rstrip()}
-```
-"""
+{config_text}"""
     path = run_dir / REPORT_FILE
     path.write_text(text)
     return path
