@@ -22,6 +22,7 @@ from concordia_env.engine.state import STACK, STACK_SIZE
 from concordia_env.envs.options_level import DEFAULT_MAX_OPTIONS
 from concordia_env.strategy import utility
 from concordia_env.strategy.afterstate_scorer import FEATURE_COUNTS, FEATURES_VERSION
+from tests.every_bit import every_bit
 
 KEYS = {"observation", "options", "action_mask"}
 
@@ -122,7 +123,7 @@ def test_every_observation_fits_and_a_seed_fixes_the_episode(granularity: str) -
     first, second = episode(), episode()
     assert len(first) == len(second)
     for a, b in zip(first, second, strict=True):
-        assert repr(a) == repr(b)
+        assert every_bit(a) == every_bit(b)
 
 
 def test_turn_granularity_plays_the_whole_option() -> None:
@@ -154,7 +155,7 @@ def test_no_hidden_stack_information_leaks(level: str) -> None:
         seen.append(views)
     assert len(seen[0]) == len(seen[1])
     for a, b in zip(*seen, strict=True):
-        assert repr(a) == repr(b)
+        assert every_bit(a) == every_bit(b)
 
 
 @pytest.mark.parametrize("illegal_action", ["raise", "penalize"])
@@ -293,8 +294,8 @@ def test_pettingzoo_options_are_the_learned_candidates_and_a_seed_fixes_the_game
         play_aec(raw_env(map="italia", num_players=2, level="options", granularity=g), 3, 80, np.random.default_rng(2))
         for g in ("decision", "decision", "turn")
     ]
-    assert repr(runs[0]) == repr(runs[1])
-    assert len(runs[2]) < 80 or repr(runs[2]) != repr(runs[0])
+    assert every_bit(runs[0]) == every_bit(runs[1])
+    assert len(runs[2]) < 80 or every_bit(runs[2]) != every_bit(runs[0])
 
 
 @pytest.mark.parametrize("level", ["flat", "options"])
@@ -307,11 +308,11 @@ def test_pettingzoo_no_leak_and_start_from_a_position(level: str) -> None:
         e.reset(seed=4, options={"position": start})
         assert e.unwrapped.game == (other if start is other else game)
         agent = e.agent_selection
-        seen.append(repr(e.observe(agent)))
+        seen.append(every_bit(e.observe(agent)))
     assert seen[0] == seen[1] == seen[2]
     p = parallel_env(map="italia", num_players=2, level=level)
     observations, _ = p.reset(seed=4, options={"position": game.to_dict()})
-    assert repr(observations[f"player_{game.current_player}"]) == seen[0]
+    assert every_bit(observations[f"player_{game.current_player}"]) == seen[0]
     for bad in (Game.new("italia", 3, seed=0), Game.new("creta", 2, seed=0)):
         with pytest.raises(PositionError, match="this env plays 2-player italia"):
             p.reset(seed=4, options={"position": bad})

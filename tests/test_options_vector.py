@@ -15,6 +15,7 @@ import pytest
 from concordia_env import ConcordiaVectorEnv, Game, IllegalActionError, SingleAgentEnv
 from concordia_env.agents.heuristic import HeuristicAgent
 from concordia_env.engine.position import PositionError
+from tests.every_bit import every_bit
 
 ROWS = 3
 K = 24
@@ -41,7 +42,7 @@ def test_rows_show_the_single_agent_env_s_options_move_by_move(granularity: str)
     rng = np.random.default_rng(3)
     finished = 0
     for step in range(120):
-        assert repr(obs[0]) == repr(obs[1]), f"threads differ at step {step}"
+        assert every_bit(obs[0]) == every_bit(obs[1]), f"threads differ at step {step}"
         for i in range(ROWS):
             for key in ("observation", "options", "action_mask"):
                 assert np.array_equal(obs[0][key][i], single_obs[i][key]), (step, i, key)
