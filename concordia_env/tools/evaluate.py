@@ -18,7 +18,8 @@ From Python (``concordia_env.evaluate`` is this module's :func:`evaluate`)::
 What can be evaluated (``policy``)
 ----------------------------------
 * an **agent spec** string, as everywhere in the project: ``"policy:path/to/model.zip"`` (a
-  saved ``MaskablePPO``, loaded safely: :mod:`concordia_env.agents.policy`), ``"learned"``,
+  saved ``MaskablePPO``, loaded safely: :mod:`concordia_env.agents.policy`; or
+  ``"policy:runs/<run>/model.pt"``, a ``concordia train ppo_options`` run's network), ``"learned"``,
   ``"mcts:200"``, ``"heuristic"``...;
 * a **Stable-Baselines3 model** in memory (``MaskablePPO``, or its policy): it plays its
   most probable legal action, from ``game.observation(game.current_player)`` and
@@ -481,7 +482,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="concordia evaluate",
         description="Win rates, with 95% intervals and Elo, of a saved model or an agent against the reference agents.",
     )
-    p.add_argument("policy", help="an agent spec: policy:path/to/model.zip, learned, mcts:200, heuristic...")
+    p.add_argument(
+        "policy",
+        help="an agent spec: policy:path/to/model.zip (or a ppo_options run's model.pt), learned, mcts:200, "
+        "heuristic...",
+    )
     p.add_argument(
         "--vs",
         nargs="+",
