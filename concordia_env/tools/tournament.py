@@ -451,7 +451,7 @@ def run_local(tasks: Sequence[GameTask], workers: int, on_done: OnDone) -> None:
         return
     queue = list(reversed(tasks))
     max_in_flight = workers * IN_FLIGHT_PER_WORKER
-    with ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=start_worker) as pool:
         in_flight: set[Future[GameRecord]] = set()
         try:
             while queue or in_flight:
@@ -463,6 +463,27 @@ def run_local(tasks: Sequence[GameTask], workers: int, on_done: OnDone) -> None:
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
+
+
+def start_worker() -> None:
+    """Run in each worker process as it starts: :func:`exit_with_parent` and :func:`one_torch_thread`."""
+    exit_with_parent()
+    one_torch_thread()
+
+
+def one_torch_thread() -> None:
+    """Run in each forked worker: torch's operations on one thread, if the parent imported torch.
+
+    A process forked after torch ran a parallel operation (building a policy's network does:
+    ``policy:model.zip`` is checked in the parent before the first game) inherits an OpenMP
+    thread pool whose threads did not survive the fork, and its first parallel operation (the
+    orthogonal initialisation of the next network it builds) waits for them for ever. On one
+    thread torch never enters the pool; the agents' networks are small, and one thread a
+    worker is what they run best on.
+    """
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 def exit_with_parent() -> None:

@@ -31,7 +31,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from concordia_env.tools.tournament import exit_with_parent, init_ray
+from concordia_env.tools.tournament import exit_with_parent, init_ray, one_torch_thread
 
 #: the backends :func:`open_pool` knows
 BACKENDS = ("multiprocessing", "ray")
@@ -44,9 +44,11 @@ class WorkerLostError(RuntimeError):
 
 
 def _ignore_sigint_and_exit_with_parent() -> None:
-    """Run in each local worker: Ctrl-C is the main process's to handle; end with the main process."""
+    """Run in each local worker: Ctrl-C is the main process's to handle; end with the main process; torch on
+    one thread (:func:`~concordia_env.tools.tournament.one_torch_thread`: a forked torch hangs otherwise)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     exit_with_parent()
+    one_torch_thread()
 
 
 class LocalPool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import io
+import json
 import subprocess
 import sys
 import zipfile
@@ -139,7 +140,7 @@ def test_the_commands_take_it(trained: tuple[MaskablePPO, Path], tmp_path: Path)
     _, path = trained
     concordia = [sys.executable, "-m", "concordia_env.tools.cli"]
     evaluated = subprocess.run(
-        [*concordia, "evaluate", f"policy:{path}", "--vs", "random", "--games", "2", "--quiet"],
+        [*concordia, "evaluate", f"policy:{path}", "--vs", "random", "--games", "2", "--workers", "2", "--quiet"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -215,19 +216,21 @@ def test_a_ppo_options_model_plays_as_its_network_chooses(ppo_run: Path) -> None
     assert np.allclose(agent.action_probabilities(observation, observation["action_mask"]), expected, atol=1e-6)
 
 
-def test_a_ppo_options_model_goes_wherever_a_model_goes(ppo_run: Path) -> None:
+def test_a_ppo_options_model_goes_wherever_a_model_goes(ppo_run: Path, tmp_path: Path) -> None:
     model = ppo_run / "model.pt"
     result = concordia_env.evaluate(f"policy:{model}", opponents=["random"], games=2, seed=3, progress=False)
     assert result["random"].games == 2
-    concordia = [sys.executable, "-m", "concordia_env.tools.cli"]
-    evaluated = subprocess.run(
-        [*concordia, "evaluate", f"policy:{model}", "--vs", "random", "--games", "2", "--quiet"],
+    tournament = ["tournament", "--agents", f"policy:{model}", "random", "--games", "2", "--no-plots", "--quiet"]
+    files = ["--db", str(tmp_path / "games.db"), "--out", str(tmp_path / "tournament")]
+    played = subprocess.run(  # two worker processes forked after torch ran in this one: they must not hang
+        [sys.executable, "-m", "concordia_env.tools.cli", *tournament, *files, "--workers", "2"],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=300,
     )
-    assert evaluated.returncode == 0, evaluated.stderr
-    assert "vs random: won" in evaluated.stdout
+    assert played.returncode == 0, played.stderr
+    summary = json.loads((tmp_path / "tournament" / "summary.json").read_text())
+    assert summary["games_finished"] == 2 and summary["agents"][0]["agent"] == f"policy:{model}"
     trusted = agents.make("policy", path=model, trusted=True)  # no MaskablePPO file: read the same way
     assert trusted.max_options == K
 
