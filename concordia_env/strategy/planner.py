@@ -642,9 +642,13 @@ def colonist(s, m, params, remaining, mask, cache):
 
 
 # --------------------------------------------------------------------------- dispatch
-@njit
+@njit_inline
 def rule_of_thumb(s, m, params, remaining, mask, cache):
-    """The answer of the rules of thumb to a decision that is no lookahead decision (``mask``: its legal mask)."""
+    """The answer of the rules of thumb to a decision that is no lookahead decision (``mask``: its legal mask).
+
+    Compiled into its two callers (:func:`play_out`, :func:`decide_legal`): called at every
+    step of every play-out, a call would count references to the plan cache's arrays each time.
+    """
     phase = s[PHASE]
     if phase == PHASE_ARCHITECT_MOVE or phase == PHASE_ARCHITECT_BUILD:
         return architect(s, m, params, remaining, mask, cache)
