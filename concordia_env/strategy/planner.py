@@ -51,10 +51,12 @@ order of a set).
 Like the engine's rules, the code compares with ``==`` chains where Python would test tuple
 membership (numba). The play-outs of one decision share what does not change between them
 (:func:`new_plan_cache`: the players' values, the Architect's house values of the last
-:data:`HOUSE_SLOTS` positions it valued); the helpers of the innermost loops borrow their
-arrays (``njit_borrowing``: no reference counting) and the Architect's rule is compiled into
-its caller (``njit_inline``): reference counting was a quarter of an Architect decision's
-options. None of it changes an answer (``tests/strategy/test_recorded_options.py``).
+:data:`HOUSE_SLOTS` positions it valued) and the storage of their lookahead frames
+(:func:`new_frames`, allocated once per decision rather than once per option); the helpers
+of the innermost loops borrow their arrays (``njit_borrowing``: no reference counting), and
+the Architect's rule and :func:`rule_of_thumb` are compiled into their callers
+(``njit_inline``): reference counting was a quarter of an Architect decision's options. None
+of it changes an answer (``tests/strategy/test_recorded_options.py``).
 """
 
 from __future__ import annotations
