@@ -51,10 +51,12 @@ order of a set).
 Like the engine's rules, the code compares with ``==`` chains where Python would test tuple
 membership (numba). The play-outs of one decision share what does not change between them
 (:func:`new_plan_cache`: the players' values, the Architect's house values of the last
-:data:`HOUSE_SLOTS` positions it valued); the helpers of the innermost loops borrow their
-arrays (``njit_borrowing``: no reference counting) and the Architect's rule is compiled into
-its caller (``njit_inline``): reference counting was a quarter of an Architect decision's
-options. None of it changes an answer (``tests/strategy/test_recorded_options.py``).
+:data:`HOUSE_SLOTS` positions it valued) and the storage of their lookahead frames
+(:func:`new_frames`, allocated once per decision rather than once per option); the helpers
+of the innermost loops borrow their arrays (``njit_borrowing``: no reference counting), and
+the Architect's rule and :func:`rule_of_thumb` are compiled into their callers
+(``njit_inline``): reference counting was a quarter of an Architect decision's options. None
+of it changes an answer (``tests/strategy/test_recorded_options.py``).
 """
 
 from __future__ import annotations
@@ -642,9 +644,13 @@ def colonist(s, m, params, remaining, mask, cache):
 
 
 # --------------------------------------------------------------------------- dispatch
-@njit
+@njit_inline
 def rule_of_thumb(s, m, params, remaining, mask, cache):
-    """The answer of the rules of thumb to a decision that is no lookahead decision (``mask``: its legal mask)."""
+    """The answer of the rules of thumb to a decision that is no lookahead decision (``mask``: its legal mask).
+
+    Compiled into its two callers (:func:`play_out`, :func:`decide_legal`): called at every
+    step of every play-out, a call would count references to the plan cache's arrays each time.
+    """
     phase = s[PHASE]
     if phase == PHASE_ARCHITECT_MOVE or phase == PHASE_ARCHITECT_BUILD:
         return architect(s, m, params, remaining, mask, cache)
@@ -661,7 +667,35 @@ def rule_of_thumb(s, m, params, remaining, mask, cache):
 
 
 @njit
-def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask):
+def new_frames():
+    """Storage for the lookahead frames of :func:`play_out`, one tuple that the play-outs of a decision reuse.
+
+    ``(base, work, best_state, candidates, n_candidates, index, decider, best_value, work_plan,
+    work_len, best_plan, best_len)``, :data:`MAX_LOOKAHEAD_DEPTH` frames each: the position
+    the frame decides, the candidate played out now and the best one's end, the candidates
+    and how many, the one played out now, who decides, the best utility, the actions of the
+    candidate played out now and of the best one. Made once per decision rather than once
+    per option: allocating them was a tenth of the options' time.
+    """
+    depth = MAX_LOOKAHEAD_DEPTH
+    return (
+        np.empty((depth, STATE_SIZE), dtype=np.int32),
+        np.empty((depth, STATE_SIZE), dtype=np.int32),
+        np.empty((depth, STATE_SIZE), dtype=np.int32),
+        np.zeros((depth, MAX_CANDIDATES), dtype=np.int64),
+        np.zeros(depth, dtype=np.int64),
+        np.zeros(depth, dtype=np.int64),
+        np.zeros(depth, dtype=np.int64),
+        np.zeros(depth),
+        np.zeros((depth, MAX_TURN_DECISIONS), dtype=np.int64),
+        np.zeros(depth, dtype=np.int64),
+        np.zeros((depth, MAX_TURN_DECISIONS), dtype=np.int64),
+        np.zeros(depth, dtype=np.int64),
+    )
+
+
+@njit
+def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask, frames):
     """Play turn number ``turn`` out on ``s`` (in place) with the planner; returns the plan's new length.
 
     The actions taken are appended to ``plan`` from ``plan_len`` on. Lookahead decisions
@@ -676,21 +710,25 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask)
     then overwrites it. Each step likewise reads the mask its previous action left
     (``mask_known``); only a position taken over from elsewhere (a decided frame's best
     play-out) has its mask filled anew.
+
+    ``frames`` is the frames' storage (:func:`new_frames`), made once per decision and reused
+    by each of its play-outs: a play-out writes every entry of a frame before it reads it.
     """
     n_frames = MAX_LOOKAHEAD_DEPTH if params[R_NESTED_LOOKAHEAD] != 0 else 0
-    n_alloc = MAX_LOOKAHEAD_DEPTH
-    base = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
-    work = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
-    best_state = np.empty((n_alloc, STATE_SIZE), dtype=np.int32)
-    candidates = np.zeros((n_alloc, MAX_CANDIDATES), dtype=np.int64)
-    n_candidates = np.zeros(n_alloc, dtype=np.int64)
-    index = np.zeros(n_alloc, dtype=np.int64)
-    decider = np.zeros(n_alloc, dtype=np.int64)
-    best_value = np.zeros(n_alloc)
-    work_plan = np.zeros((n_alloc, MAX_TURN_DECISIONS), dtype=np.int64)
-    work_len = np.zeros(n_alloc, dtype=np.int64)
-    best_plan = np.zeros((n_alloc, MAX_TURN_DECISIONS), dtype=np.int64)
-    best_len = np.zeros(n_alloc, dtype=np.int64)
+    (
+        base,
+        work,
+        best_state,
+        candidates,
+        n_candidates,
+        index,
+        decider,
+        best_value,
+        work_plan,
+        work_len,
+        best_plan,
+        best_len,
+    ) = frames
     opponent_weight = params[P_OPPONENT_WEIGHT]
     level = -1  # -1: the caller's own play-out on s; k >= 0: a candidate of frame k on work[k]
     mask_known = True  # whether mask holds the legal mask of st (the next position to decide)
@@ -783,6 +821,7 @@ def lookahead_choice(s, m, params, remaining, mask, status, cache):
     sim = np.empty(STATE_SIZE, dtype=np.int32)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     plan = np.zeros(MAX_TURN_DECISIONS, dtype=np.int64)
+    frames = new_frames()
     best = -1
     best_value = -np.inf
     for a in range(NUM_ACTIONS):
@@ -790,7 +829,7 @@ def lookahead_choice(s, m, params, remaining, mask, status, cache):
             continue
         sim[:] = s
         apply(sim, m, a, scratch)
-        play_out(sim, m, params, remaining, s[TURN_COUNT], plan, 0, status, cache, scratch)
+        play_out(sim, m, params, remaining, s[TURN_COUNT], plan, 0, status, cache, scratch, frames)
         value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], cache[0], cache[1])
         if best < 0 or value > best_value:
             best = a
@@ -834,6 +873,7 @@ __all__ = [
     "apply",
     "decide",
     "decide_legal",
+    "new_frames",
     "play_out",
     "rule_of_thumb",
 ]

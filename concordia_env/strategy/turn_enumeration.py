@@ -24,7 +24,7 @@ from concordia_env.engine.rules.legal import fill_legal
 from concordia_env.engine.state import MAX_PLAYERS, PHASE, PHASE_GAME_OVER, PHASE_PLAY_CARD, STATE_SIZE, TURN_COUNT
 
 from .evaluation import cached_values, utility
-from .planner import MAX_TURN_DECISIONS, apply, new_plan_cache, play_out
+from .planner import MAX_TURN_DECISIONS, apply, new_frames, new_plan_cache, play_out
 
 #: a plan's first actions (the option's identity): one, or two for a played Diplomat and its copy
 MAX_FIRST = 2
@@ -89,6 +89,7 @@ def play_options(s, m, params, remaining, starts, status):
     lengths = np.zeros(count, dtype=np.int64)
     scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
     cache = new_plan_cache()
+    frames = new_frames()
     for k in range(count):
         sim = afterstates[k]
         sim[:] = s
@@ -101,7 +102,7 @@ def play_options(s, m, params, remaining, starts, status):
                 n += 1
         if n == 0:
             fill_legal(sim, m, scratch)  # no first action: play_out wants the mask apply would have left
-        lengths[k] = play_out(sim, m, params, remaining, s[TURN_COUNT], plans[k], n, status, cache, scratch)
+        lengths[k] = play_out(sim, m, params, remaining, s[TURN_COUNT], plans[k], n, status, cache, scratch, frames)
         cached_values(sim, m, params, remaining, cache[0], cache[1], vals[k])
     return starts, afterstates, vals, plans, lengths
 
@@ -143,7 +144,7 @@ def plan_from(s, m, params, remaining, start, plan, status):
         n += 1
     if n == 0:
         fill_legal(sim, m, scratch)  # no first action: play_out wants the mask apply would have left
-    return play_out(sim, m, params, remaining, s[TURN_COUNT], plan, n, status, new_plan_cache(), scratch)
+    return play_out(sim, m, params, remaining, s[TURN_COUNT], plan, n, status, new_plan_cache(), scratch, new_frames())
 
 
 @njit
