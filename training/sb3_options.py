@@ -13,17 +13,17 @@ plays ``--eval-games`` games against the opponent, seats rotated.
 
 Run it from the checkout (needs the ``train`` extra: ``pip install "concordia-env[train]"``)::
 
-    python training/sb3_options.py                       # 600,000 steps: about an hour on 2 cores
+    python training/sb3_options.py                       # 600,000 steps: about half an hour on one core
     python training/sb3_options.py --steps 100000 --seed 1 --out runs/options.zip
     python training/sb3_options.py --steps 1000000 --eval-every 200000   # with a learning curve
     python training/sb3_options.py --utility-prior 0                     # no head start from the heuristic
     concordia evaluate policy:runs/options.zip --vs heuristic
 
-What it reaches (2-player Italia against ``heuristic``, README and docs/training.md): after
-one rollout of 2,048 steps 13/20; 60 minutes on 2 cores (586,000 steps) 70.5% (63.8% - 76.4%)
-of 200 games, 77% with ``--learning-rate 1e-4``; 1 M steps (48 minutes on one core, seed 0)
-72.5% (65.9% - 78.2%), and 56.0% (49.1% - 62.7%) with ``--utility-prior 0``. The same level
-trained by the PPO in one file (``training/ppo_single_file.py``) reached 81.0% in 60 minutes.
+What it reaches (2-player Italia against ``heuristic``, seed 0, README and docs/training.md):
+1 M steps (about 50 minutes on one core) 83.5% (77.7% - 88.0%) of 200 games, and 90.0%
+(85.1% - 93.4%) with ``--utility-prior 0``; with SB3's learning rate (``--learning-rate 3e-4``)
+72.5% and 56.0%. After the README's one rollout of 2,048 steps: 10/20. The same level trained
+by the PPO in one file (``concordia train ppo_options``) reached 81.0% in 1 M steps.
 """
 
 from __future__ import annotations
@@ -40,7 +40,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="runs/sb3_options.zip", help="where the model is saved")
     parser.add_argument("--envs", type=int, default=8, help="games stepped together")
     parser.add_argument("--max-options", type=int, default=32, help="options offered per decision (the rest cut)")
-    parser.add_argument("--learning-rate", type=float, default=3e-4)
+    parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=1e-4,
+        help="the README's 1e-4 (SB3's default, 3e-4, reached less in 1 M steps)",
+    )
     parser.add_argument("--opponent", default="heuristic", help="the agent spec in the other seat")
     parser.add_argument("--eval-games", type=int, default=200, help="games of the final evaluation")
     parser.add_argument(
