@@ -316,3 +316,36 @@ def test_the_options_rllib_config_is_valid_and_evaluates_against_random() -> Non
     config = rllib_ppo.RLlibConfig.load(path, {})
     assert config.level == "options" and config.eval_opponent == "random" and config.eval_games == 200
     assert set(config.opponents) == {"random"}
+
+
+def test_a_ctrl_c_while_the_checkpoint_is_written_ends_in_one_line_and_the_checkpoint_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Ctrl-C in the middle of torch's file writer: before, torch's own error escaped as a traceback."""
+    tiny = ["--num_envs", "2", "--num_steps", "16", "--total_steps", "64", "--eval_games", "2", "--seed", "4"]
+    tiny += ["--save_every", "1"]  # a checkpoint after every update
+    save, saves = th.save, [0]
+
+    def interrupted_save(*args: object, **kwargs: object) -> None:
+        saves[0] += 1
+        if saves[0] == 3:  # the checkpoint after the first update (update 0's wrote checkpoint and model)
+            os.kill(os.getpid(), signal.SIGINT)
+        save(*args, **kwargs)  # type: ignore[arg-type]
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(th, "save", interrupted_save)
+            with pytest.raises(SystemExit) as exit_info:
+                ppo_options.main([*tiny, "--runs_dir", str(tmp_path)])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert exit_info.value.code == 130 and saves[0] >= 3
+    (run,) = tmp_path.iterdir()
+    assert capsys.readouterr().err.rstrip().splitlines()[-1] == (
+        f"interrupted; continue with: concordia train ppo_options --resume {run}"
+    )
+    checkpoint = th.load(run / ppo_options.CHECKPOINT, weights_only=False)
+    assert checkpoint["progress"]["update"] == 1  # written whole after the Ctrl-C, and then the run stopped
+    resumed = ppo_options.main(["--resume", str(run), "--eval_games", "2"])
+    assert resumed["timesteps"] == 64

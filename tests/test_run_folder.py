@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from concordia_env.tools import cli
-from concordia_env.training.run_folder import LOCK_FILE, RunFolderBusyError, RunLock, new_run_dir
+from concordia_env.training.run_folder import LOCK_FILE, RunFolderBusyError, RunLock, interrupts_deferred, new_run_dir
 
 HOLD = (
     "import sys, time\n"
@@ -97,3 +97,35 @@ def test_a_lock_from_another_host_is_refused_with_how_to_clear_it(tmp_path: Path
 def test_two_new_runs_of_one_name_in_one_second_get_two_folders(tmp_path: Path) -> None:
     first, second = new_run_dir(tmp_path, "run"), new_run_dir(tmp_path, "run")
     assert first != second and first.is_dir() and second.is_dir()  # in one second: the same stamp, a suffix
+
+
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt in this process, as in a terminal (a test worker may ignore it)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_a_ctrl_c_while_a_checkpoint_is_written_stops_the_run_after_it(ctrl_c_raises: None) -> None:
+    written = []
+    with pytest.raises(KeyboardInterrupt), interrupts_deferred():
+        os.kill(os.getpid(), signal.SIGINT)  # delivered at once: the block goes on
+        written.append("the rest of the checkpoint")
+    assert written == ["the rest of the checkpoint"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is back
+    with interrupts_deferred():  # no Ctrl-C: nothing raised
+        written.append("another")
+    with pytest.raises(ZeroDivisionError), interrupts_deferred():  # the block's own error is the one raised
+        1 / 0  # noqa: B018
+
+
+def test_an_ignored_ctrl_c_stays_ignored_in_a_checkpoint() -> None:
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with interrupts_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -101,7 +101,15 @@ from .config import (
     resume_overrides,
 )
 from .run_evaluation import EVAL_DB, EvalHistory, EvalResult, eval_result, eval_seed, weights_digest
-from .run_folder import RunFolderBusyError, RunLock, new_run_dir, save_npz_atomic, write_atomic, write_json_atomic
+from .run_folder import (
+    RunFolderBusyError,
+    RunLock,
+    interrupts_deferred,
+    new_run_dir,
+    save_npz_atomic,
+    write_atomic,
+    write_json_atomic,
+)
 from .run_report import (
     CURVE_FILE,
     config_section,
@@ -401,11 +409,16 @@ class TrainingRun:
                 self.evaluate_when_due()
                 reason = self.time_guard()
                 if reason or self.done() or self.checkpoint_due():
-                    self.checkpoint()
+                    self.write_checkpoint()
                     say(self.progress_line())
                 if reason:
                     return reason
         return "completed"
+
+    def write_checkpoint(self) -> None:
+        """:meth:`checkpoint`, whole: a Ctrl-C meanwhile stops the run after it (`run_folder.interrupts_deferred`)."""
+        with interrupts_deferred():
+            self.checkpoint()
 
     def session(self) -> contextlib.AbstractContextManager[Any]:
         """The method's: what it holds while it trains (a pool, environments), entered around the iterations."""
@@ -609,7 +622,7 @@ class Run(TrainingRun):
         run = cls(run_dir, config, cls.STATE_CLASS())
         if init is not None:
             run.net.load_model(init)
-        run.checkpoint()
+        run.write_checkpoint()
         return run
 
     @classmethod

@@ -394,7 +394,7 @@ class OptionsPPORun(TrainingRun):
     def start(cls, run_dir: Path, config: Config) -> OptionsPPORun:
         """The new run, checkpointed at update 0: a run stopped in its first updates resumes."""
         run = cls.build(run_dir, config)
-        run.checkpoint()
+        run.write_checkpoint()
         return run
 
     @classmethod

@@ -23,12 +23,16 @@ says which host and how to clear it.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import signal
 import socket
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -53,6 +57,36 @@ def write_atomic(path: Path, data: bytes) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Ctrl-C waits for the block to end: a checkpoint is written whole, then the interrupt is raised.
+
+    A SIGINT during the block (a terminal's Ctrl-C) is remembered and raised as
+    ``KeyboardInterrupt`` once the block has ended normally, so the run stops after the
+    checkpoint it was writing, not inside a library's file writer (torch's zip writer,
+    interrupted, raises its own ``RuntimeError`` on the way out, and the run ended in a
+    traceback). Where SIGINT is ignored or Python cannot set its handler (a thread other than
+    the main one), the block runs as it is.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    if previous in (signal.SIG_IGN, None):
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        if callable(previous) and previous is not signal.default_int_handler:
+            previous(signal.SIGINT, None)
+        raise KeyboardInterrupt
 
 
 def save_npz_atomic(path: Path, arrays: dict[str, Any]) -> None:
