@@ -19,11 +19,8 @@ Run it from the checkout (needs the ``train`` extra: ``pip install "concordia-en
     python training/sb3_options.py --utility-prior 0                     # no head start from the heuristic
     concordia evaluate policy:runs/options.zip --vs heuristic
 
-What it reaches (2-player Italia against ``heuristic``, seed 0, README and docs/training.md):
-1 M steps (about 50 minutes on one core) 83.5% (77.7% - 88.0%) of 200 games, and 90.0%
-(85.1% - 93.4%) with ``--utility-prior 0``; with SB3's learning rate (``--learning-rate 3e-4``)
-72.5% and 56.0%. After the README's one rollout of 2,048 steps: 10/20. The same level trained
-by the PPO in one file (``concordia train ppo_options``) reached 81.0% in 1 M steps.
+What it reaches at 1 M steps, with and without the prior and at SB3's learning rate, and its
+learning curves: docs/training.md ("Measured: the README's recipe at 1 M steps").
 """
 
 from __future__ import annotations
@@ -44,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         "--learning-rate",
         type=float,
         default=1e-4,
-        help="the README's 1e-4 (SB3's default, 3e-4, reached less in 1 M steps)",
+        help="the README's 1e-4 (SB3's default is 3e-4; both measured in docs/training.md)",
     )
     parser.add_argument("--opponent", default="heuristic", help="the agent spec in the other seat")
     parser.add_argument("--eval-games", type=int, default=200, help="games of the final evaluation")

@@ -67,14 +67,11 @@ def interrupts_deferred() -> Iterator[None]:
     ``KeyboardInterrupt`` once the block has ended normally, so the run stops after the
     checkpoint it was writing, not inside a library's file writer (torch's zip writer,
     interrupted, raises its own ``RuntimeError`` on the way out, and the run ended in a
-    traceback). Where SIGINT is ignored or Python cannot set its handler (a thread other than
-    the main one), the block runs as it is.
+    traceback). Only where Ctrl-C raises ``KeyboardInterrupt`` (Python's own handler, in the
+    main thread): an ignored SIGINT, or another handler, is left as it is.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    if previous in (signal.SIG_IGN, None):
+    main = threading.current_thread() is threading.main_thread()
+    if not main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         yield
         return
     caught: list[int] = []
@@ -82,10 +79,8 @@ def interrupts_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if caught:
-        if callable(previous) and previous is not signal.default_int_handler:
-            previous(signal.SIGINT, None)
         raise KeyboardInterrupt
 
 
