@@ -56,7 +56,7 @@ from typing import IO, Any
 import numpy as np
 import torch as th
 
-from concordia_env.agents.options_net import UTILITY_PRIOR, OptionsNet
+from concordia_env.agents.options_net import OptionsNet
 from concordia_env.envs.vector_env import ConcordiaVectorEnv
 from concordia_env.strategy import features_version
 
@@ -93,16 +93,16 @@ class Config(ConfigBase):
     # the run's length: whichever comes first
     total_steps: int = _f(1_000_000, "learner decisions, all envs together")
     minutes: float = _f(60.0, "the time guard (training only; the evaluation comes after)")
-    # PPO (CleanRL's defaults, as SB3's)
-    num_steps: int = _f(128, "steps per env per rollout")
-    learning_rate: float = _f(3e-4, "Adam learning rate")
-    anneal_lr: bool = _f(True, "the learning rate falls linearly to 0 over the run")
+    # PPO: the README's MaskablePPO recipe (SB3's defaults, lr 1e-4), the strongest measured (docs/training.md)
+    num_steps: int = _f(256, "steps per env per rollout")
+    learning_rate: float = _f(1e-4, "Adam learning rate")
+    anneal_lr: bool = _f(False, "the learning rate falls linearly to 0 over the run")
     gamma: float = _f(0.99, "discount factor")
     gae_lambda: float = _f(0.95, "GAE lambda")
-    num_minibatches: int = _f(4, "minibatches per rollout")
-    update_epochs: int = _f(4, "passes over each rollout")
+    num_minibatches: int = _f(8, "minibatches per rollout")
+    update_epochs: int = _f(10, "passes over each rollout")
     clip_coef: float = _f(0.2, "PPO clip range")
-    ent_coef: float = _f(0.01, "entropy bonus coefficient")
+    ent_coef: float = _f(0.0, "entropy bonus coefficient")
     vf_coef: float = _f(0.5, "value loss coefficient")
     max_grad_norm: float = _f(0.5, "gradient clipping norm")
     # the network (OptionsNet)
@@ -112,7 +112,7 @@ class Config(ConfigBase):
     observation_hidden: list = field(
         default_factory=lambda: [64], metadata={"help": "hidden layer sizes of the flat observation's MLP"}
     )
-    utility_prior: float = _f(UTILITY_PRIOR, "the heuristic's utility in the logits at the start (0: uniform)")
+    utility_prior: float = _f(0.0, "the heuristic's utility in the first logits (0: uniform: the features alone)")
     torch_threads: int = _f(1, "torch threads of the network")
     # checkpoints and the final evaluation
     save_every: int = _f(50, "updates between checkpoints")
