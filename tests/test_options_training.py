@@ -231,7 +231,7 @@ def test_ctrl_c_stops_the_script_in_one_line_and_keeps_its_checkpoint(tmp_path: 
         (["--gamma", "2"], "gamma must be in 0..1, got 2.0"),
         (["--minutes", "-1"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
         (["--minutes", "nan"], "minutes, ent_coef, vf_coef and eval_games must be >= 0"),
-        (["--num_minibatches", "5000"], "num_minibatches (5000) exceeds a rollout's 128 x 8 steps"),
+        (["--num_minibatches", "50000"], "num_minibatches (50000) exceeds a rollout's 256 x 8 steps"),
         (["--opponents", "bogus"], "unknown agent 'bogus'"),
         (["--map", "nowhere"], "unknown map 'nowhere'"),
         (["--learning_rate", "fast"], "learning_rate must be a number, got 'fast'"),

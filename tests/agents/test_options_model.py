@@ -180,7 +180,8 @@ def ppo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     runs = tmp_path_factory.mktemp("ppo_runs")
     tiny = ["--num_envs", "2", "--num_steps", "16", "--total_steps", "64", "--eval_games", "2", "--max_options", "8"]
-    ppo_options.main([*tiny, "--runs_dir", str(runs), "--seed", "2"])
+    prior = ["--utility_prior", "120"]  # the heuristic's ranking in the logits: no near-ties between options
+    ppo_options.main([*tiny, *prior, "--runs_dir", str(runs), "--seed", "2"])
     (run,) = runs.iterdir()
     return run
 
