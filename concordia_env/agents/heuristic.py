@@ -177,7 +177,7 @@ class HeuristicAgent(Agent):
             return int(legal[0])
         if self._seat is None:
             self._seat = SeatPlayer(self.compiled_player(game.num_players, game.map.name), *self.compiled_state())
-        action, illegal = self._seat.act(np.array(game.state), game.map.tables, game.legal_mask())
+        action, illegal = self._seat.act(np.array(game.state), game.map.tables, game.legal_mask(), len(legal))
         self.report_illegal(game, illegal)
         return self.checked(game, action, legal)
 

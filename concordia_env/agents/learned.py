@@ -271,7 +271,7 @@ class GreedyLearnedAgent(SearchFreeLearnedAgent):
         if len(legal) == 1:
             return int(legal[0])
         seat = self._seat_for(game.num_players, game.map.name)
-        action, illegal = seat.act(np.array(game.state), game.map.tables, game.legal_mask())
+        action, illegal = seat.act(np.array(game.state), game.map.tables, game.legal_mask(), len(legal))
         self._rules.report_illegal(game, illegal)
         return self.checked(game, action, legal)
 

@@ -116,10 +116,11 @@ class SeatPlayer:
         self.plan_len = np.zeros(1, dtype=np.int64)
         self.status = np.zeros(STATUS_SIZE, dtype=np.int64)
 
-    def act(self, state: np.ndarray, tables: np.ndarray, mask: np.ndarray) -> tuple[int, int]:
+    def act(self, state: np.ndarray, tables: np.ndarray, mask: np.ndarray, count: int = -1) -> tuple[int, int]:
         """The action for the seat to move in ``state`` (legal ``mask``), and how many illegal actions were planned.
 
-        An action of -1 is a plan the rules refused (a bug the caller reports).
+        ``count`` is how many actions ``mask`` allows, where the caller knows it (-1: counted
+        here). An action of -1 is a plan the rules refused (a bug the caller reports).
         """
         self.status[:] = 0
         action = strategy_act(
@@ -127,7 +128,7 @@ class SeatPlayer:
             tables,
             self.kind,
             mask,
-            int(mask.sum()),
+            int(mask.sum()) if count < 0 else count,
             self.params,
             self.model,
             self.rng,

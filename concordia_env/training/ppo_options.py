@@ -7,7 +7,14 @@ observation) with PPO against fixed opponents, in ``num_envs`` games stepped tog
 its ``threads``; the learner's seat rotates across rows and games; autoreset in the same
 step). Every ``--field value`` of :class:`Config` overrides its default, read as YAML as in
 every training command (:mod:`.config`), e.g. ``concordia train ppo_options --total_steps
-200000 --minutes 60 --seed 0 --option_hidden '[128, 64]'``; ``--config FILE.yaml`` gives many.
+200000 --minutes 60 --seed 0 --option_hidden '[128, 64]'``; ``--config FILE.yaml`` gives many
+(a run's own ``config.json`` repeats that run).
+
+The defaults are the README's ``MaskablePPO`` recipe (SB3's PPO settings: 2,048 steps a
+rollout in minibatches of 256, 10 epochs, no entropy bonus; a constant learning rate of 1e-4)
+with ``utility_prior`` 0: the policy starts uniform and learns from the options' features
+alone, which measured stronger against the search than starting from the heuristic's
+ranking (docs/training.md, "The options level").
 
 The run is a :class:`OptionsPPORun` on the one training loop (:class:`.loop.TrainingRun`,
 as afterstate, expert iteration and self-play): one iteration is one PPO update (a rollout

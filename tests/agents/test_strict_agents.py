@@ -27,7 +27,9 @@ def illegal_action(game: Game) -> int:
 def propose_illegal(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every compiled player proposes an illegal action (the first one the mask refuses) at every decision."""
 
-    def wrong(self: SeatPlayer, state: np.ndarray, tables: np.ndarray, mask: np.ndarray) -> tuple[int, int]:
+    def wrong(
+        self: SeatPlayer, state: np.ndarray, tables: np.ndarray, mask: np.ndarray, count: int = -1
+    ) -> tuple[int, int]:
         return int(np.flatnonzero(~mask)[0]), 0
 
     monkeypatch.setattr(SeatPlayer, "act", wrong)
