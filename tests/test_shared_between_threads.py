@@ -125,14 +125,15 @@ def test_the_per_decision_calls_are_lock_free_compiled_calls_and_every_other_pub
     """Game's hot path takes no lock: one compiled call each, keeping the GIL (engine.serial)."""
     import inspect
 
+    from concordia_env.engine.observation import fill_observation_unless_busy
     from concordia_env.engine.rules import entry_points
 
-    for name in ("legal_mask", "legal_actions", "step"):
+    for name in ("legal_mask", "legal_actions", "step", "observation"):
         method = vars(Game)[name]
         assert name in Game.LOCK_FREE and not hasattr(method, "__wrapped__"), name
         assert "_unless_busy(" in inspect.getsource(method) and ".acquire()" not in inspect.getsource(method), name
     for entry in (entry_points.step_unless_busy, entry_points.legal_actions_unless_busy,
-                  entry_points.legal_mask_unless_busy):  # fmt: skip
+                  entry_points.legal_mask_unless_busy, fill_observation_unless_busy):  # fmt: skip
         assert entry.targetoptions["nogil"] is False, entry  # atomic for every other Python thread
     wrapped = [
         name
@@ -147,7 +148,7 @@ def _locked_call(game: Game, during: Callable[[], Any]) -> None:
     serial._holding_the_lock(lambda self: during())(game)
 
 
-@pytest.mark.parametrize("call", ["step", "legal_actions", "legal_mask"])
+@pytest.mark.parametrize("call", ["step", "legal_actions", "legal_mask", "observation"])
 def test_a_lock_free_call_waits_for_another_thread_s_locked_call(call: str) -> None:
     """While one thread is inside a locked call (several compiled calls, the GIL released between them),
     a lock-free call of another thread refuses in its compiled code, takes the lock and runs after it."""
@@ -158,7 +159,8 @@ def test_a_lock_free_call_waits_for_another_thread_s_locked_call(call: str) -> N
     holder.start()
     assert inside.wait(30)
     done: list[Any] = []
-    work = (lambda: game.step(action)) if call == "step" else getattr(game, call)
+    special = {"step": lambda: game.step(action), "observation": lambda: game.observation(1)}
+    work = special.get(call, getattr(game, call))
     caller = threading.Thread(target=lambda: done.append(work()))
     caller.start()
     caller.join(timeout=0.5)
@@ -171,7 +173,8 @@ def test_a_lock_free_call_waits_for_another_thread_s_locked_call(call: str) -> N
         assert game.decision_count == 1
     else:
         reference = Game.new("italia", 2, seed=1)
-        assert np.array_equal(done[0], getattr(reference, call)())
+        expected = reference.observation(1) if call == "observation" else getattr(reference, call)()
+        assert np.array_equal(done[0], expected)
 
 
 def test_a_lock_free_call_inside_its_own_thread_s_locked_call_runs() -> None:
@@ -183,10 +186,12 @@ def test_a_lock_free_call_inside_its_own_thread_s_locked_call_runs() -> None:
         legal.append(game.legal_actions())
         game.step(int(legal[0][0]))
         legal.append(game.legal_mask())
+        legal.append(game.observation(0))
 
     _locked_call(game, inside)
     assert game.decision_count == 1 and int(game._busy[0]) == 0
     assert np.array_equal(np.flatnonzero(legal[1]), game.legal_actions())
+    assert np.array_equal(legal[2], game.observation(0))
 
 
 def test_a_refused_step_leaves_no_locked_call_counted() -> None:

@@ -32,7 +32,7 @@ from .cards import (
 from .describe import describe, explain_illegal
 from .errors import ArgumentTypeError, IllegalActionError, integer_argument, seat_argument, short_repr
 from .maps import Map, load
-from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, fill_observation
+from .observation import OBS_SIZES, OBSERVATION_VERSION, check_observation_version, fill_observation_unless_busy
 from .position_codec import parse_position, position_text, read_position, write_position
 from .rules import entry_points, facts
 from .rules.entry_points import (
@@ -158,7 +158,7 @@ class Game:
     # ``_tables`` is ``_map.tables``, kept at hand for the calls made on every decision.
     __slots__ = ("_busy", "_cache", "_lock", "_map", "_mask", "_state", "_tables", "_view")
     #: the per-decision calls are lock-free compiled calls, and is_over reads one value (engine.serial)
-    LOCK_FREE = ("legal_mask", "legal_actions", "step", "is_over")
+    LOCK_FREE = ("legal_mask", "legal_actions", "step", "is_over", "observation")
 
     def __init__(self, state: np.ndarray, map: Map | str) -> None:
         m = _map_of(map)
@@ -778,7 +778,9 @@ class Game:
                 f"out must be a writable, C-contiguous float32 array of shape ({size},) "
                 f"(observation version {version}), got shape {out.shape}"
             )
-        fill_observation(self._state, self._tables, p, out)
+        if not _fill_observation_unless_busy(self._state, self._tables, p, out, self._cache, 0):  # lock-free
+            with self._lock:  # another thread's locked call is under way (engine.serial)
+                _fill_observation_unless_busy(self._state, self._tables, p, out, self._cache, int(self._busy[0]))
         return out
 
     # ------------------------------------------------------------------ misc
@@ -848,6 +850,7 @@ def entry_point(dispatcher: Any, *argument_types: Any) -> Callable[..., Any]:
 _STATE_T = types.Array(types.int32, 1, "C")
 _TABLES_T = types.Array(types.int32, 1, "C", readonly=True)
 _CACHE_T = types.Array(types.uint8, 1, "C")
+_OBSERVATION_T = types.Array(types.float32, 1, "C")
 
 
 def _step_unless_busy(state: np.ndarray, tables: np.ndarray, action: int, cache: np.ndarray, allowed: int) -> int:
@@ -875,6 +878,17 @@ def _legal_mask_unless_busy(state: np.ndarray, tables: np.ndarray, cache: np.nda
         entry_points.legal_mask_unless_busy, _STATE_T, _TABLES_T, _CACHE_T, types.int64
     )
     return _legal_mask_unless_busy(state, tables, cache, allowed)
+
+
+def _fill_observation_unless_busy(
+    state: np.ndarray, tables: np.ndarray, player: int, out: np.ndarray, cache: np.ndarray, allowed: int
+) -> bool:
+    """``observation.fill_observation_unless_busy``: on first use, replaces itself by its compiled entry point."""
+    global _fill_observation_unless_busy
+    _fill_observation_unless_busy = entry_point(
+        fill_observation_unless_busy, _STATE_T, _TABLES_T, types.int64, _OBSERVATION_T, _CACHE_T, types.int64
+    )
+    return bool(_fill_observation_unless_busy(state, tables, player, out, cache, allowed))
 
 
 def _map_of(map: Map | str) -> Map:

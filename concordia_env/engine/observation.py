@@ -103,6 +103,8 @@ from .errors import ArgumentTypeError, seat_argument
 from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
 from .rules import njit, njit_borrowing
+from .rules._jit import njit_holding_gil
+from .rules.entry_points import cache_busy
 from .rules.scoring import (
     CONCORDIA_PART,
     NUM_SCORE_PARTS,
@@ -727,6 +729,18 @@ def fill_observation(s, m, p, out):
     give v1 (v0 followed by the colonist slots). The Python wrappers check the length.
     """
     _observe(s, m, p, out, np.zeros(NUM_SCORE_PARTS, dtype=np.int32))
+
+
+@njit_holding_gil
+def fill_observation_unless_busy(s, m, p, out, cache, allowed):
+    """:func:`fill_observation` as ``Game.observation``'s one lock-free call; False, ``out`` untouched, when busy.
+
+    Busy: more locked calls of the game under way than the caller's own (``engine.serial``).
+    """
+    if cache_busy(cache)[0] > allowed:
+        return False
+    fill_observation(s, m, p, out)
+    return True
 
 
 @njit
