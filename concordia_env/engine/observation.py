@@ -102,8 +102,7 @@ from .cards import (
 from .errors import ArgumentTypeError, seat_argument
 from .layout import Layout
 from .maps import M_NUM_CITIES, M_NUM_PROVINCES, MAP_NAMES, MAX_PATHS, MAX_PROVINCES, Map, load
-from .rules import njit, njit_borrowing
-from .rules._jit import njit_holding_gil
+from .rules import njit, njit_borrowing, njit_holding_gil
 from .rules.entry_points import cache_busy
 from .rules.scoring import (
     CONCORDIA_PART,

@@ -20,11 +20,12 @@ edit of the package); code outside ``rules/`` that compiles its own functions ov
 state (observations, fast rollouts) uses it from here. ``njit_borrowing`` compiles a
 function that only reads the arrays it is given, without reference counting (see
 ``_jit.njit_borrowing`` for why the refusal checks need it); ``njit_inline`` one that numba
-copies into its few callers (the strategy's innermost Architect rule, ``_jit.njit_inline``).
+copies into its few callers (the strategy's innermost Architect rule, ``_jit.njit_inline``);
+``njit_holding_gil`` an entry point that keeps the GIL (``Game``'s lock-free calls, ``engine.serial``).
 """
 
 from __future__ import annotations
 
-from ._jit import njit, njit_borrowing, njit_inline, njit_parallel
+from ._jit import njit, njit_borrowing, njit_holding_gil, njit_inline, njit_parallel
 
-__all__ = ["njit", "njit_borrowing", "njit_inline", "njit_parallel"]
+__all__ = ["njit", "njit_borrowing", "njit_holding_gil", "njit_inline", "njit_parallel"]
