@@ -106,7 +106,7 @@ from concordia_env.tools.progress import Progress, show_progress
 from concordia_env.tools.report import Z_95, elo_interval, elo_text, wilson_interval
 from concordia_env.tools.sprt import Sprt, SprtResult, batch_size
 from concordia_env.tools.store import GameRecord
-from concordia_env.tools.tournament import OnDone, TournamentResult, duel, run_tournament
+from concordia_env.tools.tournament import OnDone, TournamentResult, duel, one_torch_thread, run_tournament
 
 #: turn cap of an evaluation game (random 2-player Italia games last about 240 turns)
 DEFAULT_MAX_TURNS = 1000
@@ -532,6 +532,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if test is not None and len(args.vs) != 1:
         parser.error(f"--sprt tests against one opponent: give one --vs SPEC (got {len(args.vs)})")
     arguments.refuse_unwritable(parser, "--json", args.json)  # before the games, not after them
+    one_torch_thread()  # the agents are built: a model plays on one thread here, as in the workers
     games = args.games or (DEFAULT_SPRT_GAMES if test is not None else DEFAULT_GAMES)
     if not args.quiet:
         if test is None:

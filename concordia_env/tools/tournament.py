@@ -472,14 +472,17 @@ def start_worker() -> None:
 
 
 def one_torch_thread() -> None:
-    """Run in each forked worker: torch's operations on one thread, if the parent imported torch.
+    """Run in each forked worker, and by the commands that play in their own process once their
+    agents are built: torch's operations on one thread, if torch is imported.
 
     A process forked after torch ran a parallel operation (building a policy's network does:
     ``policy:model.zip`` is checked in the parent before the first game) inherits an OpenMP
     thread pool whose threads did not survive the fork, and its first parallel operation (the
     orthogonal initialisation of the next network it builds) waits for them for ever. On one
     thread torch never enters the pool; the agents' networks are small, and one thread a
-    worker is what they run best on.
+    worker is what they run best on (a command's own process too: two threads took half as
+    much CPU again for the same games on an idle 2-core machine, and minutes more beside other
+    work). The library's ``evaluate`` leaves its caller's torch settings alone.
     """
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -806,6 +809,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"[yellow]note:[/] seats are exactly balanced every {block} games; {config.games} is not a multiple"
         )
     console.print(f"tournament {config.tournament_id} ({config.name}) -> {args.db}")
+    one_torch_thread()  # the agents were built by refuse_unplayable: this process plays on one thread too
     result = run_for_command(
         config,
         console,

@@ -267,3 +267,32 @@ def test_other_torch_files_are_one_line_saying_what_they_are(ppo_run: Path, tmp_
         agents.make("policy", path=mismatched)
     for caught in (checkpoint, o, shape):
         assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "tournament"])
+def test_the_commands_play_a_model_on_one_torch_thread_and_the_library_leaves_torch_alone(
+    ppo_run: Path, tmp_path: Path, command: str
+) -> None:
+    """``concordia evaluate`` / ``tournament`` in their own process: torch on one thread, as in their workers.
+
+    Two threads cost half as much CPU again for the same games on an idle 2-core machine; the
+    library's ``evaluate`` is called inside a user's process and leaves its threads as they are.
+    """
+    from concordia_env.tools import evaluate as evaluate_command
+    from concordia_env.tools import tournament as tournament_command
+
+    spec = f"policy:{ppo_run / 'model.pt'}"
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        concordia_env.evaluate(spec, opponents="random", games=2, seed=0)
+        assert torch.get_num_threads() == 2
+        if command == "evaluate":
+            assert evaluate_command.main([spec, "--vs", "random", "--games", "2", "--quiet"]) == 0
+        else:
+            db, out = tmp_path / "t.sqlite", tmp_path / "out"
+            argv = ["--agents", spec, "random", "--games", "2", "--db", str(db), "--out", str(out)]
+            assert tournament_command.main(argv) == 0
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
