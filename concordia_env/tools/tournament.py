@@ -473,16 +473,16 @@ def start_worker() -> None:
 
 def one_torch_thread() -> None:
     """Run in each forked worker, and by the commands that play in their own process once their
-    agents are built: torch's operations on one thread, if torch is imported.
+    agents are built (:func:`run_for_command`, ``concordia evaluate``): torch's operations on one
+    thread, if torch is imported.
 
     A process forked after torch ran a parallel operation (building a policy's network does:
     ``policy:model.zip`` is checked in the parent before the first game) inherits an OpenMP
     thread pool whose threads did not survive the fork, and its first parallel operation (the
     orthogonal initialisation of the next network it builds) waits for them for ever. On one
     thread torch never enters the pool; the agents' networks are small, and one thread a
-    worker is what they run best on (a command's own process too: two threads took half as
-    much CPU again for the same games on an idle 2-core machine, and minutes more beside other
-    work). The library's ``evaluate`` leaves its caller's torch settings alone.
+    worker is what they run best on, and so does a command's own process (CHANGELOG.md has the
+    measure). The library's ``evaluate`` leaves its caller's torch settings alone.
     """
     torch = sys.modules.get("torch")
     if torch is not None:
@@ -763,9 +763,12 @@ def run_for_command(config: TournamentConfig, console: Any, **options: Any) -> T
     where ``--reset`` moved the old file, an interrupt or a dead worker (finished games are
     saved, the same command resumes), a results file that is not one, a Ray address that
     stopped answering. ``concordia tournament`` and ``concordia bench ladder`` both run through it.
+    Its games in this process run torch on one thread, as its workers do (:func:`one_torch_thread`;
+    the commands built their agents when they checked them, :func:`refuse_unplayable`).
     """
     from rich.markup import escape
 
+    one_torch_thread()
     try:
         result = run_tournament(config, **options)
     except KeyboardInterrupt:
@@ -809,7 +812,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"[yellow]note:[/] seats are exactly balanced every {block} games; {config.games} is not a multiple"
         )
     console.print(f"tournament {config.tournament_id} ({config.name}) -> {args.db}")
-    one_torch_thread()  # the agents were built by refuse_unplayable: this process plays on one thread too
     result = run_for_command(
         config,
         console,

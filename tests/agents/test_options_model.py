@@ -275,8 +275,8 @@ def test_the_commands_play_a_model_on_one_torch_thread_and_the_library_leaves_to
 ) -> None:
     """``concordia evaluate`` / ``tournament`` in their own process: torch on one thread, as in their workers.
 
-    Two threads cost half as much CPU again for the same games on an idle 2-core machine; the
-    library's ``evaluate`` is called inside a user's process and leaves its threads as they are.
+    The tournament goes through ``run_for_command``, as ``bench ladder`` and the strength bars do;
+    the library's ``evaluate`` is called inside a user's process and leaves its threads as they are.
     """
     from concordia_env.tools import evaluate as evaluate_command
     from concordia_env.tools import tournament as tournament_command
