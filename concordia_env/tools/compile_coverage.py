@@ -249,7 +249,8 @@ def _vector_game_steps(opponents: str | None, threads: int) -> None:
 
 
 def batch_opponents() -> None:
-    """``VectorGame`` with every compiled opponent, and the vector env at both levels, on one thread and two."""
+    """``VectorGame`` with every compiled opponent, and the vector env at both levels (the options level at both
+    granularities), on one thread and two."""
     from concordia_env.envs.vector_env import ConcordiaVectorEnv
 
     for opponents, threads in itertools.product(("random", "heuristic", "learned"), (1, 2)):
@@ -260,9 +261,10 @@ def batch_opponents() -> None:
         for _ in range(10):
             flat.step(flat.action_space.sample())
         flat.close()
-    for threads in (1, 2):  # a turn cap restarts rows, whose options are then computed alone
+    # a turn cap restarts rows, whose options are then computed alone; "turn" plays the learner's whole turn
+    for granularity, threads in itertools.product(("decision", "turn"), (1, 2)):
         options = ConcordiaVectorEnv(2, opponents="heuristic", map="italia", num_players=2, level="options",
-                                     max_turns=2, threads=threads, seed=0)  # fmt: skip
+                                     granularity=granularity, max_turns=2, threads=threads, seed=0)  # fmt: skip
         options.reset(seed=0)
         for _ in range(8):
             options.step(np.argmax(options.action_masks(), axis=1))
@@ -308,7 +310,7 @@ PARTS: tuple[Part, ...] = (
     Part("the heuristic", heuristic, (0,), 54),
     Part("VectorGame", vector_game, (0,), 26),
     Part("MCTS", mcts, (1,), 36),
-    Part("the vector env at both levels, and VectorGame with compiled opponents", batch_opponents, (1, 2), 60),
+    Part("the vector env at both levels, and VectorGame with compiled opponents", batch_opponents, (1, 2), 90),
     Part("the learned agent and its search", learned, (1,), 3),
     Part("the options level of SingleAgentEnv, and PettingZoo", single_envs, (1,), 6),
     Part("the strategy core's entry points", strategy_core, (1,), 1),

@@ -61,9 +61,10 @@ def python_entries() -> dict[str, set[str]]:
     """Every compiled function that Python code of the package calls, with the files that call it.
 
     Read from the source: in every file of the package, each call ``f(...)`` or
-    ``module.f(...)`` outside a compiled function is resolved through the file's imports;
-    those that name a dispatcher are entries. (Compiled functions calling each other are
-    compiled with their caller.)
+    ``module.f(...)`` outside a compiled function, and each name handed to such a call as an
+    argument (``rows.run(step_rows, step_rows_parallel, ...)`` calls one of the two), is
+    resolved through the file's imports; those that name a dispatcher are entries. (Compiled
+    functions calling each other are compiled with their caller.)
     """
     compiled = dispatchers()
     root = Path(concordia_env.__file__).parent
@@ -76,9 +77,11 @@ def python_entries() -> dict[str, set[str]]:
             for call in ast.walk(node):
                 if not isinstance(call, ast.Call):
                     continue
-                target = _re_exported(_call_target(call.func, names), compiled)
-                if target in compiled:
-                    entries.setdefault(target, set()).add(str(path.relative_to(root.parent)))
+                # the called function, and any compiled function handed to a call (``rows.run(serial, twin, ...)``)
+                for func in (call.func, *call.args):
+                    target = _re_exported(_call_target(func, names), compiled)
+                    if target in compiled:
+                        entries.setdefault(target, set()).add(str(path.relative_to(root.parent)))
     return entries
 
 
@@ -191,6 +194,7 @@ def test_the_source_scan_finds_the_entries() -> None:
         "concordia_env.engine.observation.observe_batch_into",  # from envs/vector_game.py
         "concordia_env.strategy.players.play_rows",  # called in envs/opponents.py through concordia_env.strategy
         "concordia_env.engine.rules.entry_points.play_plan",  # Game.play_plan
+        "concordia_env.envs.threads.step_rows_turn_parallel",  # handed to RowThreads.run in envs/vector_game.py
     ):
         assert expected in entries, expected
     assert "concordia_env.strategy.planner.plan_trades" not in entries  # called by compiled code only
