@@ -30,6 +30,13 @@ missing says so in one line on stderr and exits with status 1, before it starts:
 nothing.) A module
 of an extra that a run reaches later (``evaluate policy:model.zip`` needs torch) is named
 the same way when its import fails.
+
+Ctrl-C
+------
+Every subcommand stops on Ctrl-C with one line on stderr and exit status 130. The programs
+handle it where their work is (``evaluate`` and ``tournament`` keep the finished games, a
+training run its checkpoint); this module catches it anywhere else, while a program imports
+or compiles, including an interrupt that a library swallowed (:class:`InterruptWatch`).
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from concordia_env._extras import (
     DISTRIBUTION,
@@ -153,20 +160,82 @@ def _needs(command: str, extras: Sequence[str], module: str) -> int:
     return 1
 
 
+#: the exit status of a command stopped by Ctrl-C (128 + SIGINT, as a shell reports it)
+INTERRUPTED = 130
+
+
+class InterruptWatch:
+    """Notes a Ctrl-C that a library swallowed while a command ran (``sys.unraisablehook``, in a ``with`` block).
+
+    A Ctrl-C in the middle of a numba compile (a first use) can land in one of llvmlite's
+    destructors: Python prints it as "Exception ignored in ..." with a traceback and goes on,
+    and numba then fails on the half-built code (``RuntimeError: no compiled object yet``).
+    The watch drops that print and remembers the interrupt, so that the command ends in the
+    one line of an interrupt instead of the error that followed; once a process was
+    interrupted, llvmlite's half-built objects also fail quietly when it exits.
+    """
+
+    def __init__(self) -> None:
+        self.interrupted = False
+        self._previous = sys.unraisablehook
+
+    def __enter__(self) -> InterruptWatch:
+        sys.unraisablehook = self._unraisable
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.unraisablehook = self._teardown if self.interrupted else self._previous
+
+    def _unraisable(self, unraisable: Any) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            self.interrupted = True
+        elif not self.interrupted:
+            self._previous(unraisable)
+
+    def _teardown(self, unraisable: Any) -> None:
+        if not str(getattr(unraisable.object, "__module__", "")).startswith("llvmlite."):
+            self._previous(unraisable)
+
+
+def _interrupted(command: str) -> int:
+    sys.stderr.write(f"{command}: interrupted\n")
+    return INTERRUPTED
+
+
 def _run(command: str, program: Program, argv: list[str]) -> int:
-    """Call the program's ``main(argv)`` if its extras are there; a main that returns a path or None is success."""
+    """Call the program's ``main(argv)`` if its extras are there; a main that returns a path or None is success.
+
+    A Ctrl-C the program does not handle itself (while it imports, or compiles) ends it in one
+    line with status 130, as one it handles does; so does an error that a swallowed Ctrl-C
+    caused (:class:`InterruptWatch`).
+    """
     missing = missing_extra(program.extras)
     if missing is not None:
         return _needs(command, program.extras, missing[1])
+    with InterruptWatch() as watch:
+        try:
+            result = _call(command, program, argv)
+        except KeyboardInterrupt:
+            watch.interrupted = True
+            return _interrupted(command)
+        except Exception:
+            if watch.interrupted:
+                return _interrupted(command)
+            raise
+        watch.interrupted |= result == INTERRUPTED  # the program's own one line of a Ctrl-C
+    return result if isinstance(result, int) else 0
+
+
+def _call(command: str, program: Program, argv: list[str]) -> Any:
+    """The program's ``main(argv)``; a module of an extra that its run reaches is named in one line."""
     try:
         main = importlib.import_module(program.module).main
-        result = main(argv)
+        return main(argv)
     except ModuleNotFoundError as exc:  # a module of an extra reached later (evaluate policy:x.zip needs torch)
         extra = extra_of(exc)
         if extra is None:
             raise
         return _needs(command, (extra,), (exc.name or "").split(".")[0])
-    return result if isinstance(result, int) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
