@@ -43,6 +43,7 @@ def test_an_interrupt_the_program_does_not_handle_is_one_line_and_130(monkeypatc
     def main(argv: list[str]) -> int:
         raise KeyboardInterrupt
 
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # put back after the test
     assert cli._run("concordia fake", fake_program(monkeypatch, main), []) == cli.INTERRUPTED
     captured = capsys.readouterr()
     assert captured.err == "concordia fake: interrupted\n" and captured.out == ""
@@ -53,12 +54,9 @@ def test_an_error_after_a_swallowed_interrupt_is_the_interrupt_s_one_line(monkey
         SwallowsAnInterrupt()  # dropped at once: its destructor's interrupt goes to sys.unraisablehook
         raise RuntimeError("no compiled object yet for <Library 'deal'>")
 
-    hook = sys.unraisablehook
-    try:
-        assert cli._run("concordia fake", fake_program(monkeypatch, main), []) == cli.INTERRUPTED
-        assert capsys.readouterr().err == "concordia fake: interrupted\n"
-    finally:
-        sys.unraisablehook = hook
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # put back after the test
+    assert cli._run("concordia fake", fake_program(monkeypatch, main), []) == cli.INTERRUPTED
+    assert capsys.readouterr().err == "concordia fake: interrupted\n"
 
 
 def test_without_an_interrupt_errors_and_ignored_exceptions_are_as_before(monkeypatch, capsys) -> None:
@@ -79,14 +77,29 @@ def test_without_an_interrupt_errors_and_ignored_exceptions_are_as_before(monkey
     assert sys.unraisablehook == seen.append  # the hook the process had is back
 
 
-def test_after_an_interrupt_only_llvmlite_s_teardown_is_quiet(monkeypatch) -> None:
+def stopped_by_a_raised_interrupt(argv: list[str]) -> int:
+    raise KeyboardInterrupt
+
+
+def stopped_by_its_own_handler_exiting(argv: list[str]) -> int:
+    raise SystemExit(cli.INTERRUPTED)  # what a training run does after its one line
+
+
+def stopped_by_its_own_handler_returning(argv: list[str]) -> int:
+    return cli.INTERRUPTED  # what evaluate and tournament do after theirs
+
+
+@pytest.mark.parametrize(
+    "main", [stopped_by_a_raised_interrupt, stopped_by_its_own_handler_exiting, stopped_by_its_own_handler_returning]
+)
+def test_after_an_interrupt_only_llvmlite_s_teardown_is_quiet(monkeypatch, main) -> None:
     seen: list[Any] = []
     monkeypatch.setattr(sys, "unraisablehook", seen.append)
 
-    def main(argv: list[str]) -> int:
-        raise KeyboardInterrupt
-
-    cli._run("concordia fake", fake_program(monkeypatch, main), [])
+    try:
+        assert cli._run("concordia fake", fake_program(monkeypatch, main), []) == cli.INTERRUPTED
+    except SystemExit as exit_:  # a program's own exit passes through, its status unchanged
+        assert exit_.code == cli.INTERRUPTED
     llvmlite_del = types.SimpleNamespace(__module__="llvmlite.binding.ffi")
     for origin in (llvmlite_del, types.SimpleNamespace(__module__="somewhere.else")):
         sys.unraisablehook(types.SimpleNamespace(exc_value=AttributeError("_as_parameter_"), object=origin))

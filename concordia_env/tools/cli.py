@@ -183,7 +183,10 @@ class InterruptWatch:
         sys.unraisablehook = self._unraisable
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, traceback: object) -> None:
+        # a Ctrl-C that ended the block: raised, or a program's own exit with the status of one
+        if isinstance(exc, KeyboardInterrupt) or (isinstance(exc, SystemExit) and exc.code == INTERRUPTED):
+            self.interrupted = True
         sys.unraisablehook = self._teardown if self.interrupted else self._previous
 
     def _unraisable(self, unraisable: Any) -> None:
@@ -212,17 +215,17 @@ def _run(command: str, program: Program, argv: list[str]) -> int:
     missing = missing_extra(program.extras)
     if missing is not None:
         return _needs(command, program.extras, missing[1])
-    with InterruptWatch() as watch:
-        try:
+    watch = InterruptWatch()
+    try:
+        with watch:
             result = _call(command, program, argv)
-        except KeyboardInterrupt:
-            watch.interrupted = True
+            watch.interrupted |= result == INTERRUPTED  # the program's own one line of a Ctrl-C
+    except KeyboardInterrupt:
+        return _interrupted(command)
+    except Exception:
+        if watch.interrupted:
             return _interrupted(command)
-        except Exception:
-            if watch.interrupted:
-                return _interrupted(command)
-            raise
-        watch.interrupted |= result == INTERRUPTED  # the program's own one line of a Ctrl-C
+        raise
     return result if isinstance(result, int) else 0
 
 
