@@ -76,7 +76,7 @@ from concordia_env.engine.cards import (
 )
 from concordia_env.engine.layout import Layout
 from concordia_env.engine.maps import M_CITY_PROVINCE, M_NUM_CITIES, M_NUM_PROVINCES, MAX_CITIES
-from concordia_env.engine.rules import njit, njit_borrowing
+from concordia_env.engine.rules import njit, njit_borrowing, stack_zeros
 from concordia_env.engine.rules.facts import colonists_on_board, house_prices, is_buildable_place, reachable_places
 from concordia_env.engine.rules.scoring import count_bits, house_summary
 from concordia_env.engine.state import (
@@ -273,7 +273,7 @@ def marginal_money_value(params, e, wealth_now):
     return e * params[W_MONEY] * math.exp(-wealth_now / params[W_MONEY_SCALE])
 
 
-@njit
+@njit_borrowing
 def house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, out):
     """Value of building in each place minus what the house costs (money and goods, Vesta included).
 
@@ -283,7 +283,7 @@ def house_net_values(s, m, params, p, facts, remaining, gains, price_money, pric
     e = economy_weight(params, remaining)
     vesta = facts[F_GODS + VESTA] / VESTA_SESTERTII_PER_VP
     per_sestertius = marginal_money_value(params, e, player_wealth(facts)) + vesta
-    good_worth = np.empty(NUM_GOODS)
+    good_worth = stack_zeros(NUM_GOODS, np.float64)
     for g in range(NUM_GOODS):
         good_worth[g] = GOOD_PRICE[g] * (per_sestertius + e * params[W_NEED_PREMIUM])
     for c in range(m[M_NUM_CITIES]):
@@ -297,7 +297,7 @@ def house_net_values(s, m, params, p, facts, remaining, gains, price_money, pric
 
 
 # --------------------------------------------------------------------------- needs
-@njit
+@njit_borrowing
 def need(s, m, params, p, facts, remaining, gains, price_goods, out):
     """Goods p needs soon, into ``out[2, good]``: [0] for the best houses within reach, [1] for a colonist.
 
@@ -306,7 +306,7 @@ def need(s, m, params, p, facts, remaining, gains, price_goods, out):
     per colonist on the board (at least one); their goods, and at least one brick.
     """
     on_board = int(facts[F_ON_BOARD])
-    seen = np.zeros(MAX_CITIES, dtype=np.bool_)
+    seen = stack_zeros(MAX_CITIES, np.bool_)
     reachable_places(s, m, p, max(on_board, 1), seen)
     for c in range(m[M_NUM_CITIES]):
         if not may_build_there(s, m, p, c):
@@ -397,7 +397,7 @@ def card_score(m, params, facts, remaining, wealth_now):
     return score
 
 
-@njit
+@njit_borrowing
 def player_value(s, m, params, p, remaining, facts, gains, price_goods, needs):
     """Estimated final VP of p (see the module docstring); ``facts`` and ``needs`` are filled on the way.
 
@@ -430,14 +430,14 @@ def player_value(s, m, params, p, remaining, facts, gains, price_goods, needs):
     return score + e * (board - facts[F_DISCARD_COST]) + economy
 
 
-@njit
+@njit_borrowing
 def values(s, m, params, remaining, out):
     """Every player's estimated final VP into ``out[p]`` (the evaluation; see the module docstring)."""
-    facts = np.zeros(NUM_FACTS)
-    gains = np.zeros(MAX_CITIES)
-    price_money = np.zeros(MAX_CITIES, dtype=np.int64)
-    price_goods = np.zeros((MAX_CITIES, NUM_GOODS), dtype=np.int64)
-    needs = np.zeros((2, NUM_GOODS), dtype=np.int64)
+    facts = stack_zeros(NUM_FACTS, np.float64)
+    gains = stack_zeros(MAX_CITIES, np.float64)
+    price_money = stack_zeros(MAX_CITIES, np.int64)
+    price_goods = stack_zeros((MAX_CITIES, NUM_GOODS), np.int64)
+    needs = stack_zeros((2, NUM_GOODS), np.int64)
     house_prices(s, m, price_money, price_goods)
     for p in range(s[NUM_PLAYERS]):
         out[p] = player_value(s, m, params, p, remaining, facts, gains, price_goods, needs)
@@ -490,7 +490,7 @@ def _store_key(s, q, keys):
     keys[q, KEY_SIZE - 1] = s[CONCORDIA_HOLDER]
 
 
-@njit
+@njit_borrowing
 def cached_values(s, m, params, remaining, keys, cached, out):
     """:func:`values`, reusing a player's value when nothing it depends on changed since it was computed.
 
@@ -510,14 +510,14 @@ def cached_values(s, m, params, remaining, keys, cached, out):
         fill_missing_values(s, m, params, remaining, keys, cached, out)
 
 
-@njit
+@njit_borrowing
 def fill_missing_values(s, m, params, remaining, keys, cached, out):
     """The values :func:`cached_values` could not read back (NaN in ``out``), computed and remembered."""
-    facts = np.zeros(NUM_FACTS)
-    gains = np.zeros(MAX_CITIES)
-    price_money = np.zeros(MAX_CITIES, dtype=np.int64)
-    price_goods = np.zeros((MAX_CITIES, NUM_GOODS), dtype=np.int64)
-    needs = np.zeros((2, NUM_GOODS), dtype=np.int64)
+    facts = stack_zeros(NUM_FACTS, np.float64)
+    gains = stack_zeros(MAX_CITIES, np.float64)
+    price_money = stack_zeros(MAX_CITIES, np.int64)
+    price_goods = stack_zeros((MAX_CITIES, NUM_GOODS), np.int64)
+    needs = stack_zeros((2, NUM_GOODS), np.int64)
     house_prices(s, m, price_money, price_goods)
     for q in range(s[NUM_PLAYERS]):
         if np.isnan(out[q]):
@@ -526,9 +526,9 @@ def fill_missing_values(s, m, params, remaining, keys, cached, out):
             _store_key(s, q, keys)
 
 
-@njit
+@njit_borrowing
 def position_utility(s, m, params, remaining, p, opponent_weight, keys, cached):
     """The utility of position ``s`` for p (every player evaluated; values remembered in the cache)."""
-    vals = np.zeros(MAX_PLAYERS)
+    vals = stack_zeros(MAX_PLAYERS, np.float64)
     cached_values(s, m, params, remaining, keys, cached, vals)
     return utility(vals, p, s[NUM_PLAYERS], opponent_weight)

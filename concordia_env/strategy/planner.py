@@ -175,7 +175,7 @@ def is_lookahead_phase(phase):
     return phase == PHASE_PLAY_CARD or phase == PHASE_DIPLOMAT or phase == PHASE_PREFECT or phase == PHASE_BONUS_GOOD
 
 
-@njit
+@njit_borrowing
 def apply(s, m, a, scratch):
     """Carry out legal action ``a`` and close decisions that offer nothing but "done" (as ``entry_points.step``)."""
     apply_action(s, m, a)

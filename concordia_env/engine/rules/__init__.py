@@ -22,10 +22,13 @@ function that only reads the arrays it is given, without reference counting (see
 ``_jit.njit_borrowing`` for why the refusal checks need it); ``njit_inline`` one that numba
 copies into its few callers (the strategy's innermost Architect rule, ``_jit.njit_inline``);
 ``njit_holding_gil`` an entry point that keeps the GIL (``Game``'s lock-free calls, ``engine.serial``).
+``stack_zeros(shape, dtype)`` is the fixed-size scratch array a borrowing function may use
+(on its stack: nothing allocated, nothing counted; ``_scratch``).
 """
 
 from __future__ import annotations
 
 from ._jit import njit, njit_borrowing, njit_holding_gil, njit_inline, njit_parallel
+from ._scratch import stack_zeros
 
-__all__ = ["njit", "njit_borrowing", "njit_holding_gil", "njit_inline", "njit_parallel"]
+__all__ = ["njit", "njit_borrowing", "njit_holding_gil", "njit_inline", "njit_parallel", "stack_zeros"]

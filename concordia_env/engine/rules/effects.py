@@ -123,7 +123,8 @@ from ..state import (
     TURN_COUNT,
     TURN_PLAYER,
 )
-from ._jit import njit
+from ._jit import njit, njit_borrowing
+from ._scratch import stack_zeros
 from .facts import (
     architect_steps,
     cards_to_buy,
@@ -193,7 +194,7 @@ def end_turn(s):
     s[PHASE] = PHASE_PLAY_CARD
 
 
-@njit
+@njit_borrowing
 def end_action(s, m):
     """Close the card action being carried out (its end-of-action effects) and the turn."""
     kind = s[ACTION_KIND]
@@ -471,7 +472,7 @@ def trade(s, m, good, quantity, selling):
 @njit
 def buy_card(s, slot, variant):
     p = s[TURN_PLAYER]
-    cost = np.zeros(NUM_GOODS, dtype=np.int32)
+    cost = stack_zeros(NUM_GOODS, np.int32)
     buy_card_cost(s, slot, variant, s[ACTION_KIND], cost)
     b = pbase(p)
     for g in range(NUM_GOODS):
@@ -529,7 +530,7 @@ def collect_tax(s, m):
 
 
 # --------------------------------------------------------------------------- dispatch
-@njit
+@njit_borrowing
 def apply_action(s, m, a):
     """Carry out legal action ``a`` (legality is checked by the caller)."""
     s[DECISION_COUNT] += 1

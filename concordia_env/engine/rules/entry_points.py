@@ -11,7 +11,7 @@ import numpy as np
 
 from ..actions import NUM_ACTIONS
 from ..state import CURRENT_PLAYER, PHASE, PHASE_GAME_OVER, STATE_SIZE
-from ._jit import njit, njit_holding_gil
+from ._jit import njit, njit_borrowing, njit_holding_gil
 from .effects import apply_action, end_action
 from .legal import fill_legal, only_done_is_legal
 
@@ -23,7 +23,7 @@ STEP_ILLEGAL = 3
 STEP_BUSY = 4
 
 
-@njit
+@njit_borrowing
 def advance(s, m, mask):
     """Close decisions that offer nothing but "done" (e.g. a Mercator with nothing to trade)."""
     while s[PHASE] != PHASE_GAME_OVER and only_done_is_legal(s, m, mask):

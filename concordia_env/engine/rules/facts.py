@@ -34,8 +34,6 @@ and the ones that fill an array take it as ``out``. The rules are those of ``doc
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..cards import (
     BONUS_MARKER_COINS,
     COLONIST_TAX_BASE,
@@ -161,6 +159,14 @@ def architect_steps(s, p):
     return colonists_on_board(s, p)
 
 
+@njit_borrowing
+def path_in_reach(m, loc, kind, steps, path):
+    """Whether a movable colonist of ``kind`` at ``loc`` reaches ``path`` in at most ``steps`` (occupied paths pass)."""
+    if m[M_PATH_KIND + path] != kind:  # ``if``s, not an ``and`` chain: see ``common.is_buildable_place``
+        return False
+    return path_distance(m, loc, path) <= steps
+
+
 @njit
 def reachable_paths(m, loc, kind, steps, out):
     """Mark in ``out[path]`` the paths of ``kind`` a colonist at ``loc`` reaches in at most ``steps``.
@@ -170,13 +176,13 @@ def reachable_paths(m, loc, kind, steps, out):
     marked for a colonist that may not move (storehouse, special square).
     """
     movable = is_movable(m, loc)
-    for path in range(m[M_NUM_PATHS]):  # no ``and`` chain: see ``common.is_buildable_place``
+    for path in range(m[M_NUM_PATHS]):
         out[path] = False
-        if movable and m[M_PATH_KIND + path] == kind:
-            out[path] = path_distance(m, loc, path) <= steps
+        if movable:
+            out[path] = path_in_reach(m, loc, kind, steps, path)
 
 
-@njit
+@njit_borrowing
 def reachable_places(s, m, p, steps, out):
     """Mark in ``out[place]`` the places p's colonists could build in after moving up to ``steps`` each.
 
@@ -186,15 +192,14 @@ def reachable_places(s, m, p, steps, out):
     """
     for c in range(m[M_NUM_CITIES]):
         out[c] = False
-    paths = np.zeros(m[M_NUM_PATHS], dtype=np.bool_)
     b = pbase(p) + P_COLONISTS
     for slot in range(COLONISTS_PER_PLAYER):
         loc = s[b + slot]
         if not is_movable(m, loc):
             continue
-        reachable_paths(m, loc, colonist_kind(slot), steps, paths)
-        for path in range(m[M_NUM_PATHS]):
-            if paths[path]:
+        kind = colonist_kind(slot)
+        for path in range(m[M_NUM_PATHS]):  # the paths of reachable_paths, in one pass
+            if path_in_reach(m, loc, kind, steps, path):
                 out[m[M_PATH_END_A + path]] = True
                 out[m[M_PATH_END_B + path]] = True
         for c in places_next_to(m, loc):

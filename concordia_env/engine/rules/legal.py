@@ -141,6 +141,7 @@ from ..state import (
     TRADED_GOODS,
 )
 from ._jit import njit, njit_borrowing
+from ._scratch import stack_zeros
 from .state_helpers import (
     can_afford_house,
     can_pay_colonist,
@@ -708,9 +709,9 @@ def legal_tribune_colonist(s, p, mask):
             mask[tribune_colonist(kind)] = True
 
 
-@njit
+@njit_borrowing
 def legal_moves(s, m, p, mask):
-    occupancy = np.zeros(MAX_PATHS, dtype=np.int32)
+    occupancy = stack_zeros(MAX_PATHS, np.int32)
     path_occupancy(s, m, occupancy)
     steps = s[STEPS_LEFT]
     for slot in range(COLONISTS_PER_PLAYER):
@@ -784,9 +785,9 @@ def can_buy(s, p, slot, variant, kind, cost):
     return True
 
 
-@njit
+@njit_borrowing
 def legal_buy_cards(s, p, mask):
-    cost = np.zeros(NUM_GOODS, dtype=np.int32)
+    cost = stack_zeros(NUM_GOODS, np.int32)
     kind = s[ACTION_KIND]
     for slot in range(DISPLAY_SLOTS):
         if display_slot_refusal(s, slot) != LEGAL:
@@ -814,7 +815,7 @@ def is_decision(phase):
     return 0 <= phase < NUM_PHASES
 
 
-@njit
+@njit_borrowing
 def fill_legal(s, m, mask):
     """Write the legal mask of the pending decision into ``mask`` (bool, NUM_ACTIONS)."""
     mask[:] = False
@@ -910,7 +911,7 @@ def fill_refusals(s, m, out):
         out[a] = why_illegal(s, m, a)
 
 
-@njit
+@njit_borrowing
 def only_done_is_legal(s, m, mask):
     """True if the pending decision offers nothing but "done" (it is then taken automatically)."""
     fill_legal(s, m, mask)

@@ -48,6 +48,7 @@ from ..state import (
     CONCORDIA_HOLDER,
     HOUSES,
     MAX_CITIES,
+    MAX_PLAYERS,
     NUM_PLAYERS,
     P_COLONISTS,
     P_DISCARD,
@@ -55,7 +56,8 @@ from ..state import (
     P_MONEY,
     PRAEFECTUS_MAGNUS,
 )
-from ._jit import njit
+from ._jit import njit, njit_borrowing
+from ._scratch import stack_zeros
 from .state_helpers import colonists_on_board, count_bits, goods_value, lowest_bit, pbase
 
 #: score categories: the six gods, then the special squares (Aegyptus), then Concordia
@@ -281,7 +283,7 @@ def score_parts_of(tally, cards, riches, on_board, on_squares, holds_concordia, 
     out[CONCORDIA_PART] = CONCORDIA_VP if holds_concordia else 0
 
 
-@njit
+@njit_borrowing
 def cards_score(s, m, p):
     """VP of player p's cards alone: the six gods, without the special squares or Concordia.
 
@@ -289,21 +291,21 @@ def cards_score(s, m, p):
     the 7 VP of a colonist on an Aegyptus special square are paid at the end of the game
     (§9.1) and are not a card.
     """
-    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
+    parts = stack_zeros(NUM_SCORE_PARTS, np.int32)
     score_parts(s, m, p, parts, False)
     return parts[:NUM_GODS].sum()
 
 
-@njit
+@njit_borrowing
 def score_totals(s, m, out):
     """Every player's total VP as if the game ended now into ``out[p]`` (Concordia card included)."""
-    parts = np.zeros(NUM_SCORE_PARTS, dtype=np.int32)
+    parts = stack_zeros(NUM_SCORE_PARTS, np.int32)
     for p in range(s[NUM_PLAYERS]):
         score_parts(s, m, p, parts, True)
         out[p] = parts.sum()
 
 
-@njit
+@njit_borrowing
 def ranking(s, m, out):
     """The players from first to last place into ``out[:n]`` (docs/rules.md §7), as if the game ended now.
 
@@ -311,7 +313,7 @@ def ranking(s, m, out):
     right from them (seat ``pm``, ``pm - 1``, ...): the one tie-break of the game.
     """
     n = s[NUM_PLAYERS]
-    totals = np.zeros(n, dtype=np.int64)
+    totals = stack_zeros(MAX_PLAYERS, np.int64)
     score_totals(s, m, totals)
     pm = s[PRAEFECTUS_MAGNUS]
     for k in range(n):  # tie-break order first, then a stable insertion sort by VP
@@ -325,9 +327,9 @@ def ranking(s, m, out):
         out[j + 1] = p
 
 
-@njit
+@njit_borrowing
 def winner(s, m):
     """The player in first place (:func:`ranking`): the winner once the game is over."""
-    order = np.zeros(s[NUM_PLAYERS], dtype=np.int64)
+    order = stack_zeros(MAX_PLAYERS, np.int64)
     ranking(s, m, order)
     return order[0]
