@@ -55,8 +55,11 @@ membership (numba). The play-outs of one decision share what does not change bet
 (:func:`new_frames`, allocated once per decision rather than once per option); the helpers
 of the innermost loops borrow their arrays (``njit_borrowing``: no reference counting), and
 the Architect's rule and :func:`rule_of_thumb` are compiled into their callers
-(``njit_inline``): reference counting was a quarter of an Architect decision's options. None
-of it changes an answer (``tests/strategy/test_recorded_options.py``).
+(``njit_inline``): reference counting was a quarter of an Architect decision's options. The
+play-out itself and the rules of thumb count no references either (``njit_borrowing``), their
+scratch (the decider's facts, the Mercator's plan, a one-step lookahead's position) on their
+stack (``stack_zeros``), so a play-out allocates nothing. None of it changes an answer
+(``tests/strategy/test_recorded_options.py``).
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ from concordia_env.engine.maps import (
     MAX_CITIES,
     MAX_PATHS,
 )
-from concordia_env.engine.rules import njit, njit_borrowing, njit_inline
+from concordia_env.engine.rules import njit, njit_borrowing, njit_inline, stack_zeros
 from concordia_env.engine.rules.effects import apply_action
 from concordia_env.engine.rules.entry_points import advance
 from concordia_env.engine.rules.facts import (
@@ -162,6 +165,8 @@ STATUS_SIZE = 1
 STAY_MARGIN = 1e-9
 #: a Mercator plan moves as few units as it can: this much VP per unit moved breaks ties
 UNIT_MOVED_COST = 1e-3
+#: the quantities a Mercator plan weighs for one good: -MAX_TRADE sold .. +MAX_TRADE bought
+TRADE_WIDTH = 2 * MAX_TRADE + 1
 #: the smallest gain for which a Mercator trades at all
 MIN_TRADE_GAIN = 1e-6
 #: overflow: after the needs, the dearest good (VP per sestertius of price)
@@ -182,6 +187,13 @@ def apply(s, m, a, scratch):
     advance(s, m, scratch)
 
 
+@njit_borrowing
+def copy_state(dst, src):
+    """``dst[:] = src`` as a loop: numba's slice assignment needs its allocator, which a borrowing function lacks."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
 @njit
 def first_legal(mask):
     for a in range(NUM_ACTIONS):
@@ -190,27 +202,43 @@ def first_legal(mask):
     return -1
 
 
-@njit
-def decider_houses(s, m, params, remaining):
-    """Facts, house gains and house prices of the player to decide (what the Architect and the Colonist read)."""
+@njit_borrowing
+def decider_houses(s, m, params, remaining, facts, gains, price_money, price_goods):
+    """Facts, house gains and house prices of the player to decide into the arrays given (zeroed).
+
+    What the Architect and the Colonist read; the caller's scratch (``stack_zeros``), so the
+    rules of thumb allocate nothing.
+    """
     p = s[CURRENT_PLAYER]
-    facts = np.zeros(NUM_FACTS)
-    gains = np.zeros(MAX_CITIES)
-    price_money = np.zeros(MAX_CITIES, dtype=np.int64)
-    price_goods = np.zeros((MAX_CITIES, NUM_GOODS), dtype=np.int64)
     player_facts(s, m, params, p, facts)
     house_gains(s, m, params, p, facts, remaining, gains)
     house_prices(s, m, price_money, price_goods)
-    return facts, gains, price_money, price_goods
 
 
-@njit
-def decider_facts(s, m, params, remaining):
-    """:func:`decider_houses` and the needs of the player to decide (what the trading rules of thumb read)."""
-    facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
-    needs = np.zeros((2, NUM_GOODS), dtype=np.int64)
+@njit_borrowing
+def decider_needs(s, m, params, remaining, needs):
+    """The needs of the player to decide into ``needs`` (zeroed; what the trading rules of thumb read)."""
+    facts = stack_zeros(NUM_FACTS, np.float64)
+    gains = stack_zeros(MAX_CITIES, np.float64)
+    price_money = stack_zeros(MAX_CITIES, np.int64)
+    price_goods = stack_zeros((MAX_CITIES, NUM_GOODS), np.int64)
+    decider_houses(s, m, params, remaining, facts, gains, price_money, price_goods)
     need(s, m, params, s[CURRENT_PLAYER], facts, remaining, gains, price_goods, needs)
-    return facts, gains, price_money, price_goods, needs
+
+
+@njit_borrowing
+def order_by_value(values, n, out):
+    """The indices ``0..n-1`` into ``out[:n]``, highest value first, ties in index order.
+
+    A stable insertion sort: what ``np.argsort(-values[:n], kind="mergesort")`` gives for
+    values without NaN, without allocating.
+    """
+    for i in range(n):
+        j = i
+        while j > 0 and values[out[j - 1]] < values[i]:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = i
 
 
 # --------------------------------------------------------------------------- what a decision's play-outs remember
@@ -311,14 +339,14 @@ def house_values(s, m, params, remaining, cache):
         recent[1] = (row + 1) % HOUSE_SLOTS
         store_house_key(s, p, keys, row)
         nets = all_nets[row]
-        facts, gains, price_money, price_goods = decider_houses(s, m, params, remaining)
-        all_money[row] = price_money
-        all_goods[row] = price_goods
-        house_net_values(s, m, params, p, facts, remaining, gains, price_money, price_goods, nets)
+        facts = stack_zeros(NUM_FACTS, np.float64)
+        gains = stack_zeros(MAX_CITIES, np.float64)
+        decider_houses(s, m, params, remaining, facts, gains, all_money[row], all_goods[row])
+        house_net_values(s, m, params, p, facts, remaining, gains, all_money[row], all_goods[row], nets)
         for c in range(n_cities):
             if not np.isfinite(nets[c]):
                 nets[c] = -1.0
-        all_order[row, :n_cities] = np.argsort(-nets[:n_cities], kind="mergesort")
+        order_by_value(nets, n_cities, all_order[row])
     recent[0] = row
     nets = all_nets[row]
     order = all_order[row]
@@ -395,12 +423,14 @@ def architect(s, m, params, remaining, mask, cache):
     nets, order, positive, price_money, price_goods = house_values(s, m, params, remaining, cache)
     b = PLAYERS + p * PLAYER_SIZE
     money = s[b + P_MONEY]
-    goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].copy()
+    goods = stack_zeros(NUM_GOODS, np.int32)
+    for g in range(NUM_GOODS):
+        goods[g] = s[b + P_GOODS + g]
     weight = params[P_POSITION_WEIGHT]
     cities = int(params[P_POSITION_CITIES])
-    chosen = np.zeros(MAX_CITIES, dtype=np.int64)
-    goods_left = np.empty(NUM_GOODS, dtype=goods.dtype)
-    next_to = np.empty(COLONISTS_PER_PLAYER, dtype=np.int64)
+    chosen = stack_zeros(MAX_CITIES, np.int64)
+    goods_left = stack_zeros(NUM_GOODS, np.int32)
+    next_to = stack_zeros(COLONISTS_PER_PLAYER, np.int64)
     reach = np.int64(0)
     for slot in range(COLONISTS_PER_PLAYER):
         next_to[slot] = places_bits(m, s[b + P_COLONISTS + slot])
@@ -444,7 +474,7 @@ def trade_score(gain, money_change, slots_change, money, free):
     return gain - UNIT_MOVED_COST * abs(slots_change)
 
 
-@njit
+@njit_borrowing
 def plan_trades(params, goods, needs, money, free, open_goods, kinds, plan):
     """The best Mercator trades, at most ``kinds`` goods, into ``plan[k] = (good, +bought / -sold)``.
 
@@ -460,8 +490,8 @@ def plan_trades(params, goods, needs, money, free, open_goods, kinds, plan):
     if kinds <= 0 or n_open == 0:
         return 0
     # gains[g, i]: what holding goods[g] + d more units adds, d = i - MAX_TRADE (-sold .. +bought)
-    width = 2 * MAX_TRADE + 1
-    gains = np.zeros((NUM_GOODS, width))
+    width = TRADE_WIDTH
+    gains = stack_zeros((NUM_GOODS, TRADE_WIDTH), np.float64)
     for g in range(NUM_GOODS):
         if open_goods[g]:
             now = good_need_value(params, g, goods[g], needs)
@@ -520,17 +550,19 @@ def plan_trades(params, goods, needs, money, free, open_goods, kinds, plan):
     return count
 
 
-@njit
+@njit_borrowing
 def mercator(s, m, params, remaining, mask):
     """The first trade of the best plan of at most two kinds (sales first: they pay), or stop."""
     p = s[CURRENT_PLAYER]
-    _, _, _, _, needs = decider_facts(s, m, params, remaining)
+    needs = stack_zeros((2, NUM_GOODS), np.int64)
+    decider_needs(s, m, params, remaining, needs)
     b = PLAYERS + p * PLAYER_SIZE
-    goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].astype(np.int64)
-    open_goods = np.zeros(NUM_GOODS, dtype=np.bool_)
+    goods = stack_zeros(NUM_GOODS, np.int64)
+    open_goods = stack_zeros(NUM_GOODS, np.bool_)
     for g in range(NUM_GOODS):
+        goods[g] = s[b + P_GOODS + g]
         open_goods[g] = (s[TRADED_GOODS] >> g) & 1 == 0
-    plan = np.zeros((2, 2), dtype=np.int64)
+    plan = stack_zeros((2, 2), np.int64)
     count = plan_trades(params, goods, needs, s[b + P_MONEY], free_slots(s, p), open_goods, trades_left(s), plan)
     if count == 2 and plan[1, 1] < plan[0, 1]:  # sales first (a stable sort by the change)
         for k in range(2):
@@ -548,13 +580,16 @@ def mercator(s, m, params, remaining, mask):
 
 
 # --------------------------------------------------------------------------- storehouse overflow
-@njit
+@njit_borrowing
 def keep_good(s, m, params, remaining, mask):
     """Keep the good that adds most to the storehouse's need premium, then the dearest one."""
     p = s[CURRENT_PLAYER]
-    _, _, _, _, needs = decider_facts(s, m, params, remaining)
+    needs = stack_zeros((2, NUM_GOODS), np.int64)
+    decider_needs(s, m, params, remaining, needs)
     b = PLAYERS + p * PLAYER_SIZE
-    goods = s[b + P_GOODS : b + P_GOODS + NUM_GOODS].astype(np.int64)
+    goods = stack_zeros(NUM_GOODS, np.int64)
+    for g in range(NUM_GOODS):
+        goods[g] = s[b + P_GOODS + g]
     base = need_value(params, goods, needs)
     best = -1
     best_gain = -np.inf
@@ -571,18 +606,18 @@ def keep_good(s, m, params, remaining, mask):
 
 
 # --------------------------------------------------------------------------- one-step choices
-@njit
+@njit_borrowing
 def best_by_one_step(s, m, params, remaining, mask, cache):
     """The action whose immediate result has the highest utility (card purchases, the Tribune's colonist)."""
     p = s[CURRENT_PLAYER]
-    sim = np.empty(STATE_SIZE, dtype=np.int32)
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    sim = stack_zeros(STATE_SIZE, np.int32)
+    scratch = stack_zeros(NUM_ACTIONS, np.bool_)
     best = -1
     best_value = -np.inf
     for a in range(NUM_ACTIONS):
         if not mask[a]:
             continue
-        sim[:] = s
+        copy_state(sim, s)
         apply(sim, m, a, scratch)
         value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], cache[0], cache[1])
         if value > best_value:
@@ -592,10 +627,10 @@ def best_by_one_step(s, m, params, remaining, mask, cache):
 
 
 # --------------------------------------------------------------------------- Colonist
-@njit
+@njit_borrowing
 def place_potential(m, place, kind, gains, cities):
     """Value of the best ``cities`` unbuilt cities one path of this kind away from ``place``."""
-    near = np.zeros(MAX_CITIES, dtype=np.bool_)
+    near = stack_zeros(MAX_CITIES, np.bool_)
     for path in range(m[M_NUM_PATHS]):
         if m[M_PATH_KIND + path] != kind:
             continue
@@ -618,20 +653,24 @@ def place_potential(m, place, kind, gains, cities):
     return total
 
 
-@njit
+@njit_borrowing
 def colonist(s, m, params, remaining, mask, cache):
     """Settle or tax by one-step lookahead; a settled colonist also counts the best unbuilt cities near it."""
     p = s[CURRENT_PLAYER]
-    _, gains, _, _ = decider_houses(s, m, params, remaining)
-    sim = np.empty(STATE_SIZE, dtype=np.int32)
-    scratch = np.zeros(NUM_ACTIONS, dtype=np.bool_)
+    facts = stack_zeros(NUM_FACTS, np.float64)
+    gains = stack_zeros(MAX_CITIES, np.float64)
+    price_money = stack_zeros(MAX_CITIES, np.int64)
+    price_goods = stack_zeros((MAX_CITIES, NUM_GOODS), np.int64)
+    decider_houses(s, m, params, remaining, facts, gains, price_money, price_goods)
+    sim = stack_zeros(STATE_SIZE, np.int32)
+    scratch = stack_zeros(NUM_ACTIONS, np.bool_)
     cities = int(params[P_POSITION_CITIES])
     best = -1
     best_value = -np.inf
     for a in range(NUM_ACTIONS):
         if not mask[a]:
             continue
-        sim[:] = s
+        copy_state(sim, s)
         apply(sim, m, a, scratch)
         value = position_utility(sim, m, params, remaining, p, params[P_OPPONENT_WEIGHT], cache[0], cache[1])
         if range_of(a) == RANGE_SETTLE:
@@ -694,7 +733,7 @@ def new_frames():
     )
 
 
-@njit
+@njit_borrowing
 def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask, frames):
     """Play turn number ``turn`` out on ``s`` (in place) with the planner; returns the plan's new length.
 
@@ -743,13 +782,14 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask,
             value = position_utility(st, m, params, remaining, decider[level], opponent_weight, cache[0], cache[1])
             if index[level] == 0 or value > best_value[level]:
                 best_value[level] = value
-                best_state[level] = st
-                best_plan[level, : work_len[level]] = work_plan[level, : work_len[level]]
+                copy_state(best_state[level], st)
+                for i in range(work_len[level]):
+                    best_plan[level, i] = work_plan[level, i]
                 best_len[level] = work_len[level]
             index[level] += 1
             if index[level] < n_candidates[level]:
                 a = candidates[level, index[level]]
-                work[level] = base[level]
+                copy_state(work[level], base[level])
                 apply(work[level], m, a, mask)
                 mask_known = True
                 work_plan[level, 0] = a
@@ -758,13 +798,13 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask,
             # the frame is decided: its parent goes on from the best candidate's play-out
             parent = level - 1
             if parent < 0:
-                s[:] = best_state[level]
+                copy_state(s, best_state[level])
                 for i in range(best_len[level]):
                     if plan_len < plan.shape[0]:
                         plan[plan_len] = best_plan[level, i]
                         plan_len += 1
             else:
-                work[parent] = best_state[level]
+                copy_state(work[parent], best_state[level])
                 for i in range(best_len[level]):
                     if work_len[parent] < MAX_TURN_DECISIONS:
                         work_plan[parent, work_len[parent]] = best_plan[level, i]
@@ -780,7 +820,7 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask,
                 count += 1
         if count > 1 and is_lookahead_phase(st[PHASE]) and level + 1 < n_frames:
             f = level + 1
-            base[f] = st
+            copy_state(base[f], st)
             decider[f] = st[CURRENT_PLAYER]
             n = 0
             for a in range(NUM_ACTIONS):
@@ -789,7 +829,7 @@ def play_out(s, m, params, remaining, turn, plan, plan_len, status, cache, mask,
                     n += 1
             n_candidates[f] = n
             index[f] = 0
-            work[f] = st
+            copy_state(work[f], st)
             apply(work[f], m, candidates[f, 0], mask)
             mask_known = True
             work_plan[f, 0] = candidates[f, 0]
