@@ -204,10 +204,11 @@ def first_legal(mask):
 
 @njit_borrowing
 def decider_houses(s, m, params, remaining, facts, gains, price_money, price_goods):
-    """Facts, house gains and house prices of the player to decide into the arrays given (zeroed).
+    """Facts, house gains and house prices of the player to decide, into the arrays given.
 
-    What the Architect and the Colonist read; the caller's scratch (``stack_zeros``), so the
-    rules of thumb allocate nothing.
+    What the Architect and the Colonist read. ``facts`` and ``gains`` come zeroed (the
+    caller's ``stack_zeros`` scratch, so the rules of thumb allocate nothing); the prices are
+    overwritten for every place of the map.
     """
     p = s[CURRENT_PLAYER]
     player_facts(s, m, params, p, facts)
