@@ -272,8 +272,9 @@ def njit_borrowing(func):
     slower. Without reference counting (numba's ``_nrt=False``) they compile to plain
     comparisons and inline into the loops. Such a function must not allocate (numba refuses
     to compile one that does): a fixed-size scratch array comes from ``_scratch.stack_zeros``,
-    on its stack. The engine's step (``apply_action``, ``advance``, the legal masks) and the
-    strategy's evaluation are compiled this way: in the turn options' play-outs, which call
-    them at every step of every option, their reference counting was about a fifth of the time.
+    on its stack. The engine's step (``apply_action``, ``advance``, the legal masks), the
+    strategy's evaluation and the planner's play-out and rules of thumb are compiled this way:
+    the turn options call them at every step of every option, and their reference counting
+    was about a quarter of the options' time (docs/benchmarks.md).
     """
     return _compiled(func, _nrt=False)

@@ -3,7 +3,7 @@
 Why: a compiled function that takes arrays and is not inlined updates their reference counts
 on entry and on every exit (numba's atomic ``NRT_incref``/``NRT_decref``). In the turn
 options' play-outs, where the legal masks, the reach and the evaluation run at every step of
-every option, those updates were a quarter of the time (perf, 2-player Italia). A function
+every option, those updates were a quarter of the time (docs/benchmarks.md). A function
 compiled with ``njit_borrowing`` has none, but may not allocate: ``np.zeros`` needs numba's
 allocator, which counts references. ``stack_zeros`` gives such a function the small
 fixed-size scratch it needs (colonists per path, a card's price, places in reach), zeroed,
