@@ -397,15 +397,43 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
 
 
 @njit
-def shared_inputs(x, out):
-    """Mark in ``out[i]`` the inputs that every row of ``x`` has alike (and that are not zero)."""
-    for i in range(x.shape[1]):
-        same = x[0, i] != 0.0
-        for k in range(1, x.shape[0]):
-            if x[k, i] != x[0, i]:
+def varying_inputs(x, differs, listed):
+    """The inputs where some row of ``x`` differs from the first: their indices, ascending, into ``listed``; their count.
+
+    ``differs`` is scratch of at least ``x``'s width. The rows are compared in the order they
+    are stored (contiguous reads, no early exit: the comparison vectorizes).
+    """
+    width = x.shape[1]
+    for i in range(width):
+        differs[i] = False
+    for k in range(1, x.shape[0]):
+        for i in range(width):
+            differs[i] |= x[k, i] != x[0, i]
+    count = 0
+    for i in range(width):
+        if differs[i]:
+            listed[count] = i
+            count += 1
+    return count
+
+
+@njit
+def earlier_same_row(x, k, kept, num_kept, listed, count):
+    """The first row among ``kept[:num_kept]`` whose listed inputs (``listed[:count]``) are row k's, else -1.
+
+    Rows that agree on every input that varies are the same row: the same score.
+    """
+    for f in range(num_kept):
+        r = kept[f]
+        same = True
+        for c in range(count):
+            i = listed[c]
+            if x[k, i] != x[r, i]:
                 same = False
                 break
-        out[i] = same
+        if same:
+            return r
+    return -1
 
 
 @njit
@@ -427,36 +455,71 @@ def add_inputs(h, w, rows, cols, use, shared, total):
 
 
 @njit
+def add_listed_inputs(h, w, cols, listed, count, total):
+    """Add ``h[i] · W[i, :]`` to ``total`` for the inputs i of ``listed[:count]`` (ascending) with ``h[i] != 0``.
+
+    :func:`add_inputs` over a list of inputs instead of a mask: the same terms in the same
+    order (float64 sums).
+    """
+    for c in range(count):
+        i = listed[c]
+        hi = np.float64(h[i])
+        if hi != 0.0:
+            at = i * cols
+            for j in range(cols):
+                total[j] += hi * np.float64(w[at + j])
+
+
+@njit
 def mlp_scores(x, flat, shapes, ab, out):
     """``a · u + b + MLP(x)`` of every row of ``x`` into ``out`` (float32; ReLU between layers).
 
     The rows are the options of one decision, and most of their inputs are alike (the
-    table, the other seats): the first layer sums those inputs' terms once
-    (:func:`shared_inputs`), and each row adds only the terms of its own inputs. The sums
-    are float64, so the order of the terms moves them far less than float32's rounding.
+    table, the other seats): the first layer sums the terms of the inputs that every row
+    has alike (and that are not zero) once, and each row adds only the terms of the inputs
+    that vary (:func:`varying_inputs`). About half the options of a decision have the same
+    features as an earlier one (they differ where no feature looks, a colonist's place
+    beyond what it reaches, say): such a row is given that row's score
+    (:func:`earlier_same_row`), computed once. The sums are float64, so the order of the
+    terms moves them far less than float32's rounding.
     """
     n = x.shape[0]
-    width = x.shape[1]
+    inputs = x.shape[1]
+    width = inputs
     for layer in range(shapes.shape[0]):
         width = max(width, shapes[layer, 1])
     h = np.empty(width, dtype=np.float32)
     total = np.empty(width, dtype=np.float64)
-    shared = np.zeros(width, dtype=np.bool_)
     hidden = np.zeros(width, dtype=np.bool_)  # the hidden units differ from row to row: none shared
-    if n > 1:
-        shared_inputs(x, shared[: x.shape[1]])
+    differs = np.zeros(inputs, dtype=np.bool_)
+    listed = np.empty(inputs, dtype=np.int64)
+    count = varying_inputs(x, differs, listed)
+    if n == 1:  # a lone row shares nothing: every input is its own
+        for i in range(inputs):
+            listed[i] = i
+        count = inputs
+    shared = np.zeros(inputs, dtype=np.bool_)
+    for i in range(inputs):
+        shared[i] = n > 1 and x[0, i] != 0.0 and not differs[i]
     base = np.zeros(shapes[0, 1], dtype=np.float64)
     add_inputs(x[0], flat, shapes[0, 0], shapes[0, 1], True, shared, base)
+    kept = np.empty(n, dtype=np.int64)
+    num_kept = 0
     last = shapes.shape[0] - 1
     for k in range(n):
-        h[: x.shape[1]] = x[k]
+        earlier = earlier_same_row(x, k, kept, num_kept, listed, count)
+        if earlier >= 0:
+            out[k] = out[earlier]
+            continue
+        kept[num_kept] = k
+        num_kept += 1
         at = 0
         for layer in range(shapes.shape[0]):
             rows = shapes[layer, 0]
             cols = shapes[layer, 1]
             if layer == 0:
                 total[:cols] = base
-                add_inputs(h, flat, rows, cols, False, shared, total)
+                add_listed_inputs(x[k], flat, cols, listed, count, total)
             else:
                 total[:cols] = 0.0
                 add_inputs(h, flat[at:], rows, cols, False, hidden, total)

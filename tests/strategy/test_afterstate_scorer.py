@@ -8,7 +8,7 @@ import pytest
 from concordia_env import Game, strategy
 from concordia_env.agents.learned import shipped_model_path
 from concordia_env.agents.learned_model import AfterstateModel, batch_features
-from concordia_env.strategy.afterstate_scorer import NUM_FEATURES, pack_model
+from concordia_env.strategy.afterstate_scorer import NUM_FEATURES, UTILITY_INDEX, pack_model
 
 #: float32 rounding of a 467-input MLP: the compiled sums are float64, BLAS's float32
 SCORE_TOLERANCE = 1e-5
@@ -60,6 +60,49 @@ def test_identical_afterstates_get_identical_scores() -> None:
     values = np.repeat(options.values[:1], 40, axis=0)
     scores = strategy.afterstate_scores(states, game.map.tables, values, 0, 0.9, model.compiled)
     assert np.all(scores == scores[0])
+
+
+def reference_scores(x: np.ndarray, model: AfterstateModel) -> np.ndarray:
+    """The compiled scorer's arithmetic, slow and readable: each row on its own, its terms summed in order.
+
+    Every sum is float64, one term at a time: the first layer's terms of the inputs every row
+    of the decision has alike (and not zero) first, then the row's own inputs, each in the order
+    of the inputs; a zero input adds no term. Each result is rounded to float32 before its
+    bias, then ReLU (none at the output).
+    """
+    weights = [np.asarray(w, dtype=np.float32) for w in model.weights]
+    biases = [np.asarray(b, dtype=np.float32) for b in model.biases]
+    alike = np.all(x == x[0], axis=0) & (x[0] != 0) if len(x) > 1 else np.zeros(x.shape[1], dtype=bool)
+    scores = np.empty(len(x), dtype=np.float32)
+    for k, row in enumerate(x):
+        h = row
+        for layer, (w, bias) in enumerate(zip(weights, biases, strict=True)):
+            order = list(range(len(h)))
+            if layer == 0:  # the terms every row has alike, then the row's own
+                order = [i for i in order if alike[i]] + [i for i in order if not alike[i]]
+            total = np.zeros(w.shape[1], dtype=np.float64)
+            for i in order:
+                if h[i] != 0:
+                    total += np.float64(h[i]) * w[i].astype(np.float64)
+            out = total.astype(np.float32) + bias
+            h = out if layer == len(weights) - 1 else np.where(out > 0, out, np.float32(0))
+        scores[k] = np.float32(model.a) * row[UTILITY_INDEX] + np.float32(model.b) + h[0]
+    return scores
+
+
+def test_scores_are_the_readable_reference_bit_for_bit_rows_with_the_same_features_scored_once() -> None:
+    """The compiled scorer shares the terms rows have alike and scores a repeated row once, changing no bit."""
+    model = AfterstateModel.load(shipped_model_path(2))
+    repeated = 0
+    for game, options, remaining in decisions("italia", 2, seed=4, count=12):
+        player, tables = game.current_player, game.map.tables
+        x = strategy.afterstate_features(options.afterstates, tables, options.values, player, remaining)
+        scores = strategy.afterstate_scores(
+            options.afterstates, tables, options.values, player, remaining, model.compiled
+        )
+        assert scores.view(np.int32).tolist() == reference_scores(x, model).view(np.int32).tolist()
+        repeated += len(x) - len(np.unique(x, axis=0))
+    assert repeated > 0, "some options of these decisions have the same features"
 
 
 def test_bad_inputs_are_refused_before_compiled_code() -> None:
