@@ -398,7 +398,7 @@ def option_features(afterstates, m, vals, player, remaining, columns, out):
 
 @njit
 def varying_inputs(x, differs, listed):
-    """The inputs where some row of ``x`` differs from the first: their indices, ascending, into ``listed``; their count.
+    """The inputs where some row of ``x`` differs from the first, ascending, into ``listed``; returns their count.
 
     ``differs`` is scratch of at least ``x``'s width. The rows are compared in the order they
     are stored (contiguous reads, no early exit: the comparison vectorizes).
