@@ -22,7 +22,13 @@ import pytest
 
 import concordia_env
 from concordia_env.engine.rules import _jit, compiled_cache
-from concordia_env.engine.rules.compiled_cache import COMPILE_INTO_ENV, MANIFEST, PORTABLE_CPU, SHIPPED_ENV
+from concordia_env.engine.rules.compiled_cache import (
+    COMPILE_INTO_ENV,
+    MANIFEST,
+    PORTABLE_CPU,
+    SHIPPED_ENV,
+    STAMPS_ENTRY,
+)
 from tests.compile_counting import COUNT_COMPILES
 
 PACKAGE_DIR = Path(concordia_env.__file__).parent
@@ -60,7 +66,8 @@ def _install_with_shipped_code(tmp_path: Path, **cpu: str) -> Path:
         **cpu,
     )
     assert build.returncode == 0 and "numba compiles:" in build.stderr, build.stderr
-    (compiled / MANIFEST).write_text(json.dumps(compiled_cache.build_facts()))
+    record = {**compiled_cache.build_facts(), STAMPS_ENTRY: _jit.stamps_record()}  # as the build writes it
+    (compiled / MANIFEST).write_text(json.dumps(record))
     return root
 
 
@@ -89,6 +96,28 @@ def test_an_edited_rule_source_is_never_served_from_the_shipped_code(shipped: Pa
     out, err = _count_bits(shipped, tmp_path / "user")
     assert out.endswith("bits=6") and not out.startswith("compiles=0"), out
     assert "compiling the rules with numba" in err
+
+
+#: prints how many stamps the process read from the build's record, and whether each is the one computed anew
+RECORDED_STAMPS = (
+    "import hashlib\n"
+    "from concordia_env.engine.rules import _jit\n"
+    "recorded = _jit.recorded_stamps()\n"
+    "root = _jit._PACKAGE_DIR.parent\n"
+    "own = {n: hashlib.sha256((root / n).read_bytes()).hexdigest() for n in recorded}\n"
+    "fresh = {n: (_jit.dependency_digest(root / n), own[n]) for n in recorded}\n"
+    "print(len(recorded), recorded == fresh)\n"
+)
+
+
+def test_the_recorded_stamps_are_read_while_their_sources_hold_and_dropped_after_an_edit(shipped: Path) -> None:
+    """A process reads each file's stamp from the build's record instead of parsing imports: the very same stamps;
+    an edit of one of the sources they were computed from drops the whole record."""
+    count, same = _run(shipped, RECORDED_STAMPS).stdout.split()
+    assert int(count) >= 20 and same == "True"
+    source = shipped / "concordia_env" / "strategy" / "evaluation.py"
+    source.write_text(source.read_text() + "\n# an edit\n")
+    assert _run(shipped, RECORDED_STAMPS).stdout.split() == ["0", "True"]
 
 
 def test_an_edit_elsewhere_in_the_package_keeps_the_shipped_code(shipped: Path, tmp_path: Path) -> None:

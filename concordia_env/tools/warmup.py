@@ -51,6 +51,7 @@ import numba
 from numba.core import event as numba_event
 
 from concordia_env.engine.rules import compiled_cache as compiled
+from concordia_env.engine.rules import stamps_record
 from concordia_env.tools import arguments
 from concordia_env.tools.compile_coverage import PARTS
 
@@ -251,7 +252,16 @@ def warm_up(jobs: int = 1, out: Callable[[str], object] = print) -> tuple[float,
 
 
 def _write_manifest(folder: Path) -> None:
-    manifest = {**compiled.build_facts(), "entries": sum(1 for _ in folder.rglob("*.nbc"))}
+    """The manifest of the compiled code in ``folder``: what it was built for, its entries, and every file's stamp.
+
+    The stamps (:func:`~concordia_env.engine.rules.stamps_record`) spare each
+    later process the parse of the package's imports.
+    """
+    manifest = {
+        **compiled.build_facts(),
+        "entries": sum(1 for _ in folder.rglob("*.nbc")),
+        compiled.STAMPS_ENTRY: stamps_record(),
+    }
     (folder / compiled.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
 
 

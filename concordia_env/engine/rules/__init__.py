@@ -23,12 +23,21 @@ function that only reads the arrays it is given, without reference counting (see
 copies into its few callers (the strategy's innermost Architect rule, ``_jit.njit_inline``);
 ``njit_holding_gil`` an entry point that keeps the GIL (``Game``'s lock-free calls, ``engine.serial``).
 ``stack_zeros(shape, dtype)`` is the fixed-size scratch array a borrowing function may use
-(on its stack: nothing allocated, nothing counted; ``_scratch``).
+(on its stack: nothing allocated, nothing counted; ``_scratch``). ``stamps_record()`` is what
+the build of the compiled code records of the sources' stamps (``_jit.recorded_stamps``).
 """
 
 from __future__ import annotations
 
-from ._jit import njit, njit_borrowing, njit_holding_gil, njit_inline, njit_parallel
+from ._jit import njit, njit_borrowing, njit_holding_gil, njit_inline, njit_parallel, stamps_record
 from ._scratch import stack_zeros
 
-__all__ = ["njit", "njit_borrowing", "njit_holding_gil", "njit_inline", "njit_parallel", "stack_zeros"]
+__all__ = [
+    "njit",
+    "njit_borrowing",
+    "njit_holding_gil",
+    "njit_inline",
+    "njit_parallel",
+    "stack_zeros",
+    "stamps_record",
+]

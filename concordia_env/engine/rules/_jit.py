@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -44,7 +45,15 @@ import numba
 from numba.core import caching
 from numba.core import event as numba_event
 
-from .compiled_cache import SHIPPED, SUPPORTED, CompiledCache
+from .compiled_cache import (
+    MANIFEST,
+    SHIPPED,
+    SHIPPED_DIR,
+    STAMPS_ENTRY,
+    SUPPORTED,
+    CompiledCache,
+    package_dispatchers,
+)
 
 #: attribute set on the Python functions compiled here, so our cache locators pick only them
 _MARK = "__concordia_compiled__"
@@ -117,20 +126,86 @@ def dependency_digest(py_file: str | Path, root: Path | None = None, data_dir: P
     root = _PACKAGE_DIR.parent if root is None else root.resolve()
     if not path.is_relative_to(root):
         root = path.parent
+    return _files_digest(dependency_files(path, root), root, data_dir)
+
+
+def _files_digest(paths: list[Path], root: Path, data_dir: Path = _DATA_DIR) -> str:
+    """SHA-256 over ``paths`` (each named relative to ``root``) and the package data, in the order given."""
     digest = hashlib.sha256()
-    for dep in dependency_files(path, root):
-        digest.update(dep.relative_to(root).as_posix().encode())
-        digest.update(dep.read_bytes())
+    for path in paths:
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(path.read_bytes())
     for data in sorted(data_dir.rglob("*.json")):
         digest.update(data.relative_to(data_dir).as_posix().encode())
         digest.update(data.read_bytes())
     return digest.hexdigest()
 
 
+#: every stamp this process computed or read, by file (what the build records)
+_STAMPS: dict[str, tuple[str, str]] = {}
+
+
+def _package_relative(py_file: str | Path) -> str | None:
+    """``py_file`` relative to the folder that holds the package (posix), or None outside the package."""
+    path = Path(py_file).resolve()
+    root = _PACKAGE_DIR.parent
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else None
+
+
+def stamps_record() -> dict[str, Any]:
+    """The stamps of every module with compiled functions, and a digest of every source they were computed from.
+
+    The build writes it into the compiled code's manifest (``compiled_cache.STAMPS_ENTRY``): a
+    later process reads a file's stamp there instead of parsing the package's imports again
+    (:func:`recorded_stamps`), as long as none of those sources changed. Imports every module
+    with compiled functions first (``compiled_cache.package_dispatchers``), so that each is stamped.
+    """
+    package_dispatchers()
+    root = _PACKAGE_DIR.parent
+    files = {name: _STAMPS[name] for name in sorted(_STAMPS)}
+    sources = sorted(set().union(*(dependency_files(root / name, root) for name in files)))
+    return {
+        "files": {name: list(stamp) for name, stamp in files.items()},
+        "sources": [path.relative_to(root).as_posix() for path in sources],
+        "digest": _files_digest(sources, root),
+    }
+
+
+@functools.cache
+def recorded_stamps(folder: Path = SHIPPED_DIR) -> dict[str, tuple[str, str]]:
+    """The stamps the build recorded in ``folder``'s manifest, when none of their sources changed since; else none.
+
+    Parsing the imports of the package's sources for the stamps took about half a second
+    of every process that loads compiled code; reading the sources' bytes once for the
+    recorded digest takes milliseconds. A stamp is a function of those sources alone, so
+    while their digest is the recorded one the recorded stamps are the ones
+    :func:`dependency_digest` would compute; any edit of one of them (or a file gone) and every
+    stamp is computed again, as without a record.
+    """
+    root = _PACKAGE_DIR.parent
+    try:
+        recorded = json.loads((folder / MANIFEST).read_text()).get(STAMPS_ENTRY)
+        sources = [root / name for name in recorded["sources"]]
+        if _files_digest(sources, root) != recorded["digest"]:
+            return {}
+        return {str(name): (str(dep), str(own)) for name, (dep, own) in recorded["files"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):  # no record, an unreadable one, a file gone
+        return {}
+
+
 @functools.cache
 def source_stamp(py_file: str) -> tuple[str, str]:
-    """The digest of what the file's compiled code depends on, plus the file's own digest."""
-    return dependency_digest(py_file), hashlib.sha256(Path(py_file).read_bytes()).hexdigest()
+    """The digest of what the file's compiled code depends on, plus the file's own digest.
+
+    Read from the build's record (:func:`recorded_stamps`) when it still holds, else computed.
+    """
+    name = _package_relative(py_file)
+    stamp = recorded_stamps().get(name) if name is not None else None
+    if stamp is None:
+        stamp = dependency_digest(py_file), hashlib.sha256(Path(py_file).read_bytes()).hexdigest()
+    if name is not None:
+        _STAMPS[name] = stamp
+    return stamp
 
 
 class _PackageStampMixin:

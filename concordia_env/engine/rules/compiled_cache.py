@@ -49,6 +49,8 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_DIR = _PACKAGE_ROOT / "_compiled"
 #: what the shipped code was built for, written last by the build
 MANIFEST = "manifest.json"
+#: the manifest's entry of the stamps the build recorded (``_jit.stamps_record``, read by ``_jit.recorded_stamps``)
+STAMPS_ENTRY = "stamps"
 #: the CPU the shipped code is compiled for (numba's NUMBA_CPU_NAME, with no extra features)
 PORTABLE_CPU = "generic"
 #: a folder laid out as the shipped code, where compiles are kept instead of the user's cache (warmup's workers)
