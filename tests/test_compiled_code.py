@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import concordia_env
+import tests.reference.observation  # noqa: F401  (compiled functions of the checkout's own: stamped, never recorded)
 from concordia_env.engine.rules import _jit, compiled_cache
 from concordia_env.engine.rules.compiled_cache import (
     COMPILE_INTO_ENV,
@@ -113,6 +114,8 @@ RECORDED_STAMPS = (
 def test_the_recorded_stamps_are_read_while_their_sources_hold_and_dropped_after_an_edit(shipped: Path) -> None:
     """A process reads each file's stamp from the build's record instead of parsing imports: the very same stamps;
     an edit of one of the sources they were computed from drops the whole record."""
+    record = json.loads((shipped / "concordia_env" / "_compiled" / MANIFEST).read_text())[STAMPS_ENTRY]
+    assert all(name.startswith("concordia_env/") for name in [*record["files"], *record["sources"]])
     count, same = _run(shipped, RECORDED_STAMPS).stdout.split()
     assert int(count) >= 20 and same == "True"
     source = shipped / "concordia_env" / "strategy" / "evaluation.py"

@@ -146,10 +146,13 @@ _STAMPS: dict[str, tuple[str, str]] = {}
 
 
 def _package_relative(py_file: str | Path) -> str | None:
-    """``py_file`` relative to the folder that holds the package (posix), or None outside the package."""
+    """``py_file`` relative to the folder that holds the package (posix), or None for a file outside the package.
+
+    Only the package's own files are recorded and read back: a test or a script of the
+    checkout that compiles its own functions lies beside the package, not in a wheel.
+    """
     path = Path(py_file).resolve()
-    root = _PACKAGE_DIR.parent
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else None
+    return path.relative_to(_PACKAGE_DIR.parent).as_posix() if path.is_relative_to(_PACKAGE_DIR) else None
 
 
 def stamps_record() -> dict[str, Any]:
