@@ -67,7 +67,10 @@ RUNS: dict[str, tuple[Callable[[Path], list[str]], str]] = {
         lambda tmp: ["--seconds", "0.02", "--rounds", "1", "--threads", "1", "--envs", "2"],
         "| 1 thread, steps per **CPU** second | ",
     ),
-    "benchmarks/turn_options_speed.py": (lambda tmp: ["--games", "1", "--passes", "1"], "us a decision (fastest of 1"),
+    "benchmarks/turn_options_speed.py": (
+        lambda tmp: ["--games", "1", "--passes", "1", "--features"],
+        "% of them with the features of an earlier option",
+    ),
     "benchmarks/sprt_error_rates.py": (lambda tmp: ["--matches", "20"], "`elo0=0 elo1=50` (2p: 50.0% vs 57.1%)"),
     "benchmarks/strength_tables.py": (
         lambda tmp: ["--table", "strength", "--rows", "1", "--games", "4", "--workers", "1"],
