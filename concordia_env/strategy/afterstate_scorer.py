@@ -459,7 +459,8 @@ def add_listed_inputs(h, w, cols, listed, count, total):
     """Add ``h[i] · W[i, :]`` to ``total`` for the inputs i of ``listed[:count]`` (ascending) with ``h[i] != 0``.
 
     :func:`add_inputs` over a list of inputs instead of a mask: the same terms in the same
-    order (float64 sums).
+    order (float64 sums). Kept apart from it: one function for both, called with a list of
+    every input for the hidden layers, made ``mlp_scores`` about half as slow again.
     """
     for c in range(count):
         i = listed[c]
@@ -477,9 +478,9 @@ def mlp_scores(x, flat, shapes, ab, out):
     The rows are the options of one decision, and most of their inputs are alike (the
     table, the other seats): the first layer sums the terms of the inputs that every row
     has alike (and that are not zero) once, and each row adds only the terms of the inputs
-    that vary (:func:`varying_inputs`). About half the options of a decision have the same
-    features as an earlier one (they differ where no feature looks, a colonist's place
-    beyond what it reaches, say): such a row is given that row's score
+    that vary (:func:`varying_inputs`). Many options of a decision (about half,
+    docs/benchmarks.md) have the same features as an earlier one (they differ where no
+    feature looks, a colonist's place beyond what it reaches, say): such a row is given that row's score
     (:func:`earlier_same_row`), computed once. The sums are float64, so the order of the
     terms moves them far less than float32's rounding.
     """

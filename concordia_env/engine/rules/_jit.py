@@ -178,9 +178,10 @@ def stamps_record() -> dict[str, Any]:
 def recorded_stamps(folder: Path = SHIPPED_DIR) -> dict[str, tuple[str, str]]:
     """The stamps the build recorded in ``folder``'s manifest, when none of their sources changed since; else none.
 
-    Parsing the imports of the package's sources for the stamps took about half a second
-    of every process that loads compiled code; reading the sources' bytes once for the
-    recorded digest takes milliseconds. A stamp is a function of those sources alone, so
+    Parsing the imports of the package's sources for the stamps was a large part of the
+    start of every process that loads compiled code (docs/benchmarks.md, "The test suite and
+    CI"); reading the sources' bytes once for the recorded digest is far cheaper. A stamp is
+    a function of those sources alone, so
     while their digest is the recorded one the recorded stamps are the ones
     :func:`dependency_digest` would compute; any edit of one of them (or a file gone) and every
     stamp is computed again, as without a record.
